@@ -1,0 +1,45 @@
+# Two set-up commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+LOCAL_STAMP := $(VENV)/.installed-local
+DEMO_OUT ?= out/demo
+
+.PHONY: demo test test-local lint typecheck bench calibrate clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+# The embedded default judge: llama-cpp-python builds from source (a few minutes, once).
+$(LOCAL_STAMP): pyproject.toml | $(STAMP)
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/pip install -q -e '.[dev,local]'
+	touch $@
+
+demo: $(LOCAL_STAMP)
+	$(BIN)/toolgrade run examples/helpdesk/suite.yaml examples/helpdesk/runs --out $(DEMO_OUT) || test $$? -eq 1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -m "not local_model"
+
+test-local: $(LOCAL_STAMP)
+	$(BIN)/python -m pytest -m local_model
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy src
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+calibrate: $(LOCAL_STAMP)
+	for d in argument_equivalence alternate_route recovery_quality result_interpretation; do \
+	  $(BIN)/toolgrade calibrate --dimension $$d --out out/calibration/$$d.json || exit 1; done
+
+clean:
+	rm -rf $(VENV) out .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""toolgrade.adapters."""

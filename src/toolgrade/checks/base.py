@@ -1,0 +1,79 @@
+"""The one small interface every check implements, and what the runner hands it.
+
+A check is pure: it reads a `Case` and a `Trajectory`, may ask an injected judge, and returns
+a `CheckResult`. Suite-level figures come from an accumulator the runner feeds one record at a
+time, so memory does not grow with the number of runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from toolgrade.models import Case, CheckName, CheckResult, JudgePort, Trajectory, TrajectoryResult
+
+
+@dataclass(frozen=True)
+class GradeContext:
+    """What a check may use besides the case and the run.
+
+    `judge` is None when judging is off (`--no-judge`, or no judge could be configured): judge-only
+    fields are then reported `unscored`, never passed. `base_dir` resolves relative file paths
+    named in a case or run (e.g. a SQLite state file).
+    """
+
+    judge: JudgePort | None = None
+    base_dir: Path = field(default_factory=Path.cwd)
+
+
+class CheckAccumulator(Protocol):
+    """Folds per-trajectory records into the check's block of `summary.json`."""
+
+    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
+        """Take one graded trajectory (all checks and the aggregate are in `record`)."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """The check's block of `summary.checks`."""
+        ...
+
+
+class Check(Protocol):
+    """A check answers one question about a trajectory and keeps its own score."""
+
+    name: CheckName
+
+    def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
+        """Grade one trajectory against its case."""
+        ...
+
+    def accumulator(self) -> CheckAccumulator:
+        """A fresh accumulator for the suite-level figures."""
+        ...
+
+
+def pass_rate(passed: int, applicable: int) -> float | None:
+    """Share of applicable results that passed; None when nothing was applicable."""
+    return passed / applicable if applicable else None
+
+
+class PassRateAccumulator:
+    """Counts applicable and passed results of one check; a base for richer accumulators."""
+
+    def __init__(self, check: CheckName) -> None:
+        self.check: CheckName = check
+        self.applicable = 0
+        self.passed = 0
+
+    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
+        """Count the record's result for this check."""
+        result = record.checks.get(self.check)
+        if result is None or not result.applicable:
+            return
+        self.applicable += 1
+        self.passed += bool(result.passed)
+
+    def summary(self) -> dict[str, Any]:
+        """`{pass_rate, applicable}`."""
+        return {"pass_rate": pass_rate(self.passed, self.applicable), "applicable": self.applicable}

@@ -1,0 +1,35 @@
+"""Errors users see: every input problem names the file, the line and the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class InputProblem:
+    """One problem in one input file."""
+
+    file: str
+    line: int | None
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.field}: {self.reason}" if self.field else f"{where}: {self.reason}"
+
+
+class ToolgradeError(Exception):
+    """Base of the errors the CLI turns into exit code 2."""
+
+
+class InputError(ToolgradeError):
+    """One or more problems in the suite or runs; nothing was graded."""
+
+    def __init__(self, problems: list[InputProblem]) -> None:
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line or 0, p.field))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class ConfigError(ToolgradeError):
+    """Bad configuration (settings file, gates, judge floors)."""

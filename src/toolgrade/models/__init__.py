@@ -1,0 +1,65 @@
+"""Pydantic models: cases, trajectories, results and the judge port. No I/O here."""
+
+from toolgrade.models.case import (
+    ANSWER,
+    CHECK_NAMES,
+    ArgumentExpectation,
+    Case,
+    CheckName,
+    Expected,
+    FaultSpec,
+    OrderingExpectation,
+    RecoveryExpectation,
+    Scoring,
+    SelectionExpectation,
+    StateAssertion,
+    ToolSpec,
+)
+from toolgrade.models.judging import (
+    JUDGE_DIMENSIONS,
+    JUDGE_INPUTS,
+    JudgeDimension,
+    JudgePort,
+    JudgeRequest,
+    Verdict,
+)
+from toolgrade.models.results import (
+    Aggregate,
+    CheckResult,
+    Failure,
+    FailureName,
+    TrajectoryResult,
+)
+from toolgrade.models.trajectory import Message, Step, ToolCall, ToolResult, Trajectory
+
+__all__ = [
+    "ANSWER",
+    "CHECK_NAMES",
+    "JUDGE_DIMENSIONS",
+    "JUDGE_INPUTS",
+    "Aggregate",
+    "ArgumentExpectation",
+    "Case",
+    "CheckName",
+    "CheckResult",
+    "Expected",
+    "Failure",
+    "FailureName",
+    "FaultSpec",
+    "JudgeDimension",
+    "JudgePort",
+    "JudgeRequest",
+    "Message",
+    "OrderingExpectation",
+    "RecoveryExpectation",
+    "Scoring",
+    "SelectionExpectation",
+    "StateAssertion",
+    "Step",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "Trajectory",
+    "TrajectoryResult",
+    "Verdict",
+]

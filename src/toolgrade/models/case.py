@@ -1,0 +1,179 @@
+"""The reference: a case, its tool catalogue and the expectations of each check (DESIGN section 1).
+
+Every model is frozen and forbids unknown keys, so a typo in a suite is an error that names
+the file, line and key instead of a silently ignored expectation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+CheckName = Literal["selection", "arguments", "ordering", "recovery"]
+CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
+
+#: The pseudo-tool that stands for the agent's final reply in ordering constraints.
+ANSWER = "answer"
+
+
+class StrictModel(BaseModel):
+    """Base for every input model: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ToolSpec(StrictModel):
+    """One tool of the catalogue the agent had."""
+
+    description: str = ""
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object"},
+        description="JSON Schema of the tool's arguments object.",
+    )
+    side_effect: bool = Field(
+        default=False, description="Mutating tool: an unauthorized call is a hard fail."
+    )
+
+
+class SelectionExpectation(StrictModel):
+    """Which tools the agent should reach for (a multiset)."""
+
+    tools: list[str] = Field(default_factory=list, description="Expected tool names, a multiset.")
+    forbidden: list[str] = Field(default_factory=list)
+    alternatives: list[list[str]] = Field(
+        default_factory=list, description="Other acceptable multisets of tool names."
+    )
+    no_tool: bool = Field(default=False, description="The right answer calls no tool at all.")
+    judge_alternates: bool = Field(
+        default=False,
+        description="Ask the alternate_route judge when the run matches no listed route.",
+    )
+
+
+class ArgumentExpectation(StrictModel):
+    """One expected call: the tool and its arguments, each a value or a comparator mapping."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class OrderingExpectation(StrictModel):
+    """Only the load-bearing order constraints, plus loops and budgets."""
+
+    groups: dict[str, list[str]] = Field(
+        default_factory=dict, description="Named tool groups, referenced as '@name'."
+    )
+    before: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="Pairs [a, b]: every call of b comes after some call of a. "
+        "A side may be a tool, '@group' or 'answer'.",
+    )
+    max_calls: dict[str, int] = Field(default_factory=dict)
+    mode: Literal["exact", "in_order", "any_order"] | None = Field(
+        default=None, description="Optional whole-sequence comparison against `sequence`."
+    )
+    sequence: list[str] | None = Field(
+        default=None,
+        description="Reference sequence for `mode`; defaults to expected.selection.tools.",
+    )
+    loop_threshold: int = Field(default=3, ge=2, description="Identical calls in a row = loop.")
+
+
+class FaultSpec(StrictModel):
+    """A fault injected into a tool call."""
+
+    tool: str
+    nth: int | Literal["all"] = Field(default=1, description="1-based call index, or 'all'.")
+    kind: Literal["error", "empty", "malformed", "timeout"] = "error"
+    content: str | None = None
+
+    @model_validator(mode="after")
+    def _nth_positive(self) -> FaultSpec:
+        if isinstance(self.nth, int) and self.nth < 1:
+            raise ValueError("nth must be 1 or more, or 'all'")
+        return self
+
+
+class RecoveryExpectation(StrictModel):
+    """The mechanical contract of recovering from tool failures."""
+
+    faults: list[FaultSpec] = Field(default_factory=list)
+    max_retries: int = Field(default=2, ge=0)
+    fallbacks: dict[str, list[str]] = Field(default_factory=dict)
+    escalate_with: str | None = None
+    grade_observed_errors: bool = Field(
+        default=False, description="Also grade errors in the run that no fault spec declared."
+    )
+
+
+class StateAssertion(StrictModel):
+    """An assertion on the run's final environment state.
+
+    Either a dotted `path` into `final_state` with one of equals/exists/absent/contains/count,
+    or `sqlite` (a database file) with a `query` whose result is compared with `equals`.
+    Which operator was given is read from `model_fields_set`, so `equals: null` is meaningful.
+    """
+
+    path: str | None = None
+    equals: Any = None
+    exists: bool | None = None
+    absent: bool | None = None
+    contains: Any = None
+    count: int | None = None
+    sqlite: str | None = None
+    query: str | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> StateAssertion:
+        if (self.path is None) == (self.sqlite is None):
+            raise ValueError("a state assertion needs exactly one of 'path' or 'sqlite'")
+        if self.sqlite is not None and self.query is None:
+            raise ValueError("a 'sqlite' assertion needs a 'query'")
+        ops = {"equals", "exists", "absent", "contains", "count"} & self.model_fields_set
+        if not ops:
+            raise ValueError("a state assertion needs one of equals, exists, absent, contains, count")
+        return self
+
+
+class Expected(StrictModel):
+    """One named field per check; each grader reads only its own."""
+
+    selection: SelectionExpectation | None = None
+    arguments: list[ArgumentExpectation] | None = None
+    ordering: OrderingExpectation | None = None
+    recovery: RecoveryExpectation | None = None
+    state: list[StateAssertion] | None = None
+
+
+class Scoring(StrictModel):
+    """How the four check scores aggregate into one pass/fail for the case."""
+
+    mode: Literal["binary", "weighted", "hybrid"] = "binary"
+    weights: dict[CheckName, float] = Field(default_factory=dict)
+    threshold: float = Field(default=0.8, ge=0.0, le=1.0)
+    required: list[CheckName] = Field(default_factory=list)
+
+
+class Case(StrictModel):
+    """One reference case of a suite."""
+
+    id: str = Field(min_length=1)
+    task_type: str | None = Field(
+        default=None, description="Pools step efficiency across cases (default: the id)."
+    )
+    input: Any = None
+    tools: dict[str, ToolSpec] = Field(default_factory=dict)
+    expected: Expected = Field(default_factory=Expected)
+    scoring: Scoring = Field(default_factory=Scoring)
+    min_steps: int | None = Field(default=None, ge=1)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def effective_task_type(self) -> str:
+        """The task type used to pool step efficiency."""
+        return self.task_type or self.id
+
+    def side_effect_tools(self) -> set[str]:
+        """Names of the catalogue's mutating tools."""
+        return {name for name, spec in self.tools.items() if spec.side_effect}

@@ -1,0 +1,128 @@
+"""Grading outputs: failures, check results and the per-trajectory record (DESIGN sections 3, 4, 7)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolgrade.models.case import CheckName
+
+FailureName = Literal[
+    # selection
+    "missing_tool",
+    "extra_tool",
+    "substitution",
+    "forbidden_tool",
+    "unauthorized_side_effect",
+    "unknown_tool",
+    "unexpected_tool_use",
+    # arguments
+    "missing_required",
+    "type_mismatch",
+    "out_of_range",
+    "hallucinated_param",
+    "unparseable_arguments",
+    "wrong_value",
+    "missing_expected_arg",
+    # ordering
+    "order_violation",
+    "loop",
+    "redundant_call",
+    "over_budget",
+    # recovery
+    "no_retry",
+    "retry_loop",
+    "wrong_fallback",
+    "missing_escalation",
+    "misread_result",
+    "false_success_claim",
+    "state_mismatch",
+]
+
+
+class Failure(BaseModel):
+    """One named failure with the step it points at and its evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: FailureName
+    step: int | None = None
+    message: str = ""
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The output form: `{name, step, message, ...evidence}`."""
+        return {"name": self.name, "step": self.step, "message": self.message, **self.evidence}
+
+
+class CheckResult(BaseModel):
+    """What one check says about one trajectory.
+
+    `figures` holds the check's own numbers (e.g. tp/fp/fn for selection); they are written
+    beside applicable/score/passed/failures in `results.jsonl`.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    check: CheckName
+    applicable: bool
+    score: float | None = None
+    passed: bool | None = None
+    failures: list[Failure] = Field(default_factory=list)
+    figures: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def not_applicable(cls, check: CheckName) -> CheckResult:
+        """A check with no reference: reported as not applicable, never as a pass."""
+        return cls(check=check, applicable=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The output form used in `results.jsonl`."""
+        return {
+            "applicable": self.applicable,
+            "score": self.score,
+            "passed": self.passed,
+            "failures": [f.to_json() for f in self.failures],
+            **self.figures,
+        }
+
+
+class Aggregate(BaseModel):
+    """The case-level verdict by the case's scoring mode."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mode: Literal["binary", "weighted", "hybrid"]
+    score: float | None
+    passed: bool
+
+
+class TrajectoryResult(BaseModel):
+    """One line of `results.jsonl`: one case and trial."""
+
+    model_config = ConfigDict(frozen=True)
+
+    case_id: str
+    trial: int
+    agent: str | None
+    checks: dict[CheckName, CheckResult]
+    aggregate: Aggregate
+    judges: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = Field(default=None, description="A check that crashed, as data.")
+    n_calls: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The output form of one `results.jsonl` line."""
+        out: dict[str, Any] = {
+            "case_id": self.case_id,
+            "trial": self.trial,
+            "agent": self.agent,
+            "checks": {name: r.to_json() for name, r in self.checks.items()},
+            "aggregate": self.aggregate.model_dump(),
+            "judges": self.judges,
+            "n_calls": self.n_calls,
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out

@@ -1,0 +1,114 @@
+"""Configuration: `--config FILE`, else `toolgrade.toml`, else `[tool.toolgrade]` in pyproject.toml.
+
+CLI options override the file. Bad configuration raises `ConfigError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolgrade.errors import ConfigError
+from toolgrade.models import JudgeDimension
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DimensionSettings(_Settings):
+    """Per-dimension overrides of the judge settings."""
+
+    model: str | None = None
+    mode: Literal["reasoned", "logprob"] | None = None
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    kappa_floor: float | None = Field(default=None, ge=-1.0, le=1.0)
+
+
+class JudgeSettings(_Settings):
+    """How LLM judges are built. `model=None` means the embedded local model when installed."""
+
+    enabled: bool = True
+    model: str | None = None
+    mode: Literal["reasoned", "logprob"] = "reasoned"
+    threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode.")
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout_s: float = 60.0
+    max_attempts: int = Field(default=4, ge=1)
+    concurrency: int = Field(default=4, ge=1)
+    use_cache: bool = True
+    cache_dir: Path | None = None
+    kappa_floor: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="Refuse a judge whose kappa CI low is below."
+    )
+    calibration_dir: Path | None = Field(
+        default=None, description="Where calibration records are looked up for `run`."
+    )
+    dimensions: dict[JudgeDimension, DimensionSettings] = Field(default_factory=dict)
+
+    def for_dimension(self, dimension: JudgeDimension) -> JudgeSettings:
+        """These settings with the dimension's overrides applied."""
+        override = self.dimensions.get(dimension)
+        if override is None:
+            return self
+        changes = {k: v for k, v in override.model_dump().items() if v is not None}
+        return self.model_copy(update=changes)
+
+
+class Settings(_Settings):
+    """Everything `toolgrade run` can be configured with."""
+
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    gates: dict[str, float] = Field(
+        default_factory=dict, description="Minimums on summary figures, e.g. 'selection.f1' = 0.9."
+    )
+    progress: bool = True
+    source: str | None = Field(default=None, description="The file the settings came from.")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def find_config(explicit: Path | None, cwd: Path | None = None) -> tuple[Path | None, dict[str, Any]]:
+    """The configuration file and its toolgrade table, by the documented precedence."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"{explicit}: configuration file not found")
+        data = _read_toml(explicit)
+        table = data.get("tool", {}).get("toolgrade", data) if explicit.name == "pyproject.toml" else data
+        return explicit, table
+    base = cwd or Path.cwd()
+    own = base / "toolgrade.toml"
+    if own.is_file():
+        return own, _read_toml(own)
+    pyproject = base / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("toolgrade")
+        if isinstance(table, dict):
+            return pyproject, table
+    return None, {}
+
+
+def load_settings(explicit: Path | None = None, cwd: Path | None = None) -> Settings:
+    """Load and validate settings; errors name the file and the key."""
+    path, table = find_config(explicit, cwd)
+    try:
+        settings = Settings.model_validate({**table, "source": str(path) if path else None})
+    except ValidationError as exc:
+        where = str(path) if path else "settings"
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{where}: {problems}") from exc
+    return settings
