@@ -1,20 +1,420 @@
-"""The ordering check (placeholder until its issue lands: reports not applicable)."""
+"""The ordering check: load-bearing order constraints, sequence modes, loops and budgets.
+
+Only the pairs a case names are asserted (`before: [[a, b]]`), so a correct run that orders its
+independent calls differently still passes. Calls issued together in one parallel group are
+unordered among themselves: a call of `a` in the same group as a call of `b` does not put `a`
+before `b`; `a` must strictly precede `b`'s group. See docs/ordering.md for the user view.
+"""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
 from toolgrade.checks.base import GradeContext, PassRateAccumulator
-from toolgrade.models import Case, CheckName, CheckResult, Trajectory
+from toolgrade.checks.efficiency import StepEfficiency
+from toolgrade.models import (
+    ANSWER,
+    Case,
+    CheckName,
+    CheckResult,
+    Failure,
+    OrderingExpectation,
+    ToolCall,
+    Trajectory,
+    TrajectoryResult,
+)
+
+
+@dataclass(frozen=True)
+class _Event:
+    """A point in the run a constraint side can match: a tool call or the final answer."""
+
+    step: int
+    name: str
+    group: int | str | None = None
+    is_answer: bool = False
+
+
+Matcher = Callable[[_Event], bool]
+
+
+def _precedes(a: _Event, b: _Event) -> bool:
+    """True when `a` happened strictly before `b` (not in the same parallel group)."""
+    return a.step < b.step and (a.group is None or a.group != b.group)
+
+
+def _events(run: Trajectory) -> list[_Event]:
+    """The run's tool calls, plus the final answer when there is one."""
+    events = [_Event(i, c.tool, c.group) for i, c in run.calls]
+    final = run.final_answer()
+    if final is not None:
+        events.append(_Event(final[0], ANSWER, None, is_answer=True))
+    return events
+
+
+def _matcher(side: str, ordering: OrderingExpectation) -> Matcher:
+    """What a constraint side matches: `answer`, any tool of `@group`, or one tool name."""
+    if side == ANSWER:
+        return lambda e: e.is_answer
+    if side.startswith("@"):
+        if side[1:] not in ordering.groups:
+            raise ValueError(f"unknown ordering group {side!r}")
+        tools = frozenset(ordering.groups[side[1:]])
+        return lambda e: not e.is_answer and e.name in tools
+    return lambda e: not e.is_answer and e.name == side
+
+
+def validate_ordering(case: Case) -> list[str]:
+    """Problems with the case's ordering reference, for the loader to report before grading."""
+    ordering = case.expected.ordering
+    if ordering is None:
+        return []
+    problems: list[str] = []
+    for name, members in ordering.groups.items():
+        if not members:
+            problems.append(f"groups.{name}: a group needs at least one tool")
+    for i, pair in enumerate(ordering.before):
+        problems += [f"before[{i}]: {p}" for p in _side_problems(pair, ordering)]
+    for tool, limit in ordering.max_calls.items():
+        if limit < 0:
+            problems.append(f"max_calls.{tool}: the limit must be 0 or more, got {limit}")
+        if tool == ANSWER:
+            problems.append(f"max_calls.{tool}: 'answer' is not a tool and has no budget")
+        elif tool.startswith("@") and tool[1:] not in ordering.groups:
+            problems.append(f"max_calls.{tool}: unknown group {tool!r}")
+    if ordering.mode is not None and _reference_sequence(case) is None:
+        problems.append(
+            f"mode: {ordering.mode!r} needs `sequence` or expected.selection.tools to compare with"
+        )
+    return problems
+
+
+def _side_problems(pair: tuple[str, str], ordering: OrderingExpectation) -> list[str]:
+    """Unknown groups and self-referencing pairs in one `before` constraint."""
+    problems = [
+        f"unknown group {side!r} (known: {sorted(ordering.groups) or 'none'})"
+        for side in pair
+        if side.startswith("@") and side[1:] not in ordering.groups
+    ]
+    if pair[0] == pair[1]:
+        problems.append(f"[{pair[0]}, {pair[1]}] can never hold: a side cannot precede itself")
+    return problems
+
+
+def check_before(
+    pair: tuple[str, str], events: list[_Event], ordering: OrderingExpectation
+) -> Failure | None:
+    """One `before` pair: every event matching b must come after some event matching a."""
+    is_a, is_b = _matcher(pair[0], ordering), _matcher(pair[1], ordering)
+    a_events = [e for e in events if is_a(e)]
+    offending = [b for b in events if is_b(b) and not any(_precedes(a, b) for a in a_events)]
+    if not offending:
+        return None
+    first = offending[0]
+    a_steps = [a.step for a in a_events]
+    where = f"at steps {a_steps}" if a_steps else "never"
+    return Failure(
+        name="order_violation",
+        step=first.step,
+        message=f"{pair[0]} must come before {pair[1]}: step {first.step} ({first.name}) "
+        f"is not preceded by it ({pair[0]} occurs {where})",
+        evidence={
+            "constraint": list(pair),
+            "b_step": first.step,
+            "b_tool": first.name,
+            "a_steps": a_steps,
+            "offending_steps": [b.step for b in offending],
+        },
+    )
+
+
+def _reference_sequence(case: Case) -> list[str] | None:
+    """The sequence a mode compares with: `sequence`, else expected.selection.tools."""
+    ordering = case.expected.ordering
+    if ordering is not None and ordering.sequence is not None:
+        return list(ordering.sequence)
+    selection = case.expected.selection
+    return list(selection.tools) if selection is not None else None
+
+
+def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[str]:
+    """Tool names in call order, each parallel group's calls sorted to best follow `reference`.
+
+    A group's calls were issued together, so their listed order means nothing. Each call takes
+    the next unused position of its tool in the reference (calls outside groups take theirs
+    too); within a group, calls are sorted by that position, with tools the reference does not
+    hold (or holds fewer times) last, in their recorded order. When any order of the groups
+    equals the reference, this one does.
+    """
+    positions: dict[str, list[int]] = {}
+    for pos, name in enumerate(reference):
+        positions.setdefault(name, []).append(pos)
+    used: Counter[str] = Counter()
+
+    def claim(name: str) -> float:
+        slots = positions.get(name, [])
+        k = used[name]
+        used[name] += 1
+        return slots[k] if k < len(slots) else float("inf")
+
+    out: list[str] = []
+    for block in _blocks(calls):
+        keyed = [(claim(c.tool), i, c.tool) for i, c in enumerate(block)]
+        out += [name for _, _, name in sorted(keyed)]
+    return out
+
+
+def _blocks(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    """Consecutive calls sharing a non-None group form one block; other calls stand alone."""
+    blocks: list[list[ToolCall]] = []
+    for c in calls:
+        if blocks and c.group is not None and blocks[-1][0].group == c.group:
+            blocks[-1].append(c)
+        else:
+            blocks.append([c])
+    return blocks
+
+
+def lcs_length(x: Sequence[str], y: Sequence[str]) -> int:
+    """Length of the longest common subsequence (dynamic programming, one row of memory)."""
+    row = [0] * (len(y) + 1)
+    for a in x:
+        prev_diag = 0
+        for j, b in enumerate(y, start=1):
+            keep = row[j]
+            row[j] = prev_diag + 1 if a == b else max(row[j], row[j - 1])
+            prev_diag = keep
+    return row[len(y)]
+
+
+@dataclass(frozen=True)
+class ModeOutcome:
+    """Whether the whole-sequence mode holds, its failure if not, and its figures."""
+
+    held: bool
+    failure: Failure | None
+    figures: dict[str, Any]
+
+
+def check_mode(mode: str, run: Trajectory, reference: list[str]) -> ModeOutcome:
+    """Compare the whole call sequence with the reference by `exact`, `in_order` or `any_order`."""
+    calls = run.calls
+    actual = aligned_names([c for _, c in calls], reference)
+    evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
+    figures: dict[str, Any] = {}
+    step: int | None = None
+    if mode == "any_order":
+        missing, extra = Counter(reference) - Counter(actual), Counter(actual) - Counter(reference)
+        evidence.update(missing=dict(missing), extra=dict(extra))
+        held = not missing and not extra
+    elif mode == "exact":
+        held = actual == reference
+        diverge = _first_difference(actual, reference)
+        step = calls[diverge][0] if diverge is not None and diverge < len(calls) else None
+    else:
+        lcs = lcs_length(actual, reference)
+        figures = {
+            "lcs_precision": lcs / len(actual) if actual else 1.0,
+            "lcs_recall": lcs / len(reference) if reference else 1.0,
+        }
+        evidence.update(figures)
+        # in_order asks that the reference appear in order; extra calls lower precision only.
+        held = lcs == len(reference)
+    if held:
+        return ModeOutcome(True, None, figures)
+    message = f"the call sequence does not match the reference in {mode} mode"
+    failure = Failure(name="order_violation", step=step, message=message, evidence=evidence)
+    return ModeOutcome(False, failure, figures)
+
+
+def _first_difference(actual: Sequence[str], reference: Sequence[str]) -> int | None:
+    """Index of the first position where the sequences differ, None when they are equal."""
+    for i, (a, r) in enumerate(zip(actual, reference, strict=False)):
+        if a != r:
+            return i
+    return None if len(actual) == len(reference) else min(len(actual), len(reference))
+
+
+def call_key(c: ToolCall) -> str:
+    """A canonical identity of a call: tool and arguments (5 and 5.0 are the same argument)."""
+    payload: Any = {"raw": c.raw_arguments} if c.raw_arguments is not None else _canon(c.args)
+    return c.tool + "\x00" + json.dumps(payload, sort_keys=True, default=str)
+
+
+def _canon(value: Any) -> Any:
+    """Integral floats become ints so that equal numbers compare equal; bools stay bools."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {str(k): _canon(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canon(v) for v in value]
+    return value
+
+
+def find_loops(calls: list[tuple[int, ToolCall]], threshold: int) -> list[list[int]]:
+    """Runs of `threshold` or more identical consecutive calls, as lists of their steps.
+
+    A repeat that follows a failed identical call is a retry, graded by the recovery check
+    against its retry ceiling, so it starts a new run instead of extending a loop.
+    """
+    runs: list[list[int]] = []
+    current: list[int] = []
+    prev: ToolCall | None = None
+    for step, c in calls:
+        if prev is not None and not prev.failed and call_key(prev) == call_key(c):
+            current.append(step)
+        else:
+            if len(current) >= threshold:
+                runs.append(current)
+            current = [step]
+        prev = c
+    if len(current) >= threshold:
+        runs.append(current)
+    return runs
+
+
+def loop_failures(
+    calls: list[tuple[int, ToolCall]], threshold: int
+) -> tuple[list[Failure], set[int]]:
+    """One `loop` failure per run of repeats, and the steps those runs cover."""
+    tool_at = dict(calls)
+    failures: list[Failure] = []
+    covered: set[int] = set()
+    for steps in find_loops(calls, threshold):
+        tool = tool_at[steps[0]].tool
+        covered.update(steps)
+        failures.append(
+            Failure(
+                name="loop",
+                step=steps[0],
+                message=f"{tool} called {len(steps)} times in a row with the same arguments",
+                evidence={
+                    "tool": tool,
+                    "count": len(steps),
+                    "first_step": steps[0],
+                    "last_step": steps[-1],
+                },
+            )
+        )
+    return failures, covered
+
+
+def redundant_failures(calls: list[tuple[int, ToolCall]], skip: set[int]) -> list[Failure]:
+    """`redundant_call`: a call identical to an earlier one that returned ok.
+
+    The earlier call must strictly precede (not share the parallel group, whose results the
+    agent had not seen). Steps inside a reported loop are skipped: the loop already says it.
+    """
+    ok_at: dict[str, _Event] = {}
+    failures: list[Failure] = []
+    for step, c in calls:
+        key, here = call_key(c), _Event(step, c.tool, c.group)
+        earlier = ok_at.get(key)
+        if earlier is not None and _precedes(earlier, here) and step not in skip:
+            failures.append(
+                Failure(
+                    name="redundant_call",
+                    step=step,
+                    message=f"{c.tool} repeats the call at step {earlier.step}, which returned ok",
+                    evidence={"tool": c.tool, "previous_step": earlier.step},
+                )
+            )
+        if key not in ok_at and c.result is not None and c.result.status == "ok":
+            ok_at[key] = here
+    return failures
+
+
+def budget_failure(
+    side: str, limit: int, events: list[_Event], ordering: OrderingExpectation
+) -> Failure | None:
+    """`over_budget` when the calls of a tool (or `@group`) exceed `max_calls`."""
+    matches = [e for e in events if _matcher(side, ordering)(e)]
+    if len(matches) <= limit:
+        return None
+    return Failure(
+        name="over_budget",
+        step=matches[limit].step,
+        message=f"{side} called {len(matches)} times, more than its budget of {limit}",
+        evidence={"tool": side, "count": len(matches), "limit": limit},
+    )
 
 
 class OrderingCheck:
-    """Placeholder: the ordering check is not implemented yet."""
+    """Were the calls sequenced validly, without loops or budget overruns?"""
 
     name: CheckName = "ordering"
 
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
-        """Report not applicable."""
-        return CheckResult.not_applicable(self.name)
+        """Grade the run's order constraints, sequence mode, repeats and budgets."""
+        ordering = case.expected.ordering
+        if ordering is None:
+            return CheckResult.not_applicable(self.name)
+        events = _events(run)
+        calls = run.calls
+        held, total = 0, 0
+        failures: list[Failure] = []
+        figures: dict[str, Any] = {}
+        for pair in ordering.before:
+            total += 1
+            violation = check_before(pair, events, ordering)
+            held += violation is None
+            failures += [violation] if violation else []
+        reference = _reference_sequence(case)
+        if ordering.mode is not None and reference is not None:
+            total += 1
+            outcome = check_mode(ordering.mode, run, reference)
+            held += outcome.held
+            failures += [outcome.failure] if outcome.failure else []
+            figures.update(outcome.figures)
+        for side, limit in ordering.max_calls.items():
+            total += 1
+            over = budget_failure(side, limit, events, ordering)
+            held += over is None
+            failures += [over] if over else []
+        loops, looped_steps = loop_failures(calls, ordering.loop_threshold)
+        failures += loops + redundant_failures(calls, looped_steps)
+        failures.sort(key=lambda f: (f.step is None, f.step or 0))
+        score = held / total if total else float(not loops)
+        figures.update(constraints_total=total, constraints_held=held, n_calls=len(calls))
+        return CheckResult(
+            check=self.name,
+            applicable=True,
+            score=score,
+            passed=held == total and not loops,
+            failures=failures,
+            figures=figures,
+        )
 
-    def accumulator(self) -> PassRateAccumulator:
-        """Pass-rate counting only."""
-        return PassRateAccumulator(self.name)
+    def accumulator(self) -> OrderingAccumulator:
+        """Pass rate, failure counts and step efficiency per task type."""
+        return OrderingAccumulator()
+
+
+class OrderingAccumulator:
+    """`summary.checks.ordering`: pass rate, failure counts and step efficiency."""
+
+    def __init__(self) -> None:
+        self._rate = PassRateAccumulator("ordering")
+        self._efficiency = StepEfficiency()
+        self._failures: Counter[str] = Counter()
+
+    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
+        """Fold one graded run in; efficiency pools every run, whatever ordering applies."""
+        self._rate.add(case, run, record)
+        self._efficiency.add(case, run, record)
+        result = record.checks.get("ordering")
+        if result is not None and result.applicable:
+            self._failures.update(f.name for f in result.failures)
+
+    def summary(self) -> dict[str, Any]:
+        """`{pass_rate, applicable, efficiency, efficiency_n, failures}`."""
+        return {
+            **self._rate.summary(),
+            **self._efficiency.summary(),
+            "failures": dict(sorted(self._failures.items())),
+        }
