@@ -1,0 +1,414 @@
+"""Run a judge over a labelled calibration set and measure its agreement with the labels.
+
+Unscored verdicts (unparseable replies, crashed calls) are counted and excluded from every
+agreement figure. With `repeats` > 1 each scored (item, repeat) verdict is one observation, so
+the figures estimate single-call agreement; the bootstrap resamples items, keeping an item's
+repeats together.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolgrade.calibration import agreement as ag
+from toolgrade.calibration.records import (
+    CalibrationRecord,
+    Disagreement,
+    TagFigures,
+    sha256_hex,
+    shipped_set_bytes,
+)
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.models import (
+    JUDGE_DIMENSIONS,
+    JUDGE_INPUTS,
+    JudgeDimension,
+    JudgePort,
+    JudgeRequest,
+    Verdict,
+)
+
+Label = Literal["pass", "fail"]
+#: progress(done, total): called after every judge call.
+Progress = Callable[[int, int], None]
+
+
+class CalibrationItem(BaseModel):
+    """One labelled item: the judge template's inputs and the intended verdict."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    inputs: dict[str, Any]
+    label: Label
+    labels: dict[str, Label] = Field(default_factory=dict, description="Per-annotator labels.")
+    tags: list[str] = Field(default_factory=list)
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class CalibrationSet:
+    """A loaded set: its items, the provenance header, where it came from and its hash."""
+
+    items: list[CalibrationItem]
+    source: str
+    sha256: str
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+class CalibrationError(Exception):
+    """A calibration run cannot proceed (e.g. threshold fitting without P(pass))."""
+
+
+def _problems_for_item(
+    data: dict[str, Any], dimension: JudgeDimension, source: str, line: int
+) -> tuple[CalibrationItem | None, list[InputProblem]]:
+    try:
+        item = CalibrationItem.model_validate(data)
+    except ValidationError as exc:
+        return None, [
+            InputProblem(source, line, ".".join(str(p) for p in err["loc"]), err["msg"])
+            for err in exc.errors()
+        ]
+    wanted = set(JUDGE_INPUTS[dimension])
+    problems = [
+        InputProblem(source, line, f"inputs.{key}", f"missing (the {dimension} template needs it)")
+        for key in sorted(wanted - item.inputs.keys())
+    ]
+    problems += [
+        InputProblem(source, line, f"inputs.{key}", f"unknown key for {dimension}")
+        for key in sorted(item.inputs.keys() - wanted)
+    ]
+    return (item if not problems else None), problems
+
+
+def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
+    """Parse JSONL set text; every problem is reported as file:line: field: reason at once."""
+    if dimension not in JUDGE_DIMENSIONS:
+        raise InputError(
+            [InputProblem(source, None, "dimension", f"unknown dimension {dimension!r}")]
+        )
+    dim: JudgeDimension = dimension
+    items: list[CalibrationItem] = []
+    problems: list[InputProblem] = []
+    provenance: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    for line_no, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(InputProblem(source, line_no, "", f"invalid JSON: {exc.msg}"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(InputProblem(source, line_no, "", "expected a JSON object"))
+            continue
+        if "_provenance" in obj:
+            if items or provenance:
+                problems.append(
+                    InputProblem(source, line_no, "_provenance", "must be the first record")
+                )
+            provenance = dict(obj["_provenance"]) if isinstance(obj["_provenance"], dict) else {}
+            continue
+        item, found = _problems_for_item(obj, dim, source, line_no)
+        problems += found
+        if item is None:
+            continue
+        if item.id in seen:
+            problems.append(
+                InputProblem(source, line_no, "id", f"duplicate of line {seen[item.id]}")
+            )
+            continue
+        seen[item.id] = line_no
+        items.append(item)
+    if not items and not problems:
+        problems.append(InputProblem(source, None, "", "no items"))
+    if problems:
+        raise InputError(problems)
+    return CalibrationSet(
+        items=items, source=source, sha256=sha256_hex(data), provenance=provenance
+    )
+
+
+def load_set(path: Path | None, dimension: str) -> CalibrationSet:
+    """Load the set at `path`, or the set shipped with the package for `dimension`."""
+    if path is None:
+        if dimension not in JUDGE_DIMENSIONS:
+            raise InputError(
+                [InputProblem("--dimension", None, "", f"unknown dimension {dimension!r}")]
+            )
+        return parse_set(
+            shipped_set_bytes(dimension),
+            dimension=dimension,
+            source=f"calibration_sets/{dimension}.jsonl",
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            [InputProblem(str(path), None, "", f"cannot read: {exc.strerror}")]
+        ) from exc
+    return parse_set(data, dimension=dimension, source=str(path))
+
+
+@dataclass
+class ItemOutcome:
+    """The verdicts one item received, one per repeat."""
+
+    item: CalibrationItem
+    verdicts: list[Verdict]
+
+    def scored(self) -> list[bool]:
+        """Scored verdicts as booleans (True = pass), in repeat order."""
+        return [v.verdict == "pass" for v in self.verdicts if v.scored]
+
+    def mean_p_pass(self) -> float | None:
+        """Mean P(pass) over the repeats that carry one."""
+        ps = [v.p_pass for v in self.verdicts if v.scored and v.p_pass is not None]
+        return float(np.mean(ps)) if ps else None
+
+
+def _ask(judge: JudgePort, request: JudgeRequest) -> tuple[Verdict, bool]:
+    """One judge call; a crash becomes an unscored verdict so the run goes on."""
+    try:
+        return judge.judge(request), False
+    except Exception as exc:
+        return Verdict.unscored(f"judge raised {type(exc).__name__}", error=str(exc)), True
+
+
+def run_judge(
+    items: Sequence[CalibrationItem],
+    judge: JudgePort,
+    *,
+    dimension: JudgeDimension,
+    repeats: int = 1,
+    progress: Progress | None = None,
+) -> tuple[list[ItemOutcome], int]:
+    """Ask the judge about every item `repeats` times; returns outcomes and the crash count."""
+    outcomes = [ItemOutcome(item, []) for item in items]
+    total, done, errors = len(items) * repeats, 0, 0
+    for _ in range(repeats):  # repeat-major: a cache or rate limit sees the same order each pass
+        for outcome in outcomes:
+            verdict, crashed = _ask(
+                judge, JudgeRequest(dimension=dimension, inputs=outcome.item.inputs)
+            )
+            outcome.verdicts.append(verdict)
+            errors += crashed
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return outcomes, errors
+
+
+def _item_counts(outcome: ItemOutcome) -> list[int]:
+    """This item's (a, b, c, d) contribution to the 2x2 table, one per scored repeat."""
+    human = outcome.item.label == "pass"
+    passes = sum(outcome.scored())
+    fails = len(outcome.scored()) - passes
+    return [passes, fails, 0, 0] if human else [0, 0, passes, fails]
+
+
+def _table(outcomes: Sequence[ItemOutcome]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    counts = np.array([_item_counts(o) for o in outcomes], dtype=np.int64).reshape(-1, 4)
+    table: np.ndarray[Any, np.dtype[np.int64]] = counts.sum(axis=0).reshape(2, 2)
+    return table
+
+
+def _tag_figures(outcomes: Sequence[ItemOutcome]) -> TagFigures:
+    table = _table(outcomes)
+    fails = int(table[1].sum())
+    n_obs = int(table.sum())
+    return TagFigures(
+        n=len(outcomes),
+        observations=n_obs,
+        unscored=sum(len(o.verdicts) - len(o.scored()) for o in outcomes),
+        human_pass_rate=ag.rate(sum(o.item.label == "pass" for o in outcomes), len(outcomes)),
+        judge_pass_rate=ag.rate(int(table[:, 0].sum()), n_obs),
+        agreement=ag.raw_agreement(table),
+        kappa=ag.cohen_kappa(table),
+        catch_rate=ag.rate(int(table[1, 1]), fails),
+        false_pass_rate=ag.rate(int(table[1, 0]), fails),
+    )
+
+
+def human_kappa(items: Sequence[CalibrationItem]) -> tuple[float | None, int]:
+    """Fleiss' kappa over the annotator labels of items carrying two or more of them.
+
+    The constructed `label` is not one of the raters: this is the annotators' own agreement.
+    """
+    rows = [
+        [sum(v == "pass" for v in it.labels.values()), sum(v == "fail" for v in it.labels.values())]
+        for it in items
+        if len(it.labels) >= 2
+    ]
+    if not rows:
+        return None, 0
+    return ag.fleiss_kappa(np.array(rows, dtype=np.int64)), len(rows)
+
+
+@dataclass(frozen=True)
+class ThresholdFit:
+    """The P(pass) cut fitted on one stratified half and checked on the other."""
+
+    threshold: float
+    fit_kappa: float | None
+    holdout_kappa: float | None
+    holdout_agreement: float | None
+
+
+def fit_split_threshold(
+    outcomes: Sequence[ItemOutcome], seed: int = ag.BOOTSTRAP_SEED
+) -> ThresholdFit:
+    """Pick the cut maximising kappa on a seeded stratified half; report the other half."""
+    usable = [(o.item.label == "pass", p) for o in outcomes if (p := o.mean_p_pass()) is not None]
+    if len(usable) < 4:
+        raise CalibrationError(
+            "--fit-threshold needs P(pass) from a log-probability judge; "
+            f"only {len(usable)} items carried one (set the judge mode to logprob)"
+        )
+    labels = [h for h, _ in usable]
+    fit_idx, hold_idx = ag.stratified_halves(labels, seed=seed)
+    cut, fit_kappa = ag.best_threshold(
+        [usable[i][0] for i in fit_idx], [usable[i][1] for i in fit_idx]
+    )
+    hold_h = [usable[i][0] for i in hold_idx]
+    hold_j = [usable[i][1] >= cut for i in hold_idx]
+    table = ag.confusion_table(hold_h, hold_j)
+    return ThresholdFit(cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table))
+
+
+def _disagreements(outcomes: Sequence[ItemOutcome]) -> list[Disagreement]:
+    out = []
+    for o in outcomes:
+        if any(v.scored and v.verdict != o.item.label for v in o.verdicts):
+            wrong = next(v for v in o.verdicts if v.scored and v.verdict != o.item.label)
+            out.append(
+                Disagreement(
+                    id=o.item.id,
+                    label=o.item.label,
+                    verdicts=[v.verdict for v in o.verdicts],
+                    tags=list(o.item.tags),
+                    reason=wrong.reason[:300],
+                )
+            )
+    return out
+
+
+def summarise(
+    outcomes: Sequence[ItemOutcome],
+    *,
+    dimension: JudgeDimension,
+    model: str,
+    set_sha256: str,
+    repeats: int,
+    errors: int = 0,
+    set_source: str | None = None,
+    threshold: float | None = None,
+    fit: ThresholdFit | None = None,
+    resamples: int = ag.BOOTSTRAP_RESAMPLES,
+    seed: int = ag.BOOTSTRAP_SEED,
+) -> CalibrationRecord:
+    """Turn judged items into the calibration record (all statistics live here)."""
+    item_tables = np.array([_item_counts(o) for o in outcomes], dtype=np.int64).reshape(-1, 4)
+    table = item_tables.sum(axis=0).reshape(2, 2)
+    whole = _tag_figures(outcomes)
+    ci, degenerate = ag.bootstrap_kappa_ci(item_tables, resamples=resamples, seed=seed)
+    flips, flipped, _ = ag.flip_rate([o.scored() for o in outcomes])
+    tags = sorted({t for o in outcomes for t in o.item.tags})
+    h_kappa, h_items = human_kappa([o.item for o in outcomes])
+    template = next(
+        (v.template_hash for o in outcomes for v in o.verdicts if v.template_hash), None
+    )
+    return CalibrationRecord(
+        model=model,
+        dimension=dimension,
+        set_sha256=set_sha256,
+        set_source=set_source,
+        n=len(outcomes),
+        repeats=repeats,
+        observations=whole.observations,
+        unscored=whole.unscored,
+        errors=errors,
+        human_pass_rate=whole.human_pass_rate,
+        judge_pass_rate=whole.judge_pass_rate,
+        confusion=ag.confusion_dict(table),
+        agreement=whole.agreement,
+        kappa=whole.kappa,
+        kappa_ci=ci,
+        ac1=ag.gwet_ac1(table) if table.sum() else None,
+        catch_rate=whole.catch_rate,
+        false_pass_rate=whole.false_pass_rate,
+        false_fail_rate=ag.rate(int(table[0, 1]), int(table[0].sum())),
+        flip_rate=flips if repeats > 1 else None,
+        flipped=flipped,
+        per_tag={t: _tag_figures([o for o in outcomes if t in o.item.tags]) for t in tags},
+        human_kappa=h_kappa,
+        human_kappa_items=h_items,
+        bootstrap={"resamples": resamples, "seed": seed, "degenerate": degenerate},
+        threshold=threshold,
+        fitted_threshold=fit.threshold if fit else None,
+        fit_split_kappa=fit.fit_kappa if fit else None,
+        holdout_kappa=fit.holdout_kappa if fit else None,
+        holdout_agreement=fit.holdout_agreement if fit else None,
+        template_hash=template,
+        toolgrade_version=_version(),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        disagreements=_disagreements(outcomes),
+    )
+
+
+def _version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("toolgrade")
+    except PackageNotFoundError:
+        return None
+
+
+def calibrate(
+    items: Sequence[CalibrationItem],
+    judge: JudgePort,
+    *,
+    dimension: JudgeDimension,
+    model: str,
+    set_sha256: str,
+    repeats: int = 1,
+    progress: Progress | None = None,
+    fit_threshold: bool = False,
+    threshold: float | None = None,
+    set_source: str | None = None,
+    seed: int = ag.BOOTSTRAP_SEED,
+) -> CalibrationRecord:
+    """Judge every item `repeats` times and return the calibration record.
+
+    `fit_threshold` fits a P(pass) cut on a stratified half and reports the other half
+    (needs verdicts carrying `p_pass`). A judge call that raises is recorded as unscored.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    outcomes, errors = run_judge(
+        items, judge, dimension=dimension, repeats=repeats, progress=progress
+    )
+    fit = fit_split_threshold(outcomes, seed=seed) if fit_threshold else None
+    return summarise(
+        outcomes,
+        dimension=dimension,
+        model=model,
+        set_sha256=set_sha256,
+        repeats=repeats,
+        errors=errors,
+        set_source=set_source,
+        threshold=threshold,
+        fit=fit,
+        seed=seed,
+    )

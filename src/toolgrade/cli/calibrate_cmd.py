@@ -1,0 +1,217 @@
+"""`toolgrade calibrate`: run a judge model over a labelled set and report its agreement.
+
+Thin: it loads settings, builds the judge through `toolgrade.judging.build_judge`, hands both to
+`toolgrade.calibration.calibrate`, prints a table and writes the record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from toolgrade.calibration.calibrate import CalibrationError, CalibrationSet, load_set
+from toolgrade.calibration.calibrate import calibrate as run_calibration
+from toolgrade.calibration.records import (
+    CalibrationRecord,
+    calibration_dir,
+    record_json,
+    write_record,
+)
+from toolgrade.cli.common import EXIT_INPUT, err, fail, input_errors_exit, out
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.settings import DimensionSettings, JudgeSettings, load_settings
+
+if TYPE_CHECKING:
+    from toolgrade.models import JudgePort
+
+
+def _judge_settings(
+    base: JudgeSettings,
+    dimension: JudgeDimension,
+    *,
+    model: str | None,
+    cache_dir: Path | None,
+    no_cache: bool,
+    logprob: bool,
+) -> JudgeSettings:
+    """The settings' judge table with the command's options applied to this dimension."""
+    override = base.dimensions.get(dimension) or DimensionSettings()
+    changes: dict[str, Any] = {}
+    if model is not None:
+        changes["model"] = model
+    if logprob:
+        changes["mode"] = "logprob"
+    dims = dict(base.dimensions)
+    dims[dimension] = override.model_copy(update=changes)
+    update: dict[str, Any] = {"enabled": True, "dimensions": dims}
+    if model is not None:
+        update["model"] = model
+    if cache_dir is not None:
+        update["cache_dir"] = cache_dir
+    if no_cache:
+        update["use_cache"] = False
+    return base.model_copy(update=update)
+
+
+def _build_judge(settings: JudgeSettings, dimension: JudgeDimension) -> tuple[JudgePort, str]:
+    """Build the judge engine (lazily imported: only `judging` touches litellm) and its model."""
+    from toolgrade.judging import build_judge
+
+    engine = build_judge(settings, notify=lambda msg: err.print(msg, markup=False))
+    if engine is None:
+        fail("toolgrade: no judge could be built (judging is disabled or no model is available)")
+    model = engine.model_for(dimension)
+    return engine, str(model)
+
+
+PF = ("pass", "fail")
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def summary_table(record: CalibrationRecord) -> Table:
+    """A readable table of the record's headline figures."""
+    table = Table(title=f"calibration: {record.dimension} / {record.model}", show_header=False)
+    table.add_column("figure", style="bold")
+    table.add_column("value")
+    c = {f"{h}/{j}": record.confusion[f"human_{h}"][f"judge_{j}"] for h in PF for j in PF}
+    ci = f"[{_fmt(record.kappa_ci[0])}, {_fmt(record.kappa_ci[1])}]" if record.kappa_ci else "n/a"
+    rows = [
+        ("items (n)", f"{record.n}  (repeats {record.repeats}, unscored {record.unscored})"),
+        (
+            "human / judge pass rate",
+            f"{_fmt(record.human_pass_rate)} / {_fmt(record.judge_pass_rate)}",
+        ),
+        (
+            "confusion (human x judge)",
+            "  ".join(f"{key} {count}" for key, count in c.items()),
+        ),
+        ("raw agreement", _fmt(record.agreement)),
+        ("Cohen's kappa [95% CI]", f"{_fmt(record.kappa)} {ci}"),
+        ("Gwet's AC1", _fmt(record.ac1)),
+        (
+            "catch rate / false-pass rate",
+            f"{_fmt(record.catch_rate)} / {_fmt(record.false_pass_rate)}",
+        ),
+        ("flip rate across repeats", _fmt(record.flip_rate)),
+        (
+            "annotators' kappa (Fleiss)",
+            f"{_fmt(record.human_kappa)} on {record.human_kappa_items} items",
+        ),
+    ]
+    if record.fitted_threshold is not None:
+        rows.append(
+            (
+                "fitted P(pass) threshold",
+                f"{record.fitted_threshold:.3f} (fit kappa {_fmt(record.fit_split_kappa)}, "
+                f"holdout kappa {_fmt(record.holdout_kappa)})",
+            )
+        )
+    for tag, fig in record.per_tag.items():
+        rows.append(
+            (
+                f"  tag {tag} (n={fig.n})",
+                f"agreement {_fmt(fig.agreement)}  kappa {_fmt(fig.kappa)}  "
+                f"catch {_fmt(fig.catch_rate)}",
+            )
+        )
+    for label, value in rows:
+        table.add_row(label, value)
+    return table
+
+
+def calibrate(
+    dimension: Annotated[
+        str, typer.Option("--dimension", "-d", help=f"One of: {', '.join(JUDGE_DIMENSIONS)}.")
+    ],
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Judge model (any litellm string).")
+    ] = None,
+    set_path: Annotated[
+        Path | None, typer.Option("--set", help="A labelled JSONL set (default: the shipped one).")
+    ] = None,
+    repeats: Annotated[
+        int, typer.Option("--repeats", min=1, help="Ask each item K times (flip rate).")
+    ] = 1,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="Also write the record here.")
+    ] = None,
+    fit_threshold: Annotated[
+        bool, typer.Option("--fit-threshold", help="Fit the P(pass) cut (logprob mode).")
+    ] = False,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="Judge cache folder.")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the cache.")
+    ] = False,
+    config: Annotated[Path | None, typer.Option("--config", help="Settings file (TOML).")] = None,
+) -> None:
+    """Measure a judge's agreement with a labelled calibration set and write the record."""
+    with input_errors_exit():
+        if dimension not in JUDGE_DIMENSIONS:
+            fail(
+                f"toolgrade: unknown dimension {dimension!r}; one of: {', '.join(JUDGE_DIMENSIONS)}"
+            )
+        dim: JudgeDimension = dimension
+        loaded = load_set(set_path, dim)
+        settings = load_settings(config)
+        # Repeats through a cache would replay the first verdict and hide every flip.
+        judge_settings = _judge_settings(
+            settings.judge,
+            dim,
+            model=model,
+            cache_dir=cache_dir,
+            no_cache=no_cache or repeats > 1,
+            logprob=fit_threshold,
+        )
+        if repeats > 1 and not no_cache:
+            err.print("note: cache off for --repeats > 1 so every repeat is a fresh call")
+        judge, model_name = _build_judge(judge_settings, dim)
+        record = _run(loaded, judge, dim, model_name, repeats, fit_threshold, judge_settings)
+        out.print(summary_table(record))
+        target = calibration_dir(settings.judge.calibration_dir)
+        written = write_record(record, target)
+        out.print(f"record: {written}", markup=False)
+        if out_path is not None:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            out_path.write_text(record_json(record), encoding="utf-8")
+            out.print(f"record: {out_path}", markup=False)
+
+
+def _run(
+    loaded: CalibrationSet,
+    judge: JudgePort,
+    dimension: JudgeDimension,
+    model: str,
+    repeats: int,
+    fit_threshold: bool,
+    settings: JudgeSettings,
+) -> CalibrationRecord:
+    """Run the calibration under a progress bar; threshold-fitting problems exit 2."""
+    columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(f"judging {dimension}", total=len(loaded.items) * repeats)
+        try:
+            return run_calibration(
+                loaded.items,
+                judge,
+                dimension=dimension,
+                model=model,
+                set_sha256=loaded.sha256,
+                repeats=repeats,
+                progress=lambda done, _total: bar.update(task, completed=done),
+                fit_threshold=fit_threshold,
+                threshold=settings.for_dimension(dimension).threshold
+                if settings.for_dimension(dimension).mode == "logprob"
+                else None,
+                set_source=loaded.source,
+            )
+        except CalibrationError as exc:
+            fail(f"toolgrade: {exc}", EXIT_INPUT)
