@@ -1,20 +1,382 @@
-"""The recovery check (placeholder until its issue lands: reports not applicable)."""
+"""The recovery check: did the agent do something sensible when a tool failed?
+
+Per fault (declared in ``expected.recovery.faults``, or observed in the run when
+``grade_observed_errors`` is set) the check reads what followed the faulted call and labels the
+stage reached (DESIGN section 4). Environment-state assertions (``expected.state``) are part of
+this check. LLM judges (recovery quality, result interpretation) are asked through the injected
+port and never change a deterministic stage. docs/recovery.md states every rule below for users.
+"""
 
 from __future__ import annotations
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator
-from toolgrade.models import Case, CheckName, CheckResult, Trajectory
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.state import StateOutcome, check_state
+from toolgrade.models import (
+    Case,
+    CheckName,
+    CheckResult,
+    Failure,
+    FailureName,
+    FaultSpec,
+    JudgeRequest,
+    Message,
+    RecoveryExpectation,
+    ToolCall,
+    Trajectory,
+    TrajectoryResult,
+    Verdict,
+)
+
+Stage = Literal[
+    "recovered", "no_retry", "retry_loop", "wrong_fallback", "missing_escalation", "not_triggered"
+]
+#: Result-interpretation judge labels that become failures of this check.
+JUDGE_FAILURE_LABELS = ("misread_result", "false_success_claim")
+
+Calls = list[tuple[int, ToolCall]]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault to grade: the spec (or an observed error) and where it struck in the run."""
+
+    tool: str
+    nth: int | Literal["all"]
+    kind: str
+    content: Any
+    source: Literal["spec", "observed"]
+    position: int | None  # index into the run's calls list; None: the call never happened
+
+    @property
+    def every_call(self) -> bool:
+        """True when every call of the tool is faulted, so a retry cannot succeed."""
+        return self.nth == "all"
+
+
+@dataclass
+class Outcome:
+    """The stage a fault reached, with what the agent did about it."""
+
+    fault: Fault
+    stage: Stage
+    step: int | None = None
+    retries: int = 0
+    recovered_by: str | None = None
+    recovery_step: int | None = None
+    covered: set[int] = field(default_factory=set)  # call positions that belong to this episode
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures form: `{tool, nth, kind, stage, step, source, retries[, recovered_by]}`."""
+        out: dict[str, Any] = {
+            "tool": self.fault.tool,
+            "nth": self.fault.nth,
+            "kind": self.fault.kind,
+            "stage": self.stage,
+            "step": self.step,
+            "source": self.fault.source,
+            "retries": self.retries,
+        }
+        if self.recovered_by is not None:
+            out["recovered_by"] = self.recovered_by
+            out["recovery_step"] = self.recovery_step
+        return out
+
+
+def succeeded(call: ToolCall) -> bool:
+    """A call counts as succeeding unless it recorded an error (no recorded result counts too)."""
+    return call.result is None or call.result.status == "ok"
+
+
+def locate(spec: FaultSpec, calls: Calls) -> Fault:
+    """Where a fault spec struck: the nth call of its tool ('all': the first call)."""
+    positions = [p for p, (_, c) in enumerate(calls) if c.tool == spec.tool]
+    index = 1 if spec.nth == "all" else spec.nth
+    position = positions[index - 1] if len(positions) >= index else None
+    return Fault(spec.tool, spec.nth, spec.kind, spec.content, "spec", position)
+
+
+def stage_of(fault: Fault, calls: Calls, rec: RecoveryExpectation) -> Outcome:
+    """The stage one fault reached, reading the calls that followed it.
+
+    Walks the later calls in order; the first of these decides `recovered`:
+    a retry of the tool that succeeded (never with nth 'all'), an allowed fallback that succeeded,
+    or the escalation call. A retry beyond `max_retries` before that is a `retry_loop`.
+    """
+    if fault.position is None:
+        return Outcome(fault, "not_triggered")
+    step = calls[fault.position][0]
+    out = Outcome(fault, "no_retry", step=step, covered={fault.position})
+    allowed = rec.fallbacks.get(fault.tool, [])
+    tried_fallback = False
+    others: list[str] = []
+    for pos in range(fault.position + 1, len(calls)):
+        at, call = calls[pos]
+        if call.tool == fault.tool:
+            out.retries += 1
+            out.covered.add(pos)
+            if out.retries > rec.max_retries:
+                out.stage = "retry_loop"
+                return out
+            if not fault.every_call and succeeded(call):
+                return _recovered(out, "retry", at)
+        elif rec.escalate_with is not None and call.tool == rec.escalate_with:
+            return _recovered(out, "escalation", at)
+        elif call.tool in allowed:
+            tried_fallback = True
+            out.covered.add(pos)
+            if succeeded(call):
+                return _recovered(out, "fallback", at)
+        else:
+            others.append(call.tool)
+    if allowed and others and not tried_fallback:
+        out.stage = "wrong_fallback"
+    elif rec.escalate_with is not None:
+        out.stage = "missing_escalation"
+    return out
+
+
+def _recovered(out: Outcome, how: str, at: int) -> Outcome:
+    out.stage = "recovered"
+    out.recovered_by = how
+    out.recovery_step = at
+    return out
+
+
+def _all_faulted_positions(rec: RecoveryExpectation, calls: Calls) -> set[int]:
+    tools = {s.tool for s in rec.faults if s.nth == "all"}
+    return {p for p, (_, c) in enumerate(calls) if c.tool in tools}
+
+
+def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
+    """Every declared fault, then (when asked) every error the run shows that none covered.
+
+    An observed error is covered when it is a declared faulted call, a call of a tool faulted on
+    every call, or a retry / fallback attempt inside an earlier fault's episode: consecutive
+    failures while working around one fault are graded once, not once per attempt.
+    """
+    outcomes = [stage_of(locate(spec, calls), calls, rec) for spec in rec.faults]
+    if not rec.grade_observed_errors:
+        return outcomes
+    covered = _all_faulted_positions(rec, calls)
+    for o in outcomes:
+        covered |= o.covered
+    seen: Counter[str] = Counter()
+    for pos, (_, call) in enumerate(calls):
+        seen[call.tool] += 1
+        if pos in covered or not call.failed:
+            continue
+        content = call.result.content if call.result is not None else None
+        fault = Fault(call.tool, seen[call.tool], "error", content, "observed", pos)
+        outcome = stage_of(fault, calls, rec)
+        covered |= outcome.covered
+        outcomes.append(outcome)
+    return outcomes
+
+
+def fault_failure(o: Outcome) -> Failure:
+    """The failure a non-recovered stage reports, pointing at the faulted call."""
+    f = o.fault
+    how = {
+        "no_retry": "the agent did not get past the fault (no successful retry, fallback "
+        "or escalation)",
+        "retry_loop": f"more retries than allowed ({o.retries} made)",
+        "wrong_fallback": "the agent turned to a tool that is not an allowed fallback",
+        "missing_escalation": "the fault was not worked around and the required escalation "
+        "was never made",
+    }[o.stage]
+    return Failure(
+        name=cast(FailureName, o.stage),  # every stage but recovered/not_triggered is one
+        step=o.step,
+        message=f"{f.tool} call {f.nth} ({f.kind}): {how}",
+        evidence={"tool": f.tool, "nth": f.nth, "kind": f.kind, "retries": o.retries},
+    )
+
+
+def state_failure(s: StateOutcome) -> Failure:
+    """A `state_mismatch` naming the path (or query), expected and actual values."""
+    key = "path" if s.kind == "path" else "query"
+    evidence: dict[str, Any] = {
+        key: s.target,
+        "operator": s.operator,
+        "expected": s.expected,
+        "actual": s.actual,
+    }
+    if s.error is not None:
+        evidence["error"] = s.error
+    message = f"{s.target}: {s.operator} {s.expected!r} expected, got {s.actual!r}"
+    return Failure(name="state_mismatch", step=None, message=message, evidence=evidence)
+
+
+# -- judges -------------------------------------------------------------------------------------
+
+
+def step_json(index: int, step: ToolCall | Message) -> dict[str, Any]:
+    """A step as judge input: `{step, tool?, args?, status?, content?, role?}`."""
+    if isinstance(step, Message):
+        return {"step": index, "role": step.role, "content": step.content}
+    out: dict[str, Any] = {"step": index, "tool": step.tool, "args": step.args}
+    if step.raw_arguments is not None:
+        out["args"] = step.raw_arguments
+    if step.result is not None:
+        out["status"] = step.result.status
+        out["content"] = step.result.content
+    return out
+
+
+def _verdict_json(v: Verdict) -> dict[str, Any]:
+    return v.model_dump(mode="json", exclude_none=True)
+
+
+def judge_recovery(
+    case: Case, run: Trajectory, outcomes: list[Outcome], ctx: GradeContext
+) -> list[dict[str, Any]]:
+    """Ask `recovery_quality` once per graded fault; the verdicts are recorded, not scored."""
+    assert ctx.judge is not None
+    records: list[dict[str, Any]] = []
+    for o in outcomes:
+        if o.step is None:
+            continue
+        f = o.fault
+        inputs = {
+            "task": case.input,
+            "fault": {"tool": f.tool, "nth": f.nth, "kind": f.kind, "content": f.content},
+            "stage": o.stage,
+            "transcript": [step_json(i, s) for i, s in enumerate(run.steps) if i > o.step],
+        }
+        verdict = ctx.judge.judge(JudgeRequest(dimension="recovery_quality", inputs=inputs))
+        records.append({"tool": f.tool, "nth": f.nth, "step": o.step, **_verdict_json(verdict)})
+    return records
+
+
+def findings(outcomes: list[Outcome], states: list[StateOutcome]) -> list[str]:
+    """What went wrong, as short sentences for the result-interpretation judge."""
+    out = [
+        f"{o.fault.tool} call {o.fault.nth} failed ({o.fault.kind}), not recovered: {o.stage}"
+        for o in outcomes
+        if o.stage not in ("recovered", "not_triggered")
+    ]
+    out += [
+        f"state {s.target}: expected {s.operator} {s.expected!r}, found {s.actual!r}"
+        for s in states
+        if not s.passed
+    ]
+    return out
+
+
+def judge_interpretation(
+    case: Case, run: Trajectory, found: list[str], ctx: GradeContext
+) -> tuple[dict[str, Any], Failure | None]:
+    """Ask `result_interpretation`; a fail labelled misread/false success becomes a failure."""
+    assert ctx.judge is not None
+    answer = run.final_answer()
+    tool_results = [
+        {"step": i, "tool": c.tool, "status": c.result.status, "content": c.result.content}
+        for i, c in run.calls
+        if c.result is not None
+    ]
+    inputs = {
+        "task": case.input,
+        "tool_results": tool_results,
+        "final_answer": answer[1] if answer else None,
+        "findings": found,
+    }
+    verdict = ctx.judge.judge(JudgeRequest(dimension="result_interpretation", inputs=inputs))
+    failure = None
+    if verdict.verdict == "fail" and verdict.label in JUDGE_FAILURE_LABELS:
+        failure = Failure(
+            name=cast(FailureName, verdict.label),  # checked against JUDGE_FAILURE_LABELS
+            step=answer[0] if answer else None,
+            message=verdict.reason,
+            evidence={"judge": "result_interpretation"},
+        )
+    return _verdict_json(verdict), failure
+
+
+# -- the check ----------------------------------------------------------------------------------
 
 
 class RecoveryCheck:
-    """Placeholder: the recovery check is not implemented yet."""
+    """Grades recovery from tool faults and the environment state the run left behind."""
 
     name: CheckName = "recovery"
 
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
-        """Report not applicable."""
-        return CheckResult.not_applicable(self.name)
+        """Stage every fault, check every state assertion, then ask the judges."""
+        rec = case.expected.recovery
+        assertions = case.expected.state
+        if rec is None and assertions is None:
+            return CheckResult.not_applicable(self.name)
+        outcomes = grade_faults(rec, run.calls) if rec is not None else []
+        states = check_state(assertions or [], run.final_state, ctx.base_dir)
+        graded = [o for o in outcomes if o.stage != "not_triggered"]
+        figures: dict[str, Any] = {
+            "faults": [o.to_json() for o in outcomes],
+            "state": [s.to_json() for s in states],
+            "judges": "off" if ctx.judge is None else "on",
+        }
+        total = len(graded) + len(states)
+        if total == 0:
+            # Every declared fault missed the run and nothing else was graded: no evidence at all.
+            return CheckResult(check=self.name, applicable=False, figures=figures)
+        good = sum(o.stage == "recovered" for o in graded) + sum(s.passed for s in states)
+        failures = [fault_failure(o) for o in graded if o.stage != "recovered"]
+        failures += [state_failure(s) for s in states if not s.passed]
+        if ctx.judge is not None:
+            figures["judge_recovery"] = judge_recovery(case, run, graded, ctx)
+            found = findings(graded, states)
+            if found:
+                record, extra = judge_interpretation(case, run, found, ctx)
+                figures["judge_interpretation"] = record
+                failures += [extra] if extra is not None else []
+        return CheckResult(
+            check=self.name,
+            applicable=True,
+            score=good / total,
+            passed=good == total and not failures,
+            failures=failures,
+            figures=figures,
+        )
 
-    def accumulator(self) -> PassRateAccumulator:
-        """Pass-rate counting only."""
-        return PassRateAccumulator(self.name)
+    def accumulator(self) -> RecoveryAccumulator:
+        """Suite figures: pass rate, stage counts and the state-assertion pass rate."""
+        return RecoveryAccumulator()
+
+
+class RecoveryAccumulator:
+    """Folds recovery results into `summary.checks.recovery`."""
+
+    def __init__(self) -> None:
+        self.applicable = 0
+        self.passed = 0
+        self.stages: Counter[str] = Counter()
+        self.state_total = 0
+        self.state_met = 0
+
+    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
+        """Count one trajectory's recovery result."""
+        result = record.checks.get("recovery")
+        if result is None:
+            return
+        # Untriggered faults are listed even when nothing else made the check applicable.
+        for fault in result.figures.get("faults", []):
+            self.stages[fault["stage"]] += 1
+        if not result.applicable:
+            return
+        self.applicable += 1
+        self.passed += bool(result.passed)
+        for s in result.figures.get("state", []):
+            self.state_total += 1
+            self.state_met += bool(s["passed"])
+
+    def summary(self) -> dict[str, Any]:
+        """`{pass_rate, applicable, stages: {stage: count}, state_pass_rate}`."""
+        return {
+            "pass_rate": pass_rate(self.passed, self.applicable),
+            "applicable": self.applicable,
+            "stages": dict(sorted(self.stages.items())),
+            "state_pass_rate": pass_rate(self.state_met, self.state_total),
+        }

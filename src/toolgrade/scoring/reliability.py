@@ -1,0 +1,84 @@
+"""Reliability across trials: pass@k and pass^k (DESIGN section 4).
+
+From n trials of one case with c passes, the unbiased estimators are
+
+- pass@k = 1 - C(n-c, k) / C(n, k): the chance that at least one of k trials drawn without
+  replacement passes (the agent *can* do it);
+- pass^k = C(c, k) / C(n, k): the chance that all k drawn trials pass (it *reliably* does it).
+
+Both are computed with exact integer binomials and one rounding at the end, so they stay exact
+for large n where floating-point products would underflow or lose precision.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+from toolgrade.models import TrajectoryResult
+
+
+def _validate(n: int, c: int, k: int) -> None:
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if not 0 <= c <= n:
+        raise ValueError(f"c must be within 0..n ({n}), got {c}")
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be within 1..n ({n}), got {k}")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from n trials with c passes: 1 - C(n-c, k) / C(n, k)."""
+    _validate(n, c, k)
+    return float(1 - Fraction(comb(n - c, k), comb(n, k)))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass^k from n trials with c passes: C(c, k) / C(n, k)."""
+    _validate(n, c, k)
+    return float(Fraction(comb(c, k), comb(n, k)))
+
+
+def case_reliability(n: int, c: int) -> dict[str, Any]:
+    """`{n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}` for k = 1..n; keys are strings for JSON."""
+    return {
+        "n": n,
+        "c": c,
+        "pass_at_k": {str(k): pass_at_k(n, c, k) for k in range(1, n + 1)},
+        "pass_hat_k": {str(k): pass_hat_k(n, c, k) for k in range(1, n + 1)},
+    }
+
+
+class ReliabilityAccumulator:
+    """Counts trials and passes per case, then reports pass@k / pass^k and suite means."""
+
+    def __init__(self) -> None:
+        self.trials: dict[str, int] = defaultdict(int)
+        self.passes: dict[str, int] = defaultdict(int)
+
+    def add(self, case_id: str, passed: bool) -> None:
+        """Count one trial of a case."""
+        self.trials[case_id] += 1
+        self.passes[case_id] += bool(passed)
+
+    def add_record(self, record: TrajectoryResult) -> None:
+        """Count one graded trajectory: a trial passes when its aggregate passes."""
+        self.add(record.case_id, record.aggregate.passed)
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """`{case_id: {n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}}`, cases in insertion order."""
+        return {cid: case_reliability(n, self.passes[cid]) for cid, n in self.trials.items()}
+
+    def means(self) -> dict[str, dict[str, float]]:
+        """Suite means per k, each over the cases with at least k trials."""
+        per_case = self.summary()
+        max_n = max(self.trials.values(), default=0)
+        out: dict[str, dict[str, float]] = {"pass_at_k": {}, "pass_hat_k": {}}
+        for metric, values in out.items():
+            for k in range(1, max_n + 1):
+                key = str(k)
+                pool = [r[metric][key] for r in per_case.values() if r["n"] >= k]
+                values[key] = sum(pool) / len(pool)
+        return out
