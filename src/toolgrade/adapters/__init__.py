@@ -1,1 +1,32 @@
-"""toolgrade.adapters."""
+"""Adapters from recorded chat formats to the normalised steps of DESIGN section 2."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from toolgrade.adapters.anthropic_messages import anthropic_to_steps
+from toolgrade.adapters.common import AdapterError, decode_arguments
+from toolgrade.adapters.openai_messages import openai_to_steps
+from toolgrade.models import Step
+
+MessageFormat = Literal["openai", "anthropic"]
+
+
+def detect_format(messages: list[Any]) -> MessageFormat:
+    """Anthropic when any content block is tool_use/tool_result; OpenAI otherwise."""
+    for msg in messages:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in content
+        ):
+            return "anthropic"
+    return "openai"
+
+
+def messages_to_steps(messages: list[Any], fmt: MessageFormat | None = None) -> list[Step]:
+    """Normalised steps from chat messages in the named or detected format."""
+    chosen = fmt or detect_format(messages)
+    return anthropic_to_steps(messages) if chosen == "anthropic" else openai_to_steps(messages)
+
+
+__all__ = ["AdapterError", "MessageFormat", "decode_arguments", "detect_format", "messages_to_steps"]

@@ -1,0 +1,5 @@
+"""`python -m toolgrade`."""
+
+from toolgrade.cli.main import main
+
+main()

@@ -1,0 +1,94 @@
+"""Pieces shared by the message adapters: argument decoding and error detection."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolgrade.models import ToolCall, ToolResult
+
+# A tool result reads as an error when it starts like one: "Error: ...", "Exception", a traceback,
+# or an HTTP status line of 4xx/5xx ("503 Service Unavailable"). OpenAI tool messages carry no
+# error flag, so this is the only evidence a recorded run offers; `status`/`is_error` win if set.
+_ERROR_TEXT = re.compile(r"^\s*(error\b|exception\b|traceback\b|[45]\d\d\b)", re.IGNORECASE)
+
+
+class AdapterError(ValueError):
+    """A message that cannot be read; `field` is its dotted location inside the run."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
+    """Arguments as a dict, or ({}, raw text) when they are not a JSON object."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None:
+        return {}, None
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}, None
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return {}, raw
+        return (value, None) if isinstance(value, dict) else ({}, raw)
+    return {}, json.dumps(raw)
+
+
+def looks_like_error(content: Any) -> bool:
+    """Whether a tool result's content reads as an error."""
+    if isinstance(content, dict):
+        return bool(content.get("error"))
+    if isinstance(content, str):
+        if _ERROR_TEXT.match(content):
+            return True
+        try:
+            value = json.loads(content)
+        except (json.JSONDecodeError, ValueError):
+            return False
+        return isinstance(value, dict) and bool(value.get("error"))
+    return False
+
+
+def make_result(content: Any, flagged_error: bool | None) -> ToolResult:
+    """A ToolResult whose status comes from the explicit flag, else from the content."""
+    is_error = looks_like_error(content) if flagged_error is None else flagged_error
+    return ToolResult(status="error" if is_error else "ok", content=content)
+
+
+@dataclass
+class PendingCall:
+    """A tool call whose result may arrive in a later message."""
+
+    tool: str
+    raw_args: Any
+    id: str | None
+    group: int | str | None
+    result: ToolResult | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> ToolCall:
+        """The frozen ToolCall."""
+        args, raw = decode_arguments(self.raw_args)
+        return ToolCall(
+            tool=self.tool, args=args, id=self.id, result=self.result, group=self.group,
+            raw_arguments=raw,
+        )
+
+
+def text_of(content: Any) -> Any:
+    """Plain text of a message content given as a string or a list of text parts."""
+    if isinstance(content, list):
+        texts = [
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "output_text", "input_text")
+        ]
+        return "\n".join(t for t in texts if t) if texts else content
+    return content

@@ -1,0 +1,70 @@
+"""OpenAI chat messages (with `tool_calls` and `tool` messages) to normalised steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolgrade.adapters.common import AdapterError, PendingCall, make_result, text_of
+from toolgrade.models import Message, Step
+
+
+def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
+    calls = msg.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise AdapterError(f"messages[{index}].tool_calls", "must be a list")
+    group: int | str | None = f"m{index}" if len(calls) > 1 else None
+    pending = []
+    for j, call in enumerate(calls):
+        where = f"messages[{index}].tool_calls[{j}]"
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise AdapterError(f"{where}.function.name", "a tool call needs function.name")
+        pending.append(PendingCall(fn["name"], fn.get("arguments"), call.get("id"), group))
+    legacy = msg.get("function_call")
+    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+        pending.append(PendingCall(legacy["name"], legacy.get("arguments"), None, None))
+    return pending
+
+
+def _flag(msg: dict[str, Any]) -> bool | None:
+    if "is_error" in msg:
+        return bool(msg["is_error"])
+    if "status" in msg:
+        return msg["status"] == "error"
+    return None
+
+
+def openai_to_steps(messages: list[Any]) -> list[Step]:
+    """Convert OpenAI chat messages; tool results attach to their call by `tool_call_id`."""
+    items: list[Message | PendingCall] = []
+    by_id: dict[str, PendingCall] = {}
+    last_unanswered: list[PendingCall] = []
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise AdapterError(f"messages[{i}]", "a message needs a string 'role'")
+        role = msg["role"]
+        if role in ("tool", "function"):
+            target = by_id.get(msg.get("tool_call_id") or "") or _first_open(last_unanswered, msg)
+            if target is None:
+                raise AdapterError(f"messages[{i}].tool_call_id", "matches no earlier tool call")
+            target.result = make_result(text_of(msg.get("content")), _flag(msg))
+            continue
+        content = text_of(msg.get("content"))
+        if content not in (None, "", []):
+            items.append(Message(role=role, content=content))
+        if role == "assistant":
+            calls = _calls_of(msg, i)
+            for call in calls:
+                items.append(call)
+                if call.id:
+                    by_id[call.id] = call
+            last_unanswered = calls
+    return [item.build() if isinstance(item, PendingCall) else item for item in items]
+
+
+def _first_open(calls: list[PendingCall], msg: dict[str, Any]) -> PendingCall | None:
+    """Fallback for results without ids (legacy `function` role): the next unanswered call."""
+    for call in calls:
+        if call.result is None and (msg.get("name") in (None, call.tool)):
+            return call
+    return None

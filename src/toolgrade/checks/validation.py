@@ -1,0 +1,37 @@
+"""Up-front vetting of the parts of a case that only the checks understand.
+
+The loader calls these after a case has the right shape, so a bad comparator or an unknown
+ordering group is reported as file:line: field before any grading starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from toolgrade.models import Case
+
+CaseProblems = list[tuple[str, str]]
+
+
+def argument_spec_problems(case: Case) -> CaseProblems:
+    """Comparator syntax of every expected argument."""
+    from toolgrade.checks.comparators import validate_arg_spec
+
+    out: CaseProblems = []
+    for i, call in enumerate(case.expected.arguments or []):
+        for name, spec in call.args.items():
+            for problem in validate_arg_spec(spec):
+                out.append((f"expected.arguments[{i}].args.{name}", problem))
+    return out
+
+
+def ordering_problems(case: Case) -> CaseProblems:
+    """Group references and sides of the ordering constraints."""
+    from toolgrade.checks.ordering import validate_ordering
+
+    return [("expected.ordering", problem) for problem in validate_ordering(case)]
+
+
+def case_validators() -> list[Callable[[Case], CaseProblems]]:
+    """The validators the suite loader runs on every case."""
+    return [argument_spec_problems, ordering_problems]

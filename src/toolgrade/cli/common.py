@@ -1,0 +1,49 @@
+"""Shared CLI plumbing: consoles, exit codes, and turning errors into messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from toolgrade.errors import ConfigError, InputError, ToolgradeError
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+T = TypeVar("T")
+
+
+def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
+    """Print to stderr and exit with `code`."""
+    err.print(message, markup=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def input_errors_exit() -> Iterator[None]:
+    """Turn toolgrade errors into exit 2 with every problem listed, one per line."""
+    try:
+        yield
+    except InputError as exc:
+        err.print(f"toolgrade: {len(exc.problems)} problem(s) in the input; nothing was graded:",
+                  markup=False)
+        for problem in exc.problems:
+            err.print(f"  {problem}", markup=False)
+        raise typer.Exit(EXIT_INPUT) from exc
+    except ConfigError as exc:
+        fail(f"toolgrade: configuration error: {exc}")
+    except ToolgradeError as exc:
+        fail(f"toolgrade: {exc}")
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Call `fn` with toolgrade errors turned into exit 2."""
+    with input_errors_exit():
+        return fn()
+    raise AssertionError("unreachable")  # pragma: no cover

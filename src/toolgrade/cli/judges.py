@@ -1,0 +1,87 @@
+"""Building the judges for a run, with their calibration records and kappa floors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolgrade.errors import ConfigError
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.settings import JudgeSettings, Settings
+
+
+@dataclass
+class JudgeSetup:
+    """The judge engine of a run (None when off) and what the report says about each judge."""
+
+    engine: Any = None
+    settings: JudgeSettings = field(default_factory=JudgeSettings)
+    calibration: dict[str, Any] = field(default_factory=dict)
+    disabled_reason: str | None = None
+
+    @property
+    def workers(self) -> int:
+        """Trajectories graded at once: bounded by the judge concurrency."""
+        return self.settings.concurrency if self.engine is not None else 1
+
+    def usage(self) -> dict[str, dict[str, Any]]:
+        """Per-dimension usage from the engine, or an empty mapping."""
+        return dict(self.engine.usage()) if self.engine is not None else {}
+
+    def status_line(self) -> str:
+        """`judge: 12 calls, 30 cache hits` for the progress bar."""
+        if self.engine is None:
+            return "judges off"
+        usage = self.usage().values()
+        calls = sum(int(u.get("calls", 0)) for u in usage)
+        hits = sum(int(u.get("cache_hits", 0)) for u in usage)
+        return f"judge calls {calls}, cache hits {hits}"
+
+    def summary(self) -> dict[str, Any]:
+        """`summary.judges`: per dimension model, usage and calibration status."""
+        usage = self.usage()
+        out: dict[str, Any] = {}
+        for dimension in JUDGE_DIMENSIONS:
+            block: dict[str, Any] = dict(usage.get(dimension, {}))
+            if self.engine is None:
+                block.setdefault("model", None)
+                block["status"] = self.disabled_reason or "off"
+            else:
+                block.setdefault("model", self.engine.model_for(dimension))
+            block["calibration"] = self.calibration.get(dimension)
+            out[dimension] = block
+        return out
+
+
+def _calibration(settings: JudgeSettings, model_for: Callable[[JudgeDimension], str]) -> dict[str, Any]:
+    from toolgrade.calibration.records import check_floor, default_records_dir, find_record
+
+    directory = settings.calibration_dir or default_records_dir()
+    found: dict[str, Any] = {}
+    refusals = []
+    for dimension in JUDGE_DIMENSIONS:
+        dim_settings = settings.for_dimension(dimension)
+        record = find_record(directory, model_for(dimension), dimension)
+        found[dimension] = record.model_dump(mode="json") if record is not None else None
+        if dim_settings.kappa_floor is not None:
+            reason = check_floor(record, dim_settings.kappa_floor)
+            if reason is not None:
+                refusals.append(f"{dimension}: {reason}")
+    if refusals:
+        raise ConfigError("judge refused by its kappa floor: " + "; ".join(refusals))
+    return found
+
+
+def setup_judges(settings: Settings, notify: Callable[[str], None]) -> JudgeSetup:
+    """Build the judge engine (or none), look up calibration records and apply floors."""
+    judge_settings = settings.judge
+    if not judge_settings.enabled:
+        return JudgeSetup(settings=judge_settings, disabled_reason="off (--no-judge)")
+    from toolgrade.judging import build_judge
+
+    engine = build_judge(judge_settings, notify=notify)
+    if engine is None:
+        return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")
+    calibration = _calibration(judge_settings, engine.model_for)
+    return JudgeSetup(engine=engine, settings=judge_settings, calibration=calibration)

@@ -1,0 +1,60 @@
+"""The `toolgrade` command line: a thin layer that builds settings, judges and the runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolgrade.cli.common import EXIT_GATE, EXIT_OK, input_errors_exit, out
+from toolgrade.cli.run_cmd import run
+from toolgrade.loaders import load_suite
+from toolgrade.models import Case
+from toolgrade.scoring.runner import validate_inputs
+
+app = typer.Typer(
+    name="toolgrade",
+    help="Score an AI agent's tool calls against a structured reference: selection, arguments, "
+    "ordering and recovery, each with its own score.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+app.command("run")(run)
+
+
+@app.command()
+def validate(
+    suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
+    runs: Annotated[list[Path] | None, typer.Argument(help="Run files or folders (JSONL).")] = None,
+) -> None:
+    """Validate a suite (and runs) only: every problem as file:line: field: reason; exit 2 if any."""
+    with input_errors_exit():
+        if runs:
+            inputs = validate_inputs(suite, runs)
+            out.print(f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
+                      f"{len(inputs.files)} file(s)")
+        else:
+            loaded = load_suite(suite)
+            out.print(f"ok: {len(loaded)} cases")
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the case format (for editor autocompletion)."""
+    document = Case.model_json_schema()
+    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    document["title"] = "toolgrade case"
+    typer.echo(json.dumps(document, indent=2))
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    """Entry point for `python -m toolgrade`."""
+    app()
+
+
+__all__ = ["EXIT_GATE", "app", "main"]

@@ -1,0 +1,84 @@
+"""Turning pydantic validation errors into located input problems.
+
+Pydantic reports a location as a tuple of keys and indices, interleaved with union tags such as
+`function-after[...]` or `int`; we keep the parts that exist in the data so the field a user
+sees is the one they wrote, and look up the line where that field stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from toolgrade.errors import InputProblem
+
+Path_ = tuple[str | int, ...]
+
+
+def data_path(data: Any, loc: Sequence[str | int], error_type: str) -> Path_:
+    """The part of a pydantic `loc` that names real keys and indices in `data`."""
+    path: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, Mapping) and part in node:
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            path.append(part)
+            node = node[part]
+    if error_type == "missing" and loc and (not path or path[-1] != loc[-1]):
+        path.append(loc[-1])
+    return tuple(path)
+
+
+def dotted(path: Path_) -> str:
+    """`cases[2].expected.selection` style rendering of a path."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def line_for(path: Path_, lines: Mapping[Path_, int], default: int | None) -> int | None:
+    """The line of the deepest prefix of `path` whose line is known."""
+    for end in range(len(path), -1, -1):
+        line = lines.get(path[:end])
+        if line is not None:
+            return line
+    return default
+
+
+def _reason(err: Mapping[str, Any]) -> str:
+    if err["type"] == "extra_forbidden":
+        return "unknown key"
+    msg = str(err["msg"])
+    if err["type"] == "missing":
+        return "required field missing"
+    return msg.removeprefix("Value error, ")
+
+
+def problems_from_validation(
+    exc: ValidationError,
+    *,
+    data: Any,
+    file: str,
+    prefix: Path_ = (),
+    lines: Mapping[Path_, int] | None = None,
+    default_line: int | None = None,
+) -> list[InputProblem]:
+    """One located problem per pydantic error, deduplicated."""
+    seen: set[tuple[str, str]] = set()
+    problems: list[InputProblem] = []
+    for err in exc.errors():
+        path = data_path(data, err["loc"], err["type"])
+        full = prefix + path
+        field = dotted(full)
+        reason = _reason(err)
+        if (field, reason) in seen:
+            continue
+        seen.add((field, reason))
+        line = line_for(full, lines or {}, default_line)
+        problems.append(InputProblem(file=file, line=line, field=field, reason=reason))
+    return problems

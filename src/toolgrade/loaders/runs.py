@@ -1,0 +1,132 @@
+"""Loading runs: JSON Lines of trajectories, as normalised `steps` or chat `messages`.
+
+Reading is a generator so the runner can stream files of any size; validation reads the same
+files once beforehand and reports every problem as file:line: field: reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from toolgrade.adapters import AdapterError, decode_arguments, messages_to_steps
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.loaders.jsonl import iter_jsonl
+from toolgrade.loaders.locate import problems_from_validation
+from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
+
+
+class RunRecord(BaseModel):
+    """One line of a runs file, before its messages are normalised."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    case_id: str = Field(min_length=1)
+    trial: int = Field(default=0, ge=0)
+    agent: str | None = None
+    format: Literal["openai", "anthropic", "steps"] | None = None
+    messages: list[Any] | None = None
+    steps: list[dict[str, Any]] | None = None
+    final_state: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_body(self) -> RunRecord:
+        if (self.messages is None) == (self.steps is None):
+            raise ValueError("a run needs exactly one of 'messages' or 'steps'")
+        if self.format == "steps" and self.steps is None:
+            raise ValueError("format 'steps' needs a 'steps' list")
+        if self.format in ("openai", "anthropic") and self.messages is None:
+            raise ValueError(f"format {self.format!r} needs a 'messages' list")
+        return self
+
+
+class _StepCall(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    tool: str = Field(min_length=1)
+    args: Any = None
+    id: str | None = None
+    result: ToolResult | None = None
+    group: int | str | None = None
+
+
+def _normalised_step(raw: dict[str, Any], index: int) -> Step:
+    if "tool" in raw:
+        try:
+            call = _StepCall.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"])
+            reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
+            raise AdapterError(f"steps[{index}].{field}", reason) from exc
+        args, raw_text = decode_arguments(call.args)
+        return ToolCall(tool=call.tool, args=args, id=call.id, result=call.result,
+                        group=call.group, raw_arguments=raw_text)
+    if "role" in raw:
+        unknown = set(raw) - {"role", "content"}
+        if unknown:
+            raise AdapterError(f"steps[{index}].{sorted(unknown)[0]}", "unknown key")
+        return Message(role=str(raw["role"]), content=raw.get("content"))
+    raise AdapterError(f"steps[{index}]", "a step needs 'tool' (a call) or 'role' (a message)")
+
+
+def to_trajectory(record: RunRecord) -> Trajectory:
+    """Normalise a run record's messages or steps; raises AdapterError with the field."""
+    if record.steps is not None:
+        steps = [_normalised_step(s, i) for i, s in enumerate(record.steps)]
+    else:
+        fmt = None if record.format in (None, "steps") else record.format
+        steps = messages_to_steps(record.messages or [], fmt)  # type: ignore[arg-type]
+    return Trajectory(case_id=record.case_id, trial=record.trial, agent=record.agent,
+                      steps=steps, final_state=record.final_state)
+
+
+def run_files(paths: Iterable[Path]) -> list[Path]:
+    """Expand files and folders (their *.jsonl, recursively) into run files."""
+    files: list[Path] = []
+    for path in paths:
+        files.extend(sorted(path.rglob("*.jsonl")) if path.is_dir() else [path])
+    return files
+
+
+def parse_line(value: Any, file: str, line: int) -> tuple[Trajectory | None, list[InputProblem]]:
+    """One parsed JSON line to a trajectory, or the problems that stop it."""
+    if not isinstance(value, dict):
+        return None, [InputProblem(file, line, "", "a run line must be a JSON object")]
+    try:
+        record = RunRecord.model_validate(value)
+    except ValidationError as exc:
+        return None, problems_from_validation(exc, data=value, file=file, default_line=line)
+    try:
+        return to_trajectory(record), []
+    except AdapterError as exc:
+        return None, [InputProblem(file, line, exc.field, exc.reason)]
+
+
+def iter_runs(files: Iterable[Path]) -> Iterator[tuple[str, int, Trajectory | None, list[InputProblem]]]:
+    """Stream (file, line, trajectory or None, problems) over every run line."""
+    for path in files:
+        if not path.is_file():
+            yield str(path), 0, None, [InputProblem(str(path), None, "", "no such file")]
+            continue
+        for number, value, problem in iter_jsonl(path):
+            if problem is not None:
+                yield str(path), number, None, [problem]
+                continue
+            trajectory, problems = parse_line(value, str(path), number)
+            yield str(path), number, trajectory, problems
+
+
+def load_runs(files: Iterable[Path]) -> list[Trajectory]:
+    """All trajectories of the files (for small inputs and tests); raises InputError."""
+    out, problems = [], []
+    for _, _, trajectory, found in iter_runs(files):
+        problems.extend(found)
+        if trajectory is not None:
+            out.append(trajectory)
+    if problems:
+        raise InputError(problems)
+    return out

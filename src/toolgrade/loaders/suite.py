@@ -1,0 +1,186 @@
+"""Loading a suite: a YAML file with `cases:`, a JSONL file of cases, or a folder of such files.
+
+A YAML suite may also hold a shared `tools` catalogue and shared ordering `groups`, merged into
+every case (a case's own entries win). Every problem is collected, located as file:line: field,
+and raised together as one `InputError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import ValidationError
+
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.loaders.jsonl import iter_jsonl
+from toolgrade.loaders.locate import Path_, dotted, problems_from_validation
+from toolgrade.loaders.yaml_lines import load_yaml_with_lines
+from toolgrade.models import Case
+
+SUITE_SUFFIXES = (".yaml", ".yml", ".jsonl")
+_SUITE_KEYS = {"cases", "tools", "groups"}
+
+#: Extra semantic checks on a validated case: each returns problems as (dotted field, reason).
+CaseValidator = Callable[[Case], list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class CaseSource:
+    """Where a case was defined."""
+
+    file: str
+    line: int | None
+
+
+@dataclass
+class Suite:
+    """The validated cases of a suite, by id, with where each came from."""
+
+    cases: dict[str, Case] = field(default_factory=dict)
+    sources: dict[str, CaseSource] = field(default_factory=dict)
+    base_dir: Path = field(default_factory=Path.cwd)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
+@dataclass
+class _RawCase:
+    data: Any
+    file: str
+    line: int | None
+    prefix: Path_
+    lines: dict[Path_, int]
+
+
+def suite_files(path: Path) -> list[Path]:
+    """The suite files at `path` (a file, or a folder searched recursively)."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.suffix in SUITE_SUFFIXES and p.is_file())
+    return [path]
+
+
+def _merge_shared(data: Any, tools: Any, groups: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+    merged = dict(data)
+    if isinstance(tools, dict) and tools:
+        own = merged.get("tools")
+        merged["tools"] = {**tools, **own} if isinstance(own, dict) else (own or dict(tools))
+    expected = merged.get("expected")
+    if isinstance(groups, dict) and groups and isinstance(expected, dict):
+        ordering = expected.get("ordering")
+        if isinstance(ordering, dict):
+            own_groups = ordering.get("groups") if isinstance(ordering.get("groups"), dict) else {}
+            ordering = {**ordering, "groups": {**groups, **own_groups}}
+            merged["expected"] = {**expected, "ordering": ordering}
+    return merged
+
+
+def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
+    try:
+        data, lines = load_yaml_with_lines(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problems.append(InputProblem(str(path), line, "", f"malformed YAML: {exc}"))
+        return []
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        problems.append(InputProblem(str(path), 1, "cases", "a YAML suite needs a 'cases:' list"))
+        return []
+    for key in data:
+        if key not in _SUITE_KEYS:
+            problems.append(InputProblem(str(path), lines.get((key,)), str(key), "unknown key"))
+    tools, groups = data.get("tools"), data.get("groups")
+    return [
+        _RawCase(_merge_shared(item, tools, groups), str(path), lines.get(("cases", i)),
+                 ("cases", i), lines)
+        for i, item in enumerate(data["cases"])
+    ]
+
+
+def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
+    raws = []
+    for number, value, problem in iter_jsonl(path):
+        if problem is not None:
+            problems.append(problem)
+        else:
+            raws.append(_RawCase(value, str(path), number, (), {}))
+    return raws
+
+
+def _schema_problems(case: Case) -> list[tuple[str, str]]:
+    out = []
+    for name, spec in case.tools.items():
+        try:
+            Draft202012Validator.check_schema(spec.parameters)
+        except SchemaError as exc:
+            out.append((f"tools.{name}.parameters", f"not a valid JSON Schema: {exc.message}"))
+    return out
+
+
+def default_case_validators() -> list[CaseValidator]:
+    """The semantic checks run on every case after its shape is valid."""
+    validators: list[CaseValidator] = [_schema_problems]
+    validators.extend(_check_validators())
+    return validators
+
+
+def _check_validators() -> Iterable[CaseValidator]:
+    # The checks own their reference syntax (comparators, ordering groups); ask them to vet it.
+    from toolgrade.checks.validation import case_validators
+
+    return case_validators()
+
+
+def _validate(raw: _RawCase, validators: list[CaseValidator]) -> tuple[Case | None, list[InputProblem]]:
+    try:
+        case = Case.model_validate(raw.data)
+    except ValidationError as exc:
+        return None, problems_from_validation(
+            exc, data=raw.data, file=raw.file, prefix=raw.prefix, lines=raw.lines,
+            default_line=raw.line,
+        )
+    problems = []
+    for validator in validators:
+        for field_name, reason in validator(case):
+            where = dotted(raw.prefix) + "." if raw.prefix else ""
+            problems.append(InputProblem(raw.file, raw.line, where + field_name, reason))
+    return case, problems
+
+
+def load_suite(path: Path, validators: list[CaseValidator] | None = None) -> Suite:
+    """Load and validate every case; raise `InputError` listing every problem."""
+    problems: list[InputProblem] = []
+    if not path.exists():
+        raise InputError([InputProblem(str(path), None, "", "no such file or folder")])
+    files = suite_files(path)
+    if not files:
+        raise InputError([InputProblem(str(path), None, "", "no .yaml, .yml or .jsonl files")])
+    raws: list[_RawCase] = []
+    for file in files:
+        reader = _read_jsonl if file.suffix == ".jsonl" else _read_yaml
+        raws.extend(reader(file, problems))
+    suite = Suite(base_dir=path if path.is_dir() else path.parent)
+    checks = default_case_validators() if validators is None else validators
+    for raw in raws:
+        case, found = _validate(raw, checks)
+        problems.extend(found)
+        if case is None:
+            continue
+        if case.id in suite.cases:
+            first = suite.sources[case.id]
+            problems.append(InputProblem(raw.file, raw.line, dotted((*raw.prefix, "id")),
+                                         f"duplicate case id {case.id!r} (first at {first.file}:{first.line})"))
+            continue
+        suite.cases[case.id] = case
+        suite.sources[case.id] = CaseSource(raw.file, raw.line)
+    if problems:
+        raise InputError(problems)
+    return suite

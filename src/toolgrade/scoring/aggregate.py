@@ -1,0 +1,48 @@
+"""Per-case aggregation of the four check results by the case's scoring mode (DESIGN section 4).
+
+- binary: passes when every applicable check passes (score 1.0 or 0.0).
+- weighted: weighted mean of applicable check scores against `threshold`; a check not named in
+  `weights` weighs 1.0; weights are renormalised over the applicable checks.
+- hybrid: the `required` checks must pass (a required check that is not applicable does not
+  block) and the weighted mean must reach `threshold`.
+
+Nothing applicable means nothing was shown: score None, not passed. A check that crashed
+(passed None while applicable) never passes and scores 0 in the weighted mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from toolgrade.models import Aggregate, CheckName, CheckResult, Scoring
+
+
+def _applicable(results: Mapping[CheckName, CheckResult]) -> dict[CheckName, CheckResult]:
+    return {name: r for name, r in results.items() if r.applicable}
+
+
+def weighted_mean(results: Mapping[CheckName, CheckResult], weights: Mapping[CheckName, float]) -> float | None:
+    """Weighted mean of the applicable check scores, or None when nothing is applicable."""
+    applicable = _applicable(results)
+    total = sum(weights.get(name, 1.0) for name in applicable)
+    if not applicable or total <= 0:
+        return None
+    return sum(weights.get(n, 1.0) * (r.score or 0.0) for n, r in applicable.items()) / total
+
+
+def aggregate(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Aggregate:
+    """The case-level verdict for one trajectory."""
+    applicable = _applicable(results)
+    if not applicable:
+        return Aggregate(mode=scoring.mode, score=None, passed=False)
+    if scoring.mode == "binary":
+        passed = all(r.passed is True for r in applicable.values())
+        return Aggregate(mode="binary", score=1.0 if passed else 0.0, passed=passed)
+    score = weighted_mean(applicable, scoring.weights)
+    reached = score is not None and score >= scoring.threshold
+    if scoring.mode == "weighted":
+        return Aggregate(mode="weighted", score=score, passed=reached)
+    required_ok = all(
+        applicable[name].passed is True for name in scoring.required if name in applicable
+    )
+    return Aggregate(mode="hybrid", score=score, passed=required_ok and reached)

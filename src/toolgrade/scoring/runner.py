@@ -1,0 +1,158 @@
+"""The runner: validate everything first, then stream runs through the checks and write outputs.
+
+Order of work (DESIGN section 7): every input is validated before any grading or model call;
+then each trajectory is graded by every check through the one `Check` interface, aggregated by
+its case's scoring mode, written to `results.jsonl` as soon as it is done, and folded into the
+suite summary. A check that crashes becomes data on that record; the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolgrade.checks import Check, GradeContext, default_checks
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
+from toolgrade.models import Case, CheckName, CheckResult, JudgePort, Trajectory, TrajectoryResult
+from toolgrade.scoring.aggregate import aggregate
+from toolgrade.scoring.recording import RecordingJudge
+from toolgrade.scoring.summary import SuiteSummary
+
+#: Called after each graded trajectory with (done, total).
+ProgressHook = Callable[[int, int], None]
+
+
+@dataclass
+class ValidatedInputs:
+    """What validation learnt: the suite, the run files and how many runs they hold."""
+
+    suite: Suite
+    files: list[Path]
+    n_runs: int
+    agents: set[str | None] = field(default_factory=set)
+
+
+def validate_inputs(suite_path: Path, runs: list[Path]) -> ValidatedInputs:
+    """Read every input once; raise `InputError` listing every problem in every file."""
+    problems: list[InputProblem] = []
+    suite: Suite | None = None
+    try:
+        suite = load_suite(suite_path)
+    except InputError as exc:
+        problems.extend(exc.problems)
+    files = run_files(runs)
+    if not files:
+        problems.append(InputProblem(", ".join(map(str, runs)), None, "", "no run files (*.jsonl)"))
+    seen: dict[tuple[str, int, str | None], str] = {}
+    agents: set[str | None] = set()
+    n_runs = 0
+    for file, line, trajectory, found in iter_runs(files):
+        problems.extend(found)
+        if trajectory is None:
+            continue
+        n_runs += 1
+        agents.add(trajectory.agent)
+        key = (trajectory.case_id, trajectory.trial, trajectory.agent)
+        where = f"{file}:{line}"
+        if suite is not None and trajectory.case_id not in suite.cases:
+            problems.append(InputProblem(file, line, "case_id",
+                                         f"no case {trajectory.case_id!r} in the suite"))
+        elif key in seen:
+            problems.append(InputProblem(file, line, "trial",
+                                         f"duplicate run of case {key[0]!r} trial {key[1]} "
+                                         f"agent {key[2]!r} (first at {seen[key]})"))
+        else:
+            seen[key] = where
+    if problems or suite is None:
+        raise InputError(problems)
+    return ValidatedInputs(suite=suite, files=files, n_runs=n_runs, agents=agents)
+
+
+def grade_trajectory(case: Case, run: Trajectory, checks: list[Check], judge: JudgePort | None,
+                     base_dir: Path) -> TrajectoryResult:
+    """Grade one trajectory with every check; a crashing check is recorded, not raised."""
+    recorder = RecordingJudge(judge) if judge is not None else None
+    ctx = GradeContext(judge=recorder, base_dir=base_dir)
+    results: dict[CheckName, CheckResult] = {}
+    errors = []
+    for check in checks:
+        try:
+            results[check.name] = check.grade(case, run, ctx)
+        except Exception as exc:  # a crash is data about this record; the run goes on
+            detail = "".join(traceback.format_exception_only(exc)).strip()
+            errors.append(f"{check.name}: {detail}")
+            results[check.name] = CheckResult(check=check.name, applicable=True, score=None,
+                                              passed=None, figures={"error": detail})
+    return TrajectoryResult(
+        case_id=run.case_id, trial=run.trial, agent=run.agent, checks=results,
+        aggregate=aggregate(results, case.scoring),
+        judges=recorder.log if recorder is not None else {},
+        error="; ".join(errors) or None,
+        n_calls=len(run.calls),
+    )
+
+
+def _ordered_results(inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None,
+                     workers: int) -> Iterator[tuple[Case, Trajectory, TrajectoryResult]]:
+    """Grade in input order; with a judge, up to `workers` trajectories are in flight at once."""
+    suite = inputs.suite
+    pairs = (
+        (suite.cases[t.case_id], t)
+        for _, _, t, _ in iter_runs(inputs.files) if t is not None
+    )
+    if judge is None or workers <= 1:
+        for case, run in pairs:
+            yield case, run, grade_trajectory(case, run, checks, judge, suite.base_dir)
+        return
+    window: list[tuple[Case, Trajectory, Future[TrajectoryResult]]] = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for case, run in pairs:
+            window.append((case, run, pool.submit(grade_trajectory, case, run, checks, judge,
+                                                  suite.base_dir)))
+            if len(window) >= workers * 2:
+                c, r, fut = window.pop(0)
+                yield c, r, fut.result()
+        for c, r, fut in window:
+            yield c, r, fut.result()
+
+
+@dataclass
+class RunOutput:
+    """The figures of a finished run and where they were written."""
+
+    summary: dict[str, Any]
+    results_path: Path
+    summary_path: Path
+
+
+def grade(inputs: ValidatedInputs, out_dir: Path, *, judge: JudgePort | None = None,
+          checks: list[Check] | None = None, workers: int = 1,
+          progress: ProgressHook | None = None) -> RunOutput:
+    """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet)."""
+    checks = checks if checks is not None else default_checks()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results_path = out_dir / "results.jsonl"
+    summary = SuiteSummary(checks, len(inputs.suite), multi_agent=len(inputs.agents) > 1)
+    done = 0
+    with results_path.open("w", encoding="utf-8") as fh:
+        for case, run, record in _ordered_results(inputs, checks, judge, workers):
+            fh.write(json.dumps(record.to_json(), ensure_ascii=False, default=str) + "\n")
+            summary.add(case, run, record)
+            done += 1
+            if progress is not None:
+                progress(done, inputs.n_runs)
+    data = summary.to_json()
+    summary_path = out_dir / "summary.json"
+    return RunOutput(summary=data, results_path=results_path, summary_path=summary_path)
+
+
+def write_summary(output: RunOutput) -> None:
+    """Write `summary.json` (after judges and gates were added)."""
+    output.summary_path.write_text(json.dumps(output.summary, indent=2, ensure_ascii=False,
+                                              default=str) + "\n", encoding="utf-8")
