@@ -1,0 +1,82 @@
+"""`toolgrade import bfcl|tau-bench`: turn benchmark data into a toolgrade suite and runs.
+
+Thin by design: it parses options, calls the importer and prints its summary. Malformed input
+exits 2 with every problem as file:line: field: reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolgrade.errors import InputError
+from toolgrade.importers import ImportSummary, import_bfcl, import_tau_bench
+
+import_app = typer.Typer(
+    help="Import a public benchmark's references and model outputs as a suite.jsonl and "
+    "runs.jsonl that `toolgrade run` grades with its four checks.",
+    no_args_is_help=True,
+)
+
+OutOption = Annotated[Path, typer.Option("--out", help="Folder for suite.jsonl and runs.jsonl.")]
+
+
+def _report(summary: ImportSummary) -> None:
+    for line in summary.lines():
+        typer.echo(line)
+
+
+def _fail(exc: InputError) -> typer.Exit:
+    for problem in exc.problems:
+        typer.echo(str(problem), err=True)
+    return typer.Exit(code=2)
+
+
+@import_app.command("bfcl")
+def bfcl_command(
+    questions: Annotated[Path, typer.Argument(help="BFCL question file (JSON Lines).")],
+    answers: Annotated[
+        Path | None,
+        typer.Argument(help="BFCL possible-answer file; may be left out for irrelevance."),
+    ] = None,
+    *,
+    out: OutOption,
+    results: Annotated[
+        Path | None, typer.Option("--results", help="BFCL result file (model outputs).")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Agent name recorded on each run.")
+    ] = None,
+) -> None:
+    """Import BFCL questions, possible answers and optionally a result file."""
+    try:
+        summary = import_bfcl(questions, answers, results, out, agent)
+    except InputError as exc:
+        raise _fail(exc) from None
+    _report(summary)
+
+
+@import_app.command("tau-bench")
+def tau_bench_command(
+    tasks: Annotated[Path, typer.Argument(help="tau-bench tasks as a JSON array.")],
+    *,
+    out: OutOption,
+    trajectories: Annotated[
+        Path | None,
+        typer.Option("--trajectories", help="tau-bench recorded runs (JSON array)."),
+    ] = None,
+    agent: Annotated[
+        str, typer.Option("--agent", help="Agent name recorded on each run.")
+    ] = "tau-bench",
+    domain: Annotated[
+        str, typer.Option("--domain", help="tau-bench domain: retail or airline (write tools).")
+    ] = "retail",
+) -> None:
+    """Import tau-bench tasks and optionally recorded trajectories."""
+    try:
+        summary = import_tau_bench(tasks, trajectories, out, agent=agent, domain=domain)
+    except InputError as exc:
+        raise _fail(exc) from None
+    _report(summary)

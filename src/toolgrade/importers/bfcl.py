@@ -1,0 +1,292 @@
+"""BFCL questions and possible answers to toolgrade cases (and results to runs).
+
+Berkeley Function Calling Leaderboard files are JSON Lines despite their `.json` suffix. A
+question names the functions the model had and the user turn; a possible answer lists, for each
+expected call, every acceptable value of every parameter. The mapping rules and every deliberate
+difference from BFCL's own checker are in docs/importers.md.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.importers.bfcl_calls import DecodedResult, NameResolver, decode_result
+from toolgrade.importers.common import (
+    ImportSummary,
+    Located,
+    read_jsonl,
+    require_object,
+    write_outputs,
+)
+
+#: BFCL's parameter type names (Python categories) to JSON Schema types; None = no type.
+BFCL_TYPES: dict[str, str | None] = {
+    "dict": "object",
+    "object": "object",
+    "float": "number",
+    "number": "number",
+    "integer": "integer",
+    "int": "integer",
+    "string": "string",
+    "str": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "tuple": "array",
+    "any": None,
+}
+
+#: Schema keys kept as they are; BFCL's `optional` is dropped (`required` already says it).
+_KEPT_KEYS = ("description", "enum", "default", "format", "minimum", "maximum", "pattern")
+
+#: The marker BFCL puts among acceptable values when a parameter may be left out.
+OPTIONAL = ""
+
+
+def bfcl_category(case_id: str) -> str:
+    """The BFCL category of an id: `simple_python_3` -> `simple_python`, `live_simple_0-0-0` too."""
+    return re.sub(r"_[0-9][0-9-]*$", "", case_id)
+
+
+def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A BFCL parameter schema as JSON Schema: type names mapped, nested schemas recursively."""
+    out: dict[str, Any] = {}
+    bfcl_type = schema.get("type")
+    if isinstance(bfcl_type, str):
+        mapped = BFCL_TYPES.get(bfcl_type.lower())
+        if mapped is not None:
+            out["type"] = mapped
+    out.update({key: schema[key] for key in _KEPT_KEYS if key in schema})
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {
+            name: map_schema(sub) if isinstance(sub, dict) else {}
+            for name, sub in schema["properties"].items()
+        }
+    if isinstance(schema.get("required"), list):
+        out["required"] = list(schema["required"])
+    if isinstance(schema.get("items"), dict):
+        out["items"] = map_schema(schema["items"])
+    return out
+
+
+def tool_spec(function: dict[str, Any]) -> dict[str, Any]:
+    """One BFCL function as a toolgrade ToolSpec mapping."""
+    parameters = function.get("parameters")
+    schema = map_schema(parameters) if isinstance(parameters, dict) else {}
+    schema["type"] = "object"  # BFCL writes "dict" at the top; a call's arguments are an object
+    return {"description": str(function.get("description", "")), "parameters": schema}
+
+
+def _has_string(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, list):
+        return any(_has_string(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_string(v) for v in value.values())
+    return False
+
+
+def _nested(value: Any) -> Any:
+    """One acceptable value, with BFCL's nested dicts turned into field-by-field comparators."""
+    if isinstance(value, dict):
+        return {key: acceptable(vals) for key, vals in value.items()}
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return [_nested(v) for v in value]
+    return value
+
+
+def acceptable(values: Any) -> Any:
+    """A BFCL list of acceptable values as a toolgrade comparator.
+
+    `""` among the values means the parameter may be left out ({absent: true} inside one_of).
+    Strings are compared with `normalize: true`, BFCL's leniency (case, spaces, punctuation).
+    """
+    if not isinstance(values, list):
+        values = [values]  # BFCL always writes a list; a bare value is one acceptable value
+    optional = OPTIONAL in values
+    rest = [v for v in values if v != OPTIONAL]
+    if not rest:
+        return {"absent": True}
+    if len(rest) == 1 and not optional:
+        return _single(rest[0])
+    comparator: dict[str, Any] = {"one_of": [_nested(v) for v in rest]}
+    if optional:
+        comparator["one_of"].append({"absent": True})
+    if _has_string(rest):
+        comparator["normalize"] = True
+    return comparator
+
+
+def _single(value: Any) -> Any:
+    nested = _nested(value)
+    if nested is not value:
+        return nested  # a dict, or a list holding dicts: compared field by field, in order
+    comparator: dict[str, Any] = {"exact": value}
+    if _has_string(value):
+        comparator["normalize"] = True
+    return comparator
+
+
+def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """One expected call. Parameters the answer does not mention must be left out, as in BFCL."""
+    args = {param: acceptable(values) for param, values in params.items()}
+    for prop in schema.get("properties", {}):
+        args.setdefault(prop, {"absent": True})
+    return {"tool": name, "args": args}
+
+
+def question_input(question: Any) -> Any:
+    """The text of the last user message of the last turn (BFCL nests turns in lists)."""
+    turns = question if isinstance(question, list) else []
+    messages = [m for turn in turns for m in (turn if isinstance(turn, list) else [turn])]
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    return users[-1].get("content") if users else None
+
+
+def build_case(question: Located, answer: Located | None) -> dict[str, Any]:
+    """One BFCL question (and its possible answer, if any) as a case mapping."""
+    data = require_object(question, "a BFCL question")
+    case_id = data.get("id")
+    functions = data.get("function")
+    if not isinstance(case_id, str) or not case_id:
+        raise InputError([question.problem("id", "missing or not a string")])
+    if not isinstance(functions, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("name"), str) for f in functions
+    ):
+        raise InputError([question.problem("function", "must be a list of functions with names")])
+    tools = {f["name"]: tool_spec(f) for f in functions}
+    category = bfcl_category(case_id)
+    case: dict[str, Any] = {
+        "id": case_id,
+        "task_type": category,
+        "input": question_input(data.get("question")),
+        "tools": tools,
+        "metadata": {"source": "bfcl", "category": category},
+    }
+    if answer is None:
+        case["expected"] = {"selection": {"no_tool": True}}
+    else:
+        case["expected"] = _expected_from_answer(answer, tools)
+    return case
+
+
+def _expected_from_answer(answer: Located, tools: dict[str, Any]) -> dict[str, Any]:
+    truth = require_object(answer, "a BFCL possible answer").get("ground_truth")
+    if not isinstance(truth, list):
+        raise InputError([answer.problem("ground_truth", "must be a list")])
+    calls: list[dict[str, Any]] = []
+    for index, entry in enumerate(truth):
+        if not isinstance(entry, dict) or not all(isinstance(p, dict) for p in entry.values()):
+            raise InputError([answer.problem(
+                f"ground_truth[{index}]",
+                "expected {function: {param: [values]}} (multi-turn answers are not supported)",
+            )])
+        for name, params in entry.items():
+            schema = tools.get(name, {}).get("parameters", {})
+            calls.append(expected_call(name, params, schema))
+    if not calls:
+        return {"selection": {"no_tool": True}}
+    return {"selection": {"tools": [c["tool"] for c in calls]}, "arguments": calls}
+
+
+def _index_answers(answers: list[Located]) -> dict[str, Located]:
+    index: dict[str, Located] = {}
+    for item in answers:
+        answer_id = require_object(item, "a BFCL possible answer").get("id")
+        if not isinstance(answer_id, str):
+            raise InputError([item.problem("id", "missing or not a string")])
+        index[answer_id] = item
+    return index
+
+
+def _is_irrelevance(case_id: str) -> bool:
+    return "irrelevance" in bfcl_category(case_id)
+
+
+def build_cases(questions: list[Located], answers: list[Located] | None) -> list[dict[str, Any]]:
+    """Every question as a case. A question without a possible answer is an error unless it is
+    an irrelevance question, whose right answer is no call at all."""
+    by_id = _index_answers(answers) if answers is not None else {}
+    cases: list[dict[str, Any]] = []
+    problems: list[InputProblem] = []
+    for question in questions:
+        try:
+            qid = require_object(question, "a BFCL question").get("id")
+            answer = by_id.get(qid) if isinstance(qid, str) else None
+            if answer is None and isinstance(qid, str) and not _is_irrelevance(qid):
+                problems.append(question.problem("id", f"no possible answer for {qid!r}"))
+                continue
+            cases.append(build_case(question, answer))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return cases
+
+
+def build_runs(
+    results: list[Located], cases: list[dict[str, Any]], agent: str | None
+) -> tuple[list[dict[str, Any]], list[DecodedResult]]:
+    """Each result line as a run of its case; repeated ids become trials 0, 1, ..."""
+    by_id = {c["id"]: c for c in cases}
+    trials: dict[str, int] = {}
+    runs: list[dict[str, Any]] = []
+    decoded_all: list[DecodedResult] = []
+    problems: list[InputProblem] = []
+    for item in results:
+        data = item.value
+        if not isinstance(data, dict) or "result" not in data:
+            problems.append(item.problem("", "a result line must be an object with id and result"))
+            continue
+        case = by_id.get(data.get("id"))
+        if case is None:
+            problems.append(item.problem("id", f"no question with id {data.get('id')!r}"))
+            continue
+        resolver = NameResolver(list(case["tools"]))
+        decoded = decode_result(data["result"], resolver,
+                                no_tool=case["expected"]["selection"].get("no_tool", False))
+        trial = trials.get(case["id"], 0)
+        trials[case["id"]] = trial + 1
+        run: dict[str, Any] = {"case_id": case["id"], "trial": trial}
+        if agent is not None:
+            run["agent"] = agent
+        run["steps"] = decoded.steps
+        runs.append(run)
+        decoded_all.append(decoded)
+    if problems:
+        raise InputError(problems)
+    return runs, decoded_all
+
+
+def import_bfcl(
+    questions: Path,
+    answers: Path | None,
+    results: Path | None,
+    out: Path,
+    agent: str | None = None,
+) -> ImportSummary:
+    """Import BFCL questions, possible answers and (optionally) a results file into `out`.
+
+    Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
+    malformed input, before writing anything.
+    """
+    cases = build_cases(read_jsonl(questions), read_jsonl(answers) if answers else None)
+    runs: list[dict[str, Any]] = []
+    decoded: list[DecodedResult] = []
+    if results is not None:
+        runs, decoded = build_runs(read_jsonl(results), cases, agent)
+    write_outputs(out, cases, runs)
+    answered = {r["case_id"] for r in runs}
+    return ImportSummary(
+        out=out,
+        cases=len(cases),
+        runs=len(runs),
+        calls=sum(d.calls for d in decoded),
+        unparseable=sum(1 for d in decoded if d.unparseable),
+        missing_runs=len(cases) - len(answered) if results is not None else 0,
+    )

@@ -1,0 +1,172 @@
+"""Decoding a BFCL result (a model's output) into normalised steps.
+
+Two shapes exist: function-calling models give a list of `{function_name: "<JSON arguments>"}`;
+prompted models give a string of Python call syntax such as `[f(a=1, b='x')]`. The string is
+parsed with `ast` and each keyword value read with `ast.literal_eval`; nothing is ever evaluated.
+What cannot be decoded is kept as raw text (a step whose `args` is a string), which the runs
+loader reports as `unparseable_arguments`, never dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Tool name of a raw call when the undecodable output cannot be tied to one function.
+UNKNOWN_TOOL = "unknown"
+
+#: All calls of one BFCL result were issued together (one model turn): one shared group.
+GROUP = 0
+
+
+class NameResolver:
+    """Maps a called name back to a catalogue name.
+
+    Some providers forbid dots in function names, so `spotify.play` comes back as
+    `spotify_play`; it is mapped back when exactly one catalogue name matches that way.
+    """
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = set(names)
+        self._underscored: dict[str, list[str]] = {}
+        for name in names:
+            self._underscored.setdefault(name.replace(".", "_"), []).append(name)
+
+    def resolve(self, called: str) -> str:
+        """The catalogue name for a called name (unchanged when unknown or ambiguous)."""
+        if called in self.names:
+            return called
+        candidates = self._underscored.get(called, [])
+        return candidates[0] if len(candidates) == 1 else called
+
+    def only_name(self) -> str:
+        """The single catalogue name, or `unknown` when there are several (or none)."""
+        return next(iter(self.names)) if len(self.names) == 1 else UNKNOWN_TOOL
+
+
+@dataclass
+class DecodedResult:
+    """The steps of one result, with what the import summary counts."""
+
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    unparseable: bool = False
+
+    @property
+    def calls(self) -> int:
+        """Number of tool-call steps."""
+        return sum(1 for s in self.steps if "tool" in s)
+
+
+class _Undecodable(Exception):
+    """The output as a whole is not a list of calls."""
+
+
+def to_json_value(value: Any) -> Any:
+    """A literal as a JSON value: tuples become lists; sets, bytes, complex are refused."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [to_json_value(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: to_json_value(v) for k, v in value.items()}
+    raise ValueError(f"not a JSON value: {type(value).__name__}")
+
+
+def _call_name(node: ast.expr) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):  # math.factorial, a.b.c
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise _Undecodable
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _python_call(call: ast.Call, source: str, resolver: NameResolver) -> dict[str, Any]:
+    name = resolver.resolve(_call_name(call.func))
+    raw = ast.get_source_segment(source, call) or ast.unparse(call)
+    # Positional and **kwargs arguments have no parameter name to grade against: unparseable.
+    if call.args or any(kw.arg is None for kw in call.keywords):
+        return {"tool": name, "args": raw, "group": GROUP}
+    args: dict[str, Any] = {}
+    try:
+        for kw in call.keywords:
+            args[str(kw.arg)] = to_json_value(ast.literal_eval(kw.value))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return {"tool": name, "args": raw, "group": GROUP}
+    return {"tool": name, "args": args, "group": GROUP}
+
+
+def python_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
+    """Steps for a string of Python call syntax; raises _Undecodable when it is not one.
+
+    Like BFCL, surrounding backticks, newlines and spaces are stripped and missing brackets
+    added, so `f(a=1)` reads as `[f(a=1)]`.
+    """
+    source = text.strip("`\n ")
+    if not source.startswith("["):
+        source = "[" + source
+    if not source.endswith("]"):
+        source = source + "]"
+    try:
+        body = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise _Undecodable from None
+    if not isinstance(body, ast.List | ast.Tuple):
+        raise _Undecodable
+    if not all(isinstance(e, ast.Call) for e in body.elts):
+        raise _Undecodable
+    return [_python_call(e, source, resolver) for e in body.elts if isinstance(e, ast.Call)]
+
+
+def _json_call(name: str, arguments: Any, resolver: NameResolver) -> dict[str, Any]:
+    tool = resolver.resolve(name)
+    if isinstance(arguments, dict):
+        return {"tool": tool, "args": arguments, "group": GROUP}
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments)
+        except json.JSONDecodeError:
+            decoded = None
+        if isinstance(decoded, dict):
+            return {"tool": tool, "args": decoded, "group": GROUP}
+        return {"tool": tool, "args": arguments, "group": GROUP}
+    return {"tool": tool, "args": json.dumps(arguments), "group": GROUP}
+
+
+def json_calls(result: list[Any], resolver: NameResolver) -> list[dict[str, Any]]:
+    """Steps for a function-calling result `[{name: "<JSON arguments>"}, ...]`."""
+    if not all(isinstance(entry, dict) and entry for entry in result):
+        raise _Undecodable
+    return [_json_call(str(name), arguments, resolver)
+            for entry in result for name, arguments in entry.items()]
+
+
+def _is_unparseable(step: dict[str, Any]) -> bool:
+    return "tool" in step and isinstance(step.get("args"), str)
+
+
+def decode_result(result: Any, resolver: NameResolver, no_tool: bool = False) -> DecodedResult:
+    """Steps for one BFCL `result`.
+
+    Undecodable output becomes one raw call (tool: the only function, else `unknown`), except
+    when the case expects no call (irrelevance): there BFCL reads undecodable output as the
+    model answering in text, so it becomes an assistant message.
+    """
+    try:
+        if isinstance(result, str):
+            steps = python_calls(result, resolver)
+        elif isinstance(result, list):
+            steps = json_calls(result, resolver)
+        else:
+            raise _Undecodable
+    except _Undecodable:
+        raw = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        if no_tool:
+            return DecodedResult(steps=[{"role": "assistant", "content": raw}])
+        step = {"tool": resolver.only_name(), "args": raw, "group": GROUP}
+        return DecodedResult(steps=[step], unparseable=True)
+    return DecodedResult(steps=steps, unparseable=any(_is_unparseable(s) for s in steps))

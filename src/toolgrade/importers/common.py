@@ -1,0 +1,156 @@
+"""What every importer shares: reading benchmark files with located errors, writing the suite.
+
+Importers raise `InputError` (exit 2 in the CLI) with file:line: field: reason for every problem
+they find, so a user fixes a malformed benchmark file in one pass instead of one error at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolgrade.errors import InputError, InputProblem
+
+SUITE_FILE = "suite.jsonl"
+RUNS_FILE = "runs.jsonl"
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What an import wrote, for the one-screen summary the CLI prints."""
+
+    out: Path
+    cases: int
+    runs: int
+    calls: int = 0
+    unparseable: int = 0
+    missing_runs: int = 0
+    rewards: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        """Human-readable summary lines."""
+        lines = [
+            f"wrote {self.cases} cases to {self.out / SUITE_FILE}",
+            f"wrote {self.runs} runs ({self.calls} tool calls) to {self.out / RUNS_FILE}",
+        ]
+        if self.unparseable:
+            lines.append(f"{self.unparseable} results could not be fully decoded "
+                         "(kept as unparseable calls)")
+        if self.missing_runs:
+            lines.append(f"{self.missing_runs} cases have no result")
+        if self.rewards:
+            mean = sum(self.rewards.values()) / len(self.rewards)
+            lines.append(f"benchmark's own mean reward over {len(self.rewards)} runs: {mean:.3f}")
+        return [*lines, *self.notes]
+
+
+@dataclass(frozen=True)
+class Located:
+    """A JSON value with where it came from, so later problems can name the line."""
+
+    value: Any
+    file: str
+    line: int
+
+    def problem(self, field_name: str, reason: str) -> InputProblem:
+        """An input problem located at this value."""
+        return InputProblem(self.file, self.line, field_name, reason)
+
+
+def read_jsonl(path: Path) -> list[Located]:
+    """Every non-blank line of a JSON Lines file (BFCL's `.json` files are JSON Lines)."""
+    text = _read_text(path)
+    values: list[Located] = []
+    problems: list[InputProblem] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            values.append(Located(json.loads(raw), str(path), number))
+        except json.JSONDecodeError as exc:
+            problems.append(InputProblem(str(path), number, "", f"not valid JSON: {exc.msg}"))
+    if problems:
+        raise InputError(problems)
+    return values
+
+
+def read_json_array(path: Path) -> list[Located]:
+    """The items of a top-level JSON array, each with the line its item starts on."""
+    text = _read_text(path)
+    decoder = json.JSONDecoder()
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = InputProblem(str(path), exc.lineno, "", f"not valid JSON: {exc.msg}")
+        raise InputError([problem]) from None
+    if not isinstance(whole, list):
+        raise InputError([InputProblem(str(path), 1, "", "expected a JSON array at the top level")])
+    # Decode again item by item only to learn where each item starts; the file is valid JSON.
+    items: list[Located] = []
+    pos = text.index("[") + 1
+    for value in whole:
+        pos = _skip_separators(text, pos)
+        _, end = decoder.raw_decode(text, pos)
+        items.append(Located(value, str(path), text.count("\n", 0, pos) + 1))
+        pos = end
+    return items
+
+
+def _skip_separators(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n,":
+        pos += 1
+    return pos
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError([InputProblem(str(path), None, "", "no such file")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([InputProblem(str(path), None, "", f"cannot read: {exc}")]) from None
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Write one JSON object per line; returns the number of lines."""
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def write_outputs(out: Path, cases: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
+    """Write `suite.jsonl` and `runs.jsonl` into `out` (created if missing)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / SUITE_FILE, cases)
+    write_jsonl(out / RUNS_FILE, runs)
+
+
+def require_object(item: Located, what: str) -> dict[str, Any]:
+    """The item as a JSON object, or an input problem naming what was expected."""
+    if not isinstance(item.value, dict):
+        raise InputError([item.problem("", f"{what} must be a JSON object")])
+    return item.value
+
+
+def infer_json_type(value: Any) -> str | None:
+    """The JSON Schema type of a JSON value (None for null)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return None

@@ -1,0 +1,266 @@
+"""tau-bench tasks and recorded trajectories to toolgrade cases and runs.
+
+A task gives the user's instruction, the reference `actions` (tool calls, reads and writes, in
+order) and `outputs` (strings the agent must say). A recorded run is tau-bench's JSON array of
+`{task_id, trial, reward, info: {task, reward_info}, traj: [OpenAI chat messages]}`. The
+mapping rules and the differences from tau-bench's own reward are in docs/importers.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, TypeVar
+
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.importers.common import (
+    ImportSummary,
+    Located,
+    infer_json_type,
+    read_json_array,
+    write_outputs,
+)
+
+T = TypeVar("T")
+
+#: The side-effecting tools of tau-bench's domains (the reward compares the database they change).
+WRITE_TOOLS: dict[str, frozenset[str]] = {
+    "retail": frozenset({
+        "cancel_pending_order",
+        "modify_pending_order_address",
+        "modify_pending_order_items",
+        "modify_pending_order_payment",
+        "modify_user_address",
+        "return_delivered_order_items",
+        "exchange_delivered_order_items",
+    }),
+    "airline": frozenset({
+        "book_reservation",
+        "cancel_reservation",
+        "update_reservation_baggages",
+        "update_reservation_flights",
+        "update_reservation_passengers",
+        "send_certificate",
+    }),
+}
+
+
+def case_id(domain: str, index: int) -> str:
+    """The case id of a task: its position in the task list, as tau-bench's `task_id` is."""
+    return f"tau-{domain}-{index}"
+
+
+def _actions(item: Located, task: dict[str, Any]) -> list[dict[str, Any]]:
+    actions = task.get("actions", [])
+    if not isinstance(actions, list):
+        raise InputError([item.problem("actions", "must be a list")])
+    for i, action in enumerate(actions):
+        ok = (isinstance(action, dict) and isinstance(action.get("name"), str)
+              and isinstance(action.get("kwargs", {}), dict))
+        if not ok:
+            raise InputError([item.problem(f"actions[{i}]",
+                                           "expected {name: str, kwargs: object}")])
+    return actions
+
+
+def _task(item: Located) -> dict[str, Any]:
+    task = item.value
+    if not isinstance(task, dict) or not isinstance(task.get("instruction"), str):
+        raise InputError([item.problem("", "a task needs an 'instruction' string")])
+    _actions(item, task)
+    outputs = task.get("outputs", [])
+    if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
+        raise InputError([item.problem("outputs", "must be a list of strings")])
+    return task
+
+
+def build_catalogue(
+    tasks: list[dict[str, Any]], called: set[str], writes: frozenset[str]
+) -> dict[str, Any]:
+    """One catalogue for every case: tools seen in reference actions (their kwargs become
+    properties, typed when every observation agrees) plus tools only seen being called."""
+    props: dict[str, dict[str, set[str | None]]] = {}
+    for task in tasks:
+        for action in task.get("actions", []):
+            tool_props = props.setdefault(action["name"], {})
+            for key, value in action.get("kwargs", {}).items():
+                tool_props.setdefault(key, set()).add(infer_json_type(value))
+    catalogue: dict[str, Any] = {}
+    for name in sorted(set(props) | called):
+        schema: dict[str, Any] = {"type": "object"}
+        if name in props:
+            schema["properties"] = {
+                key: ({"type": next(iter(types))} if len(types) == 1 and None not in types else {})
+                for key, types in sorted(props[name].items())
+            }
+        spec: dict[str, Any] = {"parameters": schema}
+        if name in writes:
+            spec["side_effect"] = True
+        catalogue[name] = spec
+    return catalogue
+
+
+def write_order(actions: list[dict[str, Any]], writes: frozenset[str]) -> list[list[str]]:
+    """`before` pairs keeping consecutive write actions in their reference order."""
+    names = [a["name"] for a in actions if a["name"] in writes]
+    pairs: list[list[str]] = []
+    for first, second in pairwise(names):
+        if first != second and [first, second] not in pairs:
+            pairs.append([first, second])
+    return pairs
+
+
+def build_case(
+    cid: str, task: dict[str, Any], catalogue: dict[str, Any], domain: str
+) -> dict[str, Any]:
+    """One task as a case mapping."""
+    actions = task.get("actions", [])
+    writes = WRITE_TOOLS.get(domain, frozenset())
+    expected: dict[str, Any] = {}
+    if actions:
+        expected["selection"] = {"tools": [a["name"] for a in actions]}
+        expected["arguments"] = [{"tool": a["name"], "args": dict(a.get("kwargs", {}))}
+                                 for a in actions]
+        pairs = write_order(actions, writes)
+        if pairs:
+            expected["ordering"] = {"before": pairs}
+    else:
+        expected["selection"] = {"no_tool": True}
+    metadata: dict[str, Any] = {"source": "tau-bench", "domain": domain,
+                                "outputs": list(task.get("outputs", []))}
+    for key in ("user_id", "annotator"):
+        if task.get(key):
+            metadata[key] = task[key]
+    return {
+        "id": cid,
+        "task_type": f"tau-{domain}",
+        "input": task["instruction"],
+        "tools": catalogue,
+        "expected": expected,
+        "metadata": metadata,
+    }
+
+
+def _called_names(messages: list[Any]) -> set[str]:
+    names: set[str] = set()
+    for message in messages:
+        if isinstance(message, dict):
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict) and isinstance(function.get("name"), str):
+                    names.add(function["name"])
+    return names
+
+
+def _task_key(task: dict[str, Any]) -> str:
+    return json.dumps([task.get("instruction"), task.get("actions", [])], sort_keys=True)
+
+
+class TaskIndex:
+    """The tasks the runs point at: the tasks file's, plus tasks embedded only in runs.
+
+    A run is matched to a task by its embedded `info.task` (instruction and actions) when it has
+    one, else by `task_id` as a position in the tasks file. An embedded task the tasks file
+    lacks (runs recorded on another task list) becomes an extra case `tau-<domain>-run-<task_id>`
+    instead of being graded against the wrong reference.
+    """
+
+    def __init__(self, tasks: list[dict[str, Any]], domain: str) -> None:
+        self.domain = domain
+        self.entries: list[tuple[str, dict[str, Any]]] = [
+            (case_id(domain, i), t) for i, t in enumerate(tasks)]
+        self._by_key = {_task_key(t): cid for cid, t in self.entries}
+        self.extra = 0
+
+    def case_for(self, item: Located, task_id: int, embedded: Any) -> str:
+        """The case id of a run, registering an embedded task the tasks file lacks."""
+        if isinstance(embedded, dict):
+            task = _task(Located(embedded, item.file, item.line))
+            key = _task_key(task)
+            if key not in self._by_key:
+                cid = f"tau-{self.domain}-run-{task_id}"
+                while any(cid == c for c, _ in self.entries):
+                    cid += "b"  # same task_id, different embedded task: keep ids unique
+                self.entries.append((cid, task))
+                self._by_key[key] = cid
+                self.extra += 1
+            return self._by_key[key]
+        if not 0 <= task_id < len(self.entries) - self.extra:
+            raise InputError([item.problem("task_id", f"{task_id} is not a task of the tasks "
+                                                      "file and the run embeds no task")])
+        return case_id(self.domain, task_id)
+
+
+def build_run(item: Located, index: TaskIndex, agent: str) -> dict[str, Any]:
+    """One recorded tau-bench run as a run mapping with OpenAI `messages`."""
+    data = item.value
+    if not isinstance(data, dict):
+        raise InputError([item.problem("", "a run must be a JSON object")])
+    task_id, traj = data.get("task_id"), data.get("traj")
+    if not isinstance(task_id, int) or isinstance(task_id, bool):
+        raise InputError([item.problem("task_id", "missing or not an integer")])
+    if not isinstance(traj, list):
+        raise InputError([item.problem("traj", "must be a list of chat messages")])
+    info = data.get("info")
+    embedded = info.get("task") if isinstance(info, dict) else None
+    trial = data.get("trial", 0)
+    run: dict[str, Any] = {
+        "case_id": index.case_for(item, task_id, embedded),
+        "trial": trial if isinstance(trial, int) and trial >= 0 else 0,
+        "agent": agent,
+        "format": "openai",
+        "messages": traj,
+    }
+    if isinstance(data.get("reward"), int | float):
+        run["metadata"] = {"reward": data["reward"]}
+    return run
+
+
+def _collect(items: list[Located], build: Callable[[Located], T]) -> list[T]:
+    built: list[T] = []
+    problems: list[InputProblem] = []
+    for item in items:
+        try:
+            built.append(build(item))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return built
+
+
+def _count_calls(runs: list[dict[str, Any]]) -> int:
+    return sum(len(m.get("tool_calls") or []) for r in runs for m in r["messages"]
+               if isinstance(m, dict))
+
+
+def import_tau_bench(
+    tasks: Path,
+    trajectories: Path | None,
+    out: Path,
+    agent: str = "tau-bench",
+    domain: str = "retail",
+) -> ImportSummary:
+    """Import tau-bench tasks (and optionally recorded runs) into `out`.
+
+    Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
+    malformed input, before writing anything.
+    """
+    index = TaskIndex(_collect(read_json_array(tasks), _task), domain)
+    raw_runs = read_json_array(trajectories) if trajectories is not None else []
+    runs = _collect(raw_runs, lambda item: build_run(item, index, agent))
+    called = set().union(*(_called_names(r["messages"]) for r in runs)) if runs else set()
+    task_list = [t for _, t in index.entries]
+    catalogue = build_catalogue(task_list, called, WRITE_TOOLS.get(domain, frozenset()))
+    cases = [build_case(cid, t, catalogue, domain) for cid, t in index.entries]
+    write_outputs(out, cases, runs)
+    rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
+               for r in runs if "metadata" in r}
+    notes = [f"{index.extra} runs embed a task the tasks file lacks: imported as extra cases "
+             f"tau-{domain}-run-<task_id>"] if index.extra else []
+    seen = {r["case_id"] for r in runs}
+    missing = sum(1 for c in cases if c["id"] not in seen) if trajectories is not None else 0
+    return ImportSummary(out=out, cases=len(cases), runs=len(runs), calls=_count_calls(runs),
+                         missing_runs=missing, rewards=rewards, notes=tuple(notes))
