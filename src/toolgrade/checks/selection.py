@@ -1,20 +1,272 @@
-"""The selection check (placeholder until its issue lands: reports not applicable)."""
+"""The selection check: did the agent reach for the right tools? (DESIGN sections 3, 4 and 7.)
+
+Counting. Tool names are compared as multisets: a reference that lists `search` twice against
+an agent that calls it five times is 2 TP and 3 FP, never collapsed. The run is scored against
+each acceptable route (`tools`, then each of `alternatives`) and the best one is kept: highest
+F1, then fewest unauthorized side effects, then the first listed. `figures.route` says which
+(0 = `tools`, i = `alternatives[i-1]`). A `no_tool: true` case has one route, the empty one.
+
+Degenerate cases: precision is 1 when no call was made, recall is 1 when nothing was expected,
+F1 = 2·TP / (2·TP + FP + FN) and 1 when both are empty. So a `no_tool` case scores 1 with no
+call and 0 with any call.
+
+Failures (one per instance, pointing at the agent's step where there is one):
+
+- Every FN and FP is accounted for exactly once by `missing_tool` (no step), `extra_tool`, or
+  `substitution` (one FN and one FP together): #extra_tool + #substitution = FP and
+  #missing_tool + #substitution = FN. In a `no_tool` case each call is `unexpected_tool_use`
+  instead of `extra_tool`.
+- Substitutions: missed reference entries are paired with extra calls at the nearest position,
+  by an optimal assignment (scipy's Hungarian method) on |position distance|, pairing
+  min(FN, FP) of them. A call's position is its ordinal among the run's tool calls; a missed
+  reference entry's position is its index in the route mapped proportionally onto those
+  ordinals (index i of m sits at i·(n-1)/(m-1)). Within one tool the order decides which
+  entries are surplus: the calls after the first k of a tool listed k times are the extras,
+  and the last listed entries of an under-called tool are the missed ones.
+- Flags added beside the above, on the call's step: `forbidden_tool` (any call of a forbidden
+  tool), `unauthorized_side_effect` (an extra call, beyond what the chosen route expects, of
+  a tool whose `side_effect` is true) and `unknown_tool` (a tool absent from a non-empty
+  catalogue).
+
+Score: F1 against the chosen route, 0 on a hard fail (`forbidden_tool`,
+`unauthorized_side_effect`). Passed: F1 is 1, no hard fail and no `unknown_tool`.
+
+Alternate-route judge: with `judge_alternates: true` and F1 < 1 the `alternate_route` judge is
+asked whether the run is still defensible; its verdict is recorded in `figures.judge_route`
+beside the deterministic score, which it never changes (unscored when no judge is configured).
+"""
 
 from __future__ import annotations
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator
-from toolgrade.models import Case, CheckName, CheckResult, Trajectory
+from collections import Counter
+from typing import Any
+
+from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.selection_figures import (
+    NONE,
+    Alignment,
+    Counts,
+    align,
+    best_route,
+    confusion_cells,
+    pair_substitutions,
+    per_tool_counts,
+)
+from toolgrade.models import (
+    Case,
+    CheckName,
+    CheckResult,
+    Failure,
+    FailureName,
+    JudgeRequest,
+    SelectionExpectation,
+    Trajectory,
+    TrajectoryResult,
+)
+
+HARD_FAILS = frozenset({"forbidden_tool", "unauthorized_side_effect"})
 
 
 class SelectionCheck:
-    """Placeholder: the selection check is not implemented yet."""
+    """Grades which tools a run called against the case's `expected.selection`."""
 
     name: CheckName = "selection"
 
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
-        """Report not applicable."""
-        return CheckResult.not_applicable(self.name)
+        """Score the run's multiset of tool names against the best-matching route."""
+        spec = case.expected.selection
+        if spec is None:
+            return CheckResult.not_applicable(self.name)
+        routes = [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
+        steps = [i for i, _ in run.calls]
+        called = [call.tool for _, call in run.calls]
+        index, counts = best_route(routes, called, case.side_effect_tools())
+        route = routes[index]
+        builder = _FailureBuilder(case, spec, route, called, steps)
+        failures = builder.build(align(route, called))
+        hard_fail = any(f.name in HARD_FAILS for f in failures)
+        unknown = any(f.name == "unknown_tool" for f in failures)
+        figures: dict[str, Any] = {
+            **counts.figures(),
+            "route": index,
+            "per_tool": {
+                name: {"tp": c.tp, "fp": c.fp, "fn": c.fn}
+                for name, c in per_tool_counts(Counter(route), Counter(called)).items()
+            },
+            "side_effect_extras": builder.side_effect_extras,
+            "substitutions": builder.substitutions,
+        }
+        if spec.judge_alternates and counts.f1 < 1:
+            figures["judge_route"] = _judge_route(case, routes, called, ctx)
+        return CheckResult(
+            check=self.name,
+            applicable=True,
+            score=0.0 if hard_fail else counts.f1,
+            passed=counts.fp == 0 and counts.fn == 0 and not hard_fail and not unknown,
+            failures=failures,
+            figures=figures,
+        )
 
-    def accumulator(self) -> PassRateAccumulator:
-        """Pass-rate counting only."""
-        return PassRateAccumulator(self.name)
+    def accumulator(self) -> SelectionAccumulator:
+        """A fresh accumulator for `summary.checks.selection`."""
+        return SelectionAccumulator()
+
+
+class _FailureBuilder:
+    """Turns one run's alignment against its chosen route into named failures."""
+
+    def __init__(
+        self,
+        case: Case,
+        spec: SelectionExpectation,
+        route: list[str],
+        called: list[str],
+        steps: list[int],
+    ) -> None:
+        self.case, self.spec, self.route = case, spec, route
+        self.called, self.steps = called, steps
+        self.failures: list[Failure] = []
+        self.substitutions: list[dict[str, str]] = []
+        self.side_effect_extras: list[str] = []
+
+    def build(self, alignment: Alignment) -> list[Failure]:
+        """All failures, ordered by step (failures with no step, i.e. omissions, last)."""
+        pairs = dict((e, m) for m, e in pair_substitutions(alignment))
+        paired_missed = set(pairs.values())
+        for j, (ref_index, _) in enumerate(alignment.missed):
+            if j not in paired_missed:
+                tool = self.route[ref_index]
+                self._add(
+                    "missing_tool",
+                    None,
+                    f"expected {tool}, never called",
+                    tool=tool,
+                    reference_index=ref_index,
+                )
+        for e, ordinal in enumerate(alignment.extras):
+            missed = alignment.missed[pairs[e]][0] if e in pairs else None
+            self._extra(ordinal, missed)
+        for ordinal, tool in enumerate(self.called):
+            self._flags(ordinal, tool)
+        return sorted(self.failures, key=lambda f: (f.step is None, f.step or 0))
+
+    def _extra(self, ordinal: int, missed_ref: int | None) -> None:
+        """Account for one extra call: substitution, unexpected use or plain extra."""
+        tool, step = self.called[ordinal], self.steps[ordinal]
+        if missed_ref is not None:
+            expected = self.route[missed_ref]
+            self.substitutions.append({"expected": expected, "actual": tool})
+            self._add(
+                "substitution",
+                step,
+                f"expected {expected}, called {tool}",
+                expected=expected,
+                actual=tool,
+                reference_index=missed_ref,
+            )
+        elif self.spec.no_tool:
+            self._add("unexpected_tool_use", step, f"no tool was needed, called {tool}", tool=tool)
+        else:
+            why = "more often than the route expects" if tool in self.route else "not expected"
+            self._add("extra_tool", step, f"{tool} called: {why}", tool=tool)
+        spec = self.case.tools.get(tool)
+        if spec is not None and spec.side_effect:
+            self.side_effect_extras.append(tool)
+            self._add(
+                "unauthorized_side_effect",
+                step,
+                f"{tool} has side effects and no accepted route calls it here",
+                tool=tool,
+            )
+
+    def _flags(self, ordinal: int, tool: str) -> None:
+        """Flags that hold for any call, matched or not: forbidden and unknown tools."""
+        step = self.steps[ordinal]
+        if tool in self.spec.forbidden:
+            self._add("forbidden_tool", step, f"{tool} is forbidden in this case", tool=tool)
+        if self.case.tools and tool not in self.case.tools:
+            self._add("unknown_tool", step, f"{tool} is not in the tool catalogue", tool=tool)
+
+    def _add(self, name: FailureName, step: int | None, message: str, **evidence: Any) -> None:
+        self.failures.append(Failure(name=name, step=step, message=message, evidence=evidence))
+
+
+def _judge_route(
+    case: Case, routes: list[list[str]], called: list[str], ctx: GradeContext
+) -> dict[str, Any]:
+    """Ask the alternate_route judge about an unmatched run; its verdict as plain data."""
+    if ctx.judge is None:
+        return {"verdict": "unscored", "reason": "no judge configured"}
+    request = JudgeRequest(
+        dimension="alternate_route",
+        inputs={
+            "task": case.input,
+            "expected_routes": routes,
+            "actual_route": called,
+            "tool_descriptions": {name: spec.description for name, spec in case.tools.items()},
+        },
+    )
+    return ctx.judge.judge(request).model_dump(mode="json")
+
+
+class SelectionAccumulator:
+    """Folds selection results into `summary.checks.selection`.
+
+    Memory is bounded by the number of distinct tool names (per-tool counters and confusion
+    cells), never by the number of runs.
+    """
+
+    def __init__(self) -> None:
+        self.applicable = 0
+        self.passed = 0
+        self.tp = self.fp = self.fn = 0
+        self.per_tool: dict[str, Counter[str]] = {}
+        self.confusion: Counter[tuple[str, str]] = Counter()
+        self.side_effect_extras: Counter[str] = Counter()
+
+    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
+        """Take one graded trajectory; ignored when selection was not applicable."""
+        result = record.checks.get("selection")
+        if result is None or not result.applicable:
+            return
+        fig = result.figures
+        self.applicable += 1
+        self.passed += bool(result.passed)
+        self.tp += int(fig.get("tp", 0))
+        self.fp += int(fig.get("fp", 0))
+        self.fn += int(fig.get("fn", 0))
+        per_tool: dict[str, dict[str, int]] = fig.get("per_tool", {})
+        for name, row in per_tool.items():
+            self.per_tool.setdefault(name, Counter()).update(row)
+        self.confusion.update(confusion_cells(per_tool, fig.get("substitutions", [])))
+        self.side_effect_extras.update(fig.get("side_effect_extras", []))
+
+    def summary(self) -> dict[str, Any]:
+        """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras."""
+        micro: dict[str, Any] = {"precision": None, "recall": None, "f1": None}
+        if self.applicable:
+            micro = Counts(self.tp, self.fp, self.fn).figures()
+            del micro["tp"], micro["fp"], micro["fn"]
+        return {
+            **micro,
+            "pass_rate": pass_rate(self.passed, self.applicable),
+            "applicable": self.applicable,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "per_tool": {
+                name: Counts(row["tp"], row["fp"], row["fn"]).figures()
+                for name, row in sorted(self.per_tool.items())
+            },
+            "confusion": [
+                {"expected": e, "actual": a, "count": n}
+                for (e, a), n in sorted(self.confusion.items(), key=_cell_order)
+            ],
+            "side_effect_extras": dict(sorted(self.side_effect_extras.items())),
+        }
+
+
+def _cell_order(item: tuple[tuple[str, str], int]) -> tuple[bool, str, bool, str]:
+    """Sort confusion cells by expected then actual, with the `none` row and column last."""
+    (expected, actual), _ = item
+    return (expected == NONE, expected, actual == NONE, actual)

@@ -1,0 +1,207 @@
+"""The arithmetic behind the selection check: multiset counts, routes, alignment, suite figures.
+
+Kept apart from `selection.py` so the check reads as a list of rules and this module as the
+maths. Everything here is pure and deterministic.
+
+Degenerate cases (documented once, used everywhere, per case, per tool and per suite):
+
+- precision is 1.0 when no call was made (no call was wrong), recall is 1.0 when nothing was
+  expected (nothing was missed), and F1 = 2·TP / (2·TP + FP + FN), which is 1.0 when both
+  are empty and equals 2PR/(P+R) otherwise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+#: The row and column of the confusion matrix for a pure omission or a pure extra.
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Multiset true positives, false positives and false negatives."""
+
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        """TP / (TP + FP); 1.0 when no call was made."""
+        made = self.tp + self.fp
+        return self.tp / made if made else 1.0
+
+    @property
+    def recall(self) -> float:
+        """TP / (TP + FN); 1.0 when nothing was expected."""
+        wanted = self.tp + self.fn
+        return self.tp / wanted if wanted else 1.0
+
+    @property
+    def f1(self) -> float:
+        """2·TP / (2·TP + FP + FN); 1.0 when nothing was expected and nothing was called."""
+        denom = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / denom if denom else 1.0
+
+    def figures(self) -> dict[str, Any]:
+        """`{tp, fp, fn, precision, recall, f1}`."""
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+        }
+
+
+def multiset_counts(expected: Counter[str], actual: Counter[str]) -> Counts:
+    """Count TP/FP/FN between two multisets of tool names (repeats count, never collapse)."""
+    tp = sum((expected & actual).values())
+    return Counts(tp=tp, fp=sum(actual.values()) - tp, fn=sum(expected.values()) - tp)
+
+
+def per_tool_counts(expected: Counter[str], actual: Counter[str]) -> dict[str, Counts]:
+    """The same counts tool by tool, over every name expected or called (sorted)."""
+    return {
+        name: Counts(
+            tp=min(expected[name], actual[name]),
+            fp=max(0, actual[name] - expected[name]),
+            fn=max(0, expected[name] - actual[name]),
+        )
+        for name in sorted(set(expected) | set(actual))
+    }
+
+
+def side_effect_surplus(route: Counter[str], actual: Counter[str], mutating: set[str]) -> int:
+    """How many calls of mutating tools go beyond what `route` expects."""
+    return sum(max(0, actual[name] - route[name]) for name in mutating)
+
+
+def best_route(
+    routes: Sequence[Sequence[str]], called: Sequence[str], mutating: set[str]
+) -> tuple[int, Counts]:
+    """Index and counts of the route the run matches best.
+
+    Highest F1 wins. Among routes with equal F1 the one that leaves fewer mutating calls
+    unauthorized wins (an agent whose side effect one acceptable route allows is not
+    penalised because another equally good route lists a read-only tool instead); remaining
+    ties go to the first listed.
+    """
+    actual = Counter(called)
+    best: tuple[float, int, int] | None = None
+    chosen = (0, multiset_counts(Counter(routes[0]), actual))
+    for index, route in enumerate(routes):
+        expected = Counter(route)
+        counts = multiset_counts(expected, actual)
+        key = (-counts.f1, side_effect_surplus(expected, actual, mutating), index)
+        if best is None or key < best:
+            best, chosen = key, (index, counts)
+    return chosen
+
+
+def reference_positions(length: int, n_calls: int) -> list[float]:
+    """Map reference indices proportionally onto the run's call ordinals 0..n_calls-1.
+
+    Index i of a reference of length m sits at i·(n-1)/(m-1); a one-tool reference sits in
+    the middle of the run. This lets a missed reference tool be compared with an agent call
+    by position even when the run is longer or shorter than the reference.
+    """
+    if n_calls == 0:
+        return [0.0] * length
+    if length == 1:
+        return [(n_calls - 1) / 2]
+    scale = (n_calls - 1) / (length - 1) if length else 0.0
+    return [i * scale for i in range(length)]
+
+
+def assign_nearest(rows: Sequence[float], cols: Sequence[float]) -> list[tuple[int, int]]:
+    """Optimal one-to-one pairing of two position lists minimising total |distance|.
+
+    Rectangular inputs pair min(len(rows), len(cols)) items; the result is sorted by row.
+    The Hungarian method (scipy) is used rather than a greedy nearest-first pass, which can
+    pair the wrong items when two candidates compete for the same neighbour.
+    """
+    if not rows or not cols:
+        return []
+    cost = np.abs(np.subtract.outer(np.asarray(rows, float), np.asarray(cols, float)))
+    row_idx, col_idx = linear_sum_assignment(cost)
+    return sorted((int(r), int(c)) for r, c in zip(row_idx, col_idx, strict=True))
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Which reference entries were missed and which calls were extras, by position."""
+
+    #: (reference index, position on the call axis) of each missed reference entry.
+    missed: list[tuple[int, float]]
+    #: call ordinals (0-based among tool calls) of the calls the route does not expect.
+    extras: list[int]
+
+
+def align(route: Sequence[str], called: Sequence[str]) -> Alignment:
+    """Split a route and a run into matched, missed and extra entries, tool by tool.
+
+    Within one tool the order decides: the first k calls of a tool the route lists k times
+    are the matched ones, later calls are extras (a repeat is the surplus, not the first
+    call), and when a tool is called fewer times than listed its last reference entries are
+    the missed ones. Missed entries keep their mapped position for substitution pairing.
+    """
+    positions = reference_positions(len(route), len(called))
+    remaining = Counter(route)
+    extras: list[int] = []
+    for ordinal, name in enumerate(called):
+        if remaining[name] > 0:
+            remaining[name] -= 1
+        else:
+            extras.append(ordinal)
+    missed: list[tuple[int, float]] = []
+    for index in range(len(route) - 1, -1, -1):
+        if remaining[route[index]] > 0:
+            remaining[route[index]] -= 1
+            missed.append((index, positions[index]))
+    return Alignment(missed=sorted(missed), extras=extras)
+
+
+def pair_substitutions(alignment: Alignment) -> list[tuple[int, int]]:
+    """Pair missed reference entries with extra calls at the nearest position.
+
+    Returns (index into `alignment.missed`, index into `alignment.extras`) pairs; there are
+    min(#missed, #extras) of them, so their number depends only on the multisets.
+    """
+    return assign_nearest(
+        [pos for _, pos in alignment.missed], [float(k) for k in alignment.extras]
+    )
+
+
+def confusion_cells(
+    per_tool: Mapping[str, Mapping[str, int]], substitutions: Iterable[Mapping[str, str]]
+) -> Counter[tuple[str, str]]:
+    """One trajectory's confusion cells (expected, actual) -> count.
+
+    Diagonal: TP per tool. Off-diagonal: substitutions. Remaining FN are (X, none), remaining
+    FP are (none, Y).
+    """
+    cells: Counter[tuple[str, str]] = Counter()
+    sub_expected: Counter[str] = Counter()
+    sub_actual: Counter[str] = Counter()
+    for sub in substitutions:
+        cells[(sub["expected"], sub["actual"])] += 1
+        sub_expected[sub["expected"]] += 1
+        sub_actual[sub["actual"]] += 1
+    for name, row in per_tool.items():
+        for key, count in (
+            ((name, name), row["tp"]),
+            ((name, NONE), row["fn"] - sub_expected[name]),
+            ((NONE, name), row["fp"] - sub_actual[name]),
+        ):
+            if count > 0:
+                cells[key] += count
+    return cells
