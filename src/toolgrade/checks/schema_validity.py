@@ -1,0 +1,218 @@
+"""Schema validity of one tool call: would the tool's runtime reject these arguments?
+
+*Invalid* (this module) is kept apart from *wrong* (valid, but not what the reference asks for):
+the fixes differ. Validation uses jsonschema's Draft 2020-12 validator, and each error becomes a
+failure named as in DESIGN section 3, with the dotted field path, the value and the step:
+
+- `required` (and `dependentRequired`) -> `missing_required`
+- `type` -> `type_mismatch`
+- value constraints (minimum, maximum, exclusive bounds, enum, const, pattern, lengths, item
+  counts, format, multipleOf, ...) -> `out_of_range`
+- keys not in the schema's `properties` at their level -> `hallucinated_param`, whether or not
+  `additionalProperties` is false (a level with no `properties`, or whose `additionalProperties`
+  is itself a schema, is a free-form map and flags nothing)
+- arguments that were not a JSON object -> `unparseable_arguments`
+
+A tool without a catalogue entry is not validated (selection reports `unknown_tool`); a broken
+schema never crashes grading: the tool's schema is then treated as unknown and the error is
+returned so the check can list it in `figures["schema_errors"]`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+
+from toolgrade.checks.comparators import join_path, jsonable
+from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
+
+_OUT_OF_RANGE = frozenset(
+    {
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum", "const", "pattern",
+        "minLength", "maxLength", "minItems", "maxItems", "format", "multipleOf", "uniqueItems",
+        "minProperties", "maxProperties", "contains", "minContains", "maxContains",
+    }
+)  # fmt: skip
+#: Reported from the walk over `properties` instead, so every undeclared key is named once.
+_UNDECLARED = frozenset({"additionalProperties", "unevaluatedProperties"})
+_BRANCHES = frozenset({"anyOf", "oneOf", "allOf"})
+
+
+@dataclass(frozen=True)
+class Validity:
+    """The verdict on one call: `valid` is None when the schema is unknown or broken."""
+
+    valid: bool | None
+    failures: list[Failure] = field(default_factory=list)
+    schema_error: str | None = None
+
+
+def validate_call(call: ToolCall, step: int, spec: ToolSpec | None) -> Validity:
+    """Validate one call's arguments against its tool's schema (`spec` None: not in catalogue)."""
+    if call.unparseable:
+        failure = Failure(
+            name="unparseable_arguments",
+            step=step,
+            message=f"{call.tool}: arguments are not a JSON object",
+            evidence={"tool": call.tool, "field": None, "value": call.raw_arguments},
+        )
+        return Validity(False, [failure])
+    if spec is None:
+        return Validity(None)
+    validator, problem = _validator(json.dumps(spec.parameters, sort_keys=True, default=str))
+    if validator is None:
+        return Validity(None, schema_error=problem)
+    try:
+        errors = list(validator.iter_errors(call.args))
+    except Exception as exc:
+        return Validity(None, schema_error=f"{type(exc).__name__}: {exc}")
+    failures = _dedupe(
+        [f for error in errors for f in _failures(error, call, step)]
+        + [
+            _undeclared(path, value, call, step)
+            for path, value in undeclared_keys(call.args, spec.parameters)
+        ]
+    )
+    return Validity(not failures, failures)
+
+
+@lru_cache(maxsize=512)
+def _validator(schema_text: str) -> tuple[Draft202012Validator | None, str | None]:
+    """A cached validator for a schema (catalogues repeat across cases), or why it is broken."""
+    schema = json.loads(schema_text)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return None, f"invalid JSON Schema: {exc.message}"
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER), None
+
+
+def _failures(error: ValidationError, call: ToolCall, step: int) -> Iterator[Failure]:
+    """The failures one validation error stands for."""
+    keyword = str(error.validator)
+    if keyword in _UNDECLARED:
+        return
+    if keyword in _BRANCHES and error.context:
+        yield from _failures(best_match(error.context), call, step)
+        return
+    path = _path(error)
+    if keyword in ("required", "dependentRequired"):
+        for missing in _missing_names(error):
+            field_path = join_path(path, missing)
+            yield _failure("missing_required", call, step, field_path, None, keyword, error)
+        return
+    kind: FailureName = "type_mismatch" if keyword == "type" else "out_of_range"
+    yield _failure(kind, call, step, path or None, error.instance, keyword, error)
+
+
+def _missing_names(error: ValidationError) -> list[str]:
+    """The property names a `required` / `dependentRequired` error is about."""
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    limit = error.validator_value
+    if error.validator == "dependentRequired" and isinstance(limit, Mapping):
+        needed = [d for key, deps in limit.items() if key in instance for d in deps]
+    else:
+        needed = list(limit) if isinstance(limit, list) else []
+    return [str(n) for n in needed if n not in instance]
+
+
+def _path(error: ValidationError) -> str:
+    out = ""
+    for part in error.absolute_path:
+        out = join_path(out, part if isinstance(part, int) else str(part))
+    return out
+
+
+def _failure(
+    name: FailureName,
+    call: ToolCall,
+    step: int,
+    field_path: str | None,
+    value: Any,
+    keyword: str,
+    error: ValidationError,
+) -> Failure:
+    message = (
+        f"{call.tool}.{field_path}: {error.message}"
+        if field_path
+        else f"{call.tool}: {error.message}"
+    )
+    evidence = {
+        "tool": call.tool,
+        "field": field_path,
+        "value": jsonable(value),
+        "constraint": keyword,
+        "limit": jsonable(error.validator_value),
+    }
+    return Failure(name=name, step=step, message=message, evidence=evidence)
+
+
+def _undeclared(field_path: str, value: Any, call: ToolCall, step: int) -> Failure:
+    return Failure(
+        name="hallucinated_param",
+        step=step,
+        message=f"{call.tool}.{field_path}: not a parameter in the tool's schema",
+        evidence={"tool": call.tool, "field": field_path, "value": jsonable(value)},
+    )
+
+
+def _dedupe(failures: list[Failure]) -> list[Failure]:
+    """One failure per (name, field, constraint): `required` errors can repeat through branches."""
+    seen: set[tuple[str, Any, Any]] = set()
+    out = []
+    for f in failures:
+        key = (f.name, f.evidence.get("field"), f.evidence.get("constraint"))
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def undeclared_keys(args: Any, schema: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted path, value) of every argument key its object schema does not declare."""
+    if not isinstance(args, Mapping) or not isinstance(schema, Mapping):
+        return
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    extra = schema.get("additionalProperties")
+    described = "properties" in schema or extra is False
+    patterns = _patterns(schema.get("patternProperties"))
+    for key, value in args.items():
+        sub = join_path(path, str(key))
+        if key in props:
+            yield from _undeclared_inside(value, props[key], sub)
+        elif any(p.search(str(key)) for p in patterns):
+            continue
+        elif isinstance(extra, Mapping):
+            yield from _undeclared_inside(value, extra, sub)
+        elif described:
+            yield sub, value
+
+
+def _undeclared_inside(value: Any, schema: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        yield from undeclared_keys(value, schema, path)
+    elif isinstance(value, list) and isinstance(schema, Mapping):
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            for i, item in enumerate(value):
+                yield from _undeclared_inside(item, items, join_path(path, i))
+
+
+def _patterns(spec: Any) -> list[re.Pattern[str]]:
+    if not isinstance(spec, Mapping):
+        return []
+    out = []
+    for pattern in spec:
+        try:
+            out.append(re.compile(str(pattern)))
+        except re.error:
+            continue  # check_schema does not vet regexes; a bad one declares nothing
+    return out
