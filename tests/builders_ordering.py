@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from toolgrade.models import (
     Aggregate,
     Case,
+    CheckName,
     CheckResult,
     Expected,
     Message,
@@ -70,16 +72,17 @@ def ordering_case(
 
 
 def record(
-    case: Case, trajectory: Trajectory, *, passed: dict[str, bool | None] | None = None
+    case: Case, trajectory: Trajectory, *, passed: Mapping[str, bool | None] | None = None
 ) -> TrajectoryResult:
     """A graded record: each named check applicable with the given pass flag (None: n/a)."""
-    checks: dict[Any, CheckResult] = {}
-    for name, flag in (passed or {"ordering": True}).items():
+    checks: dict[CheckName, CheckResult] = {}
+    for key, flag in (passed or {"ordering": True}).items():
+        name = cast(CheckName, key)
         if flag is None:
-            checks[name] = CheckResult.not_applicable(name)  # type: ignore[arg-type]
+            checks[name] = CheckResult.not_applicable(name)
         else:
             checks[name] = CheckResult(
-                check=name,  # type: ignore[arg-type]
+                check=name,
                 applicable=True,
                 score=1.0 if flag else 0.0,
                 passed=flag,
