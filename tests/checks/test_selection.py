@@ -130,6 +130,14 @@ def test_unpaired_leftovers_stay_missing_or_extra() -> None:
     assert Counter(failure_names(result)) == Counter({"substitution": 1, "missing_tool": 2})
 
 
+def test_surplus_repeat_of_an_expected_tool_is_not_a_substitution() -> None:
+    # A retry loop on lookup instead of escalating: lookup was right, escalation was missed.
+    case = sel_case(["lookup", "escalate"], catalogue=[])
+    result = grade(case, ["lookup", "lookup", "lookup"])
+    assert Counter(failure_names(result)) == Counter({"extra_tool": 2, "missing_tool": 1})
+    assert result.figures["substitutions"] == []
+
+
 def test_assignment_is_optimal_where_greedy_is_not() -> None:
     # Greedy (first missed takes its nearest extra) pairs 1.0->1.9 and 2.0->0.0, total 2.9;
     # the optimum is 1.0->0.0 and 2.0->1.9, total 1.1.
@@ -342,7 +350,8 @@ def test_figures_match_brute_force_and_failures_reconcile(
     names = Counter(failure_names(result))
     assert names["extra_tool"] + names["substitution"] == fp
     assert names["missing_tool"] + names["substitution"] == fn
-    assert names["substitution"] == min(fp, fn)
+    foreign = sum(1 for name in called if name not in route)
+    assert names["substitution"] == min(foreign, fn)
     assert result.passed is (fp == 0 and fn == 0)
 
 

@@ -16,13 +16,14 @@ Failures (one per instance, pointing at the agent's step where there is one):
   `substitution` (one FN and one FP together): #extra_tool + #substitution = FP and
   #missing_tool + #substitution = FN. In a `no_tool` case each call is `unexpected_tool_use`
   instead of `extra_tool`.
-- Substitutions: missed reference entries are paired with extra calls at the nearest position,
-  by an optimal assignment (scipy's Hungarian method) on |position distance|, pairing
-  min(FN, FP) of them. A call's position is its ordinal among the run's tool calls; a missed
-  reference entry's position is its index in the route mapped proportionally onto those
-  ordinals (index i of m sits at i·(n-1)/(m-1)). Within one tool the order decides which
-  entries are surplus: the calls after the first k of a tool listed k times are the extras,
-  and the last listed entries of an under-called tool are the missed ones.
+- Substitutions: missed reference entries are paired with extra calls of tools the route
+  does not list (a surplus repeat of an expected tool is an extra, not a swap) at the nearest
+  position, by an optimal assignment (scipy's Hungarian method) on |position distance|,
+  pairing min(FN, such extras) of them. A call's position is its ordinal among the run's
+  tool calls; a missed reference entry's position is its index in the route mapped
+  proportionally onto those ordinals (index i of m sits at i·(n-1)/(m-1)). Within one tool
+  the order decides which entries are surplus: the calls after the first k of a tool listed
+  k times are the extras, and the last listed entries of an under-called tool are missed.
 - Flags added beside the above, on the call's step: `forbidden_tool` (any call of a forbidden
   tool), `unauthorized_side_effect` (an extra call, beyond what the chosen route expects, of
   a tool whose `side_effect` is true) and `unknown_tool` (a tool absent from a non-empty
@@ -131,7 +132,7 @@ class _FailureBuilder:
 
     def build(self, alignment: Alignment) -> list[Failure]:
         """All failures, ordered by step (failures with no step, i.e. omissions, last)."""
-        pairs = dict((e, m) for m, e in pair_substitutions(alignment))
+        pairs = dict((e, m) for m, e in pair_substitutions(alignment, self.route, self.called))
         paired_missed = set(pairs.values())
         for j, (ref_index, _) in enumerate(alignment.missed):
             if j not in paired_missed:

@@ -170,15 +170,24 @@ def align(route: Sequence[str], called: Sequence[str]) -> Alignment:
     return Alignment(missed=sorted(missed), extras=extras)
 
 
-def pair_substitutions(alignment: Alignment) -> list[tuple[int, int]]:
-    """Pair missed reference entries with extra calls at the nearest position.
+def pair_substitutions(
+    alignment: Alignment, route: Sequence[str], called: Sequence[str]
+) -> list[tuple[int, int]]:
+    """Pair missed reference entries with foreign extra calls at the nearest position.
 
-    Returns (index into `alignment.missed`, index into `alignment.extras`) pairs; there are
-    min(#missed, #extras) of them, so their number depends only on the multisets.
+    Only extras of tools the route does not list at all are candidates: a surplus repeat of
+    an expected tool (a retry loop, a second search) is reported as an extra, not as a swap,
+    so the confusion matrix's off-diagonal cells only ever name two different tools the
+    agent actually mixed up. Returns (index into `alignment.missed`, index into
+    `alignment.extras`) pairs, min(#missed, #foreign extras) of them, a number that depends
+    only on the multisets.
     """
-    return assign_nearest(
-        [pos for _, pos in alignment.missed], [float(k) for k in alignment.extras]
+    listed = set(route)
+    foreign = [e for e, k in enumerate(alignment.extras) if called[k] not in listed]
+    pairs = assign_nearest(
+        [pos for _, pos in alignment.missed], [float(alignment.extras[e]) for e in foreign]
     )
+    return [(m, foreign[f]) for m, f in pairs]
 
 
 def confusion_cells(
