@@ -1,0 +1,223 @@
+"""The fault-injection harness: faults fire on the named calls, every call is recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from builders_recovery import case, ctx, fault, recovery
+from toolgrade.checks.recovery import RecoveryCheck
+from toolgrade.harness import FaultInjector, ToolFault, malformed
+from toolgrade.models import FaultSpec, Message, ToolCall, Trajectory
+
+
+def lookup(order_id: str) -> dict[str, Any]:
+    return {"id": order_id, "status": "delivered", "total": 25.0}
+
+
+def search(query: str) -> list[dict[str, Any]]:
+    return [lookup("A1")]
+
+
+def handoff(reason: str) -> str:
+    return "ticket-7"
+
+
+TOOLS: dict[str, Callable[..., Any]] = {"lookup": lookup, "search": search, "handoff": handoff}
+
+
+def agent(tools: Mapping[str, Callable[..., Any]], retries: int = 1) -> str:
+    """A tiny agent: look up, retry on failure, fall back to search, else hand off."""
+    for _ in range(1 + retries):
+        try:
+            result = tools["lookup"](order_id="A1")
+        except (ToolFault, TimeoutError):
+            continue
+        if isinstance(result, dict) and "error" not in result:
+            return f"Order {result['id']} is {result['status']}."
+    try:
+        found = tools["search"](query="A1")
+        return f"Found {len(found)} order."
+    except ToolFault:
+        tools["handoff"]("lookup is down")
+        return "A human will follow up."
+
+
+def calls(steps: list[Any]) -> list[ToolCall]:
+    return [s for s in steps if isinstance(s, ToolCall)]
+
+
+def test_no_fault_records_plain_calls() -> None:
+    inj = FaultInjector([], TOOLS)
+    assert agent(inj.tools) == "Order A1 is delivered."
+    [only] = calls(inj.steps)
+    assert (only.tool, only.args, only.id) == ("lookup", {"order_id": "A1"}, "call_1")
+    assert only.result is not None and only.result.status == "ok"
+    assert only.result.content == {"id": "A1", "status": "delivered", "total": 25.0}
+
+
+def test_error_on_first_call_is_raised_then_retry_succeeds() -> None:
+    c = case(recovery(fault("lookup", content="503 Service Unavailable")))
+    inj = FaultInjector(c, TOOLS)
+    assert agent(inj.tools) == "Order A1 is delivered."
+    first, second = calls(inj.steps)
+    assert first.result is not None and first.result.status == "error"
+    assert first.result.content == "503 Service Unavailable"
+    assert second.result is not None and second.result.status == "ok"
+
+
+def test_error_in_return_mode_hands_back_an_error_value() -> None:
+    inj = FaultInjector([FaultSpec(tool="lookup", content="boom")], TOOLS, on_error="return")
+    assert inj.tools["lookup"](order_id="A1") == {"error": "boom"}
+    [call] = calls(inj.steps)
+    assert call.failed
+
+
+def test_nth_two_fires_only_on_the_second_call() -> None:
+    inj = FaultInjector([FaultSpec(tool="lookup", nth=2)], TOOLS)
+    inj.tools["lookup"](order_id="A1")
+    with pytest.raises(ToolFault):
+        inj.tools["lookup"](order_id="A1")
+    inj.tools["lookup"](order_id="A1")
+    assert [c.failed for c in calls(inj.steps)] == [False, True, False]
+
+
+def test_all_with_fallback_and_escalation() -> None:
+    faults = [FaultSpec(tool="lookup", nth="all"), FaultSpec(tool="search", nth="all")]
+    inj = FaultInjector(faults, TOOLS)
+    assert agent(inj.tools, retries=2) == "A human will follow up."
+    assert [c.tool for c in calls(inj.steps)] == ["lookup"] * 3 + ["search", "handoff"]
+    assert [c.failed for c in calls(inj.steps)] == [True] * 4 + [False]
+
+
+def test_timeout_raises_and_records_timeout() -> None:
+    inj = FaultInjector([FaultSpec(tool="lookup", kind="timeout")], TOOLS)
+    with pytest.raises(TimeoutError):
+        inj.tools["lookup"]("A1")
+    [call] = calls(inj.steps)
+    assert call.result is not None and (call.result.status, call.result.content) == (
+        "error", "timeout")
+    assert call.args == {"order_id": "A1"}  # positional arguments recorded by name
+
+
+def test_empty_returns_empty_without_calling_the_tool() -> None:
+    seen: list[str] = []
+
+    def tracked(order_id: str) -> str:
+        seen.append(order_id)
+        return "real"
+
+    inj = FaultInjector([FaultSpec(tool="t", kind="empty")], {"t": tracked}, empty_value=None)
+    assert inj.tools["t"](order_id="A1") is None
+    assert seen == []
+    [call] = calls(inj.steps)
+    assert call.result is not None and call.result.status == "ok" and call.result.content is None
+
+
+def test_malformed_returns_truncated_non_json_of_the_real_result() -> None:
+    inj = FaultInjector([FaultSpec(tool="lookup", kind="malformed")], TOOLS)
+    out = inj.tools["lookup"](order_id="A1")
+    assert isinstance(out, str)
+    full = json.dumps(lookup("A1"))
+    assert out.startswith(full[:10]) and len(out) < len(full)
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(out)
+
+
+@pytest.mark.parametrize("value", [5, "x", None, [], {"a": [1, 2]}, True])
+def test_malformed_is_never_valid_json(value: Any) -> None:
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(malformed(value))
+
+
+def test_malformed_with_content_uses_it() -> None:
+    inj = FaultInjector([FaultSpec(tool="lookup", kind="malformed", content='{"id": "A')], TOOLS)
+    assert inj.tools["lookup"](order_id="A1") == '{"id": "A'
+
+
+def test_real_tool_exception_is_recorded_and_reraised() -> None:
+    def broken(x: int) -> int:
+        raise ValueError("bad x")
+
+    inj = FaultInjector([], {"broken": broken})
+    with pytest.raises(ValueError):
+        inj.call("broken", x=1)
+    [call] = calls(inj.steps)
+    assert call.result is not None and (call.result.status, call.result.content) == (
+        "error", "bad x")
+
+
+def test_async_tools_are_wrapped() -> None:
+    async def fetch(url: str) -> str:
+        return "page"
+
+    inj = FaultInjector([FaultSpec(tool="fetch", nth=1)], {"fetch": fetch})
+
+    async def go() -> str:
+        with contextlib.suppress(ToolFault):
+            await inj.tools["fetch"](url="u")
+        result: str = await inj.tools["fetch"](url="u")
+        return result
+
+    assert asyncio.run(go()) == "page"
+    assert [c.failed for c in calls(inj.steps)] == [True, False]
+
+
+def test_trajectory_and_jsonl_round_trip_and_grade() -> None:
+    c = case(recovery(fault("lookup", nth="all"), fallbacks={"lookup": ["search"]}))
+    inj = FaultInjector(c, TOOLS)
+    answer = agent(inj.tools)
+    inj.message("user", "thanks")
+    line = inj.to_jsonl_line(trial=2, agent="tiny", final_state={"done": True},
+                             final_answer=answer)
+    data = json.loads(line)
+    assert (data["case_id"], data["trial"], data["agent"]) == ("c1", 2, "tiny")
+    assert data["final_state"] == {"done": True}
+    assert data["steps"][0] == {"tool": "lookup", "args": {"order_id": "A1"}, "id": "call_1",
+                                "result": {"status": "error", "content": "error"}}
+    assert data["steps"][-1] == {"role": "assistant", "content": "Found 1 order."}
+    run = Trajectory.model_validate(data)
+    assert run == inj.trajectory(trial=2, agent="tiny", final_state={"done": True},
+                                 final_answer=answer)
+    assert isinstance(run.steps[-2], Message)
+    result = RecoveryCheck().grade(c, run, ctx())
+    assert [f["stage"] for f in result.figures["faults"]] == ["recovered"]
+
+
+def test_reset_starts_a_new_trial_with_the_same_faults() -> None:
+    inj = FaultInjector([FaultSpec(tool="lookup")], TOOLS)
+    agent(inj.tools)
+    inj.reset()
+    assert inj.steps == []
+    agent(inj.tools)
+    assert [c.failed for c in calls(inj.steps)] == [True, False]
+
+
+def test_trajectory_needs_a_case_id_without_a_case() -> None:
+    inj = FaultInjector([], TOOLS)
+    with pytest.raises(ValueError):
+        inj.trajectory()
+    assert inj.trajectory("x").case_id == "x"
+
+
+def test_unknown_tool_by_name() -> None:
+    with pytest.raises(KeyError):
+        FaultInjector([], TOOLS).call("nope")
+
+
+def test_unserialisable_values_are_recorded_as_text() -> None:
+    class Thing:
+        def __str__(self) -> str:
+            return "thing"
+
+    inj = FaultInjector([], {"make": lambda obj: Thing()})
+    inj.tools["make"](obj=Thing())
+    [call] = calls(inj.steps)
+    assert call.args == {"obj": "thing"}
+    assert call.result is not None and call.result.content == "thing"
+    json.loads(inj.to_jsonl_line("c"))
