@@ -132,7 +132,7 @@ class _FailureBuilder:
 
     def build(self, alignment: Alignment) -> list[Failure]:
         """All failures, ordered by step (failures with no step, i.e. omissions, last)."""
-        pairs = dict((e, m) for m, e in pair_substitutions(alignment, self.route, self.called))
+        pairs = {e: m for m, e in pair_substitutions(alignment, self.route, self.called)}
         paired_missed = set(pairs.values())
         for j, (ref_index, _) in enumerate(alignment.missed):
             if j not in paired_missed:
