@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NoReturn, TypeVar
@@ -13,8 +14,10 @@ from toolgrade.errors import ConfigError, InputError, ToolgradeError
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Logs and CI capture are not terminals; give their tables room instead of rich's 80 columns.
+_WIDTH = None if sys.stdout.isatty() else 120
+out = Console(highlight=False, soft_wrap=True, width=_WIDTH)
+err = Console(stderr=True, highlight=False, soft_wrap=True, width=_WIDTH)
 
 T = TypeVar("T")
 

@@ -67,6 +67,10 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
 def _print_judges(console: Console, judges: dict[str, Any]) -> None:
     if not judges:
         return
+    if all(block.get("model") is None for block in judges.values()):
+        status = next(iter(judges.values())).get("status", "off")
+        console.print(f"judges: {status}; judge-only fields are unscored")
+        return
     table = Table(title="Judges", title_justify="left")
     for column in ("dimension", "model", "calls", "cache hits", "unscored", "errors", "tokens",
                    "kappa [95% CI]"):

@@ -1,0 +1,140 @@
+"""pytest plugin: one test per case, trial and check, with the check's name in the test id.
+
+    pytest --toolgrade-suite examples/helpdesk/suite.yaml --toolgrade-runs examples/helpdesk/runs
+
+or in the ini file: `toolgrade_suite = ...` and `toolgrade_runs = ...` (space-separated). Test ids
+read `<suite>::<case_id>::<check>`, with `[agent:trial]` appended when a case has several runs.
+A failing test's message lists the failure names and their evidence. Judges follow the project's
+configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge` turns them off.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgrade.checks import default_checks
+from toolgrade.errors import InputError
+from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the plugin's options and ini keys."""
+    group = parser.getgroup("toolgrade")
+    group.addoption("--toolgrade-suite", default=None, help="toolgrade suite to collect as tests")
+    group.addoption("--toolgrade-runs", action="append", default=None,
+                    help="run file or folder (repeatable)")
+    group.addoption("--toolgrade-no-judge", action="store_true", default=False,
+                    help="grade without LLM judges (judge-only fields unscored)")
+    parser.addini("toolgrade_suite", "toolgrade suite to collect as tests", default="")
+    parser.addini("toolgrade_runs", "toolgrade run files or folders", type="args", default=[])
+
+
+class ToolgradeCheckItem(pytest.Item):
+    """One check of one graded trajectory."""
+
+    def __init__(self, *, result: CheckResult, record: TrajectoryResult, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.result = result
+        self.record = record
+
+    def runtest(self) -> None:
+        """Fail when the check did not pass; skip when it had no reference."""
+        if not self.result.applicable:
+            pytest.skip(f"{self.result.check}: not applicable (no reference in the case)")
+        if self.result.passed is not True:
+            raise ToolgradeCheckFailure(self.result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        """The failure names and their evidence instead of a traceback."""
+        if isinstance(excinfo.value, ToolgradeCheckFailure):
+            return excinfo.value.describe()
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the test comes from, for pytest's report."""
+        return self.path, None, self.name
+
+
+class ToolgradeCheckFailure(AssertionError):
+    """A check that did not pass, carrying its result."""
+
+    def __init__(self, result: CheckResult) -> None:
+        super().__init__(result.check)
+        self.result = result
+
+    def describe(self) -> str:
+        """`check failed (score 0.5): name@step: message` lines."""
+        r = self.result
+        score = "n/a" if r.score is None else f"{r.score:.3f}"
+        lines = [f"{r.check} failed (score {score})"]
+        lines += [f"  {f.name} at step {f.step}: {f.message}" for f in r.failures]
+        if "error" in r.figures:
+            lines.append(f"  check crashed: {r.figures['error']}")
+        return "\n".join(lines)
+
+
+class ToolgradeSuite(pytest.Collector):
+    """Grades the suite once and yields one item per trajectory and check."""
+
+    def __init__(self, *, records: list[TrajectoryResult], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.records = records
+
+    def collect(self) -> Iterable[pytest.Item]:
+        """The items, in input order."""
+        per_case = Counter(r.case_id for r in self.records)
+        for record in self.records:
+            suffix = f"[{record.agent or 'agent'}:{record.trial}]" if per_case[record.case_id] > 1 else ""
+            for check in CHECK_NAMES:
+                result = record.checks.get(check)
+                if result is None:
+                    continue
+                yield ToolgradeCheckItem.from_parent(
+                    self, name=f"{record.case_id}::{check}{suffix}", result=result, record=record
+                )
+
+
+def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResult]:
+    from toolgrade.cli.judges import setup_judges
+    from toolgrade.scoring.runner import grade_trajectory, validate_inputs
+    from toolgrade.settings import load_settings
+
+    inputs = validate_inputs(suite, runs)
+    settings = load_settings()
+    if no_judge:
+        settings = settings.model_copy(update={"judge": settings.judge.model_copy(update={"enabled": False})})
+    judges = setup_judges(settings, notify=lambda message: None)
+    checks = default_checks()
+    from toolgrade.loaders import iter_runs
+
+    records = []
+    for _, _, run, _ in iter_runs(inputs.files):
+        if run is not None:
+            case = inputs.suite.cases[run.case_id]
+            records.append(grade_trajectory(case, run, checks, judges.engine, inputs.suite.base_dir))
+    return records
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Append the suite's items when a suite is configured."""
+    suite_opt = config.getoption("--toolgrade-suite") or config.getini("toolgrade_suite")
+    if not suite_opt:
+        return
+    runs_opt = config.getoption("--toolgrade-runs") or config.getini("toolgrade_runs")
+    root = config.rootpath
+    suite = Path(suite_opt) if Path(suite_opt).is_absolute() else root / suite_opt
+    runs = [Path(r) if Path(r).is_absolute() else root / r for r in runs_opt]
+    if not runs:
+        raise pytest.UsageError("toolgrade: --toolgrade-suite needs --toolgrade-runs")
+    try:
+        records = _grade(suite, runs, bool(config.getoption("--toolgrade-no-judge")))
+    except InputError as exc:
+        raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
+    collector = ToolgradeSuite.from_parent(session, name=str(suite_opt), path=suite, records=records)
+    items.extend(collector.collect())

@@ -1,0 +1,94 @@
+"""OpenAI chat messages to normalised steps."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolgrade.adapters import AdapterError, detect_format, messages_to_steps
+from toolgrade.models import Message, ToolCall
+
+
+def _call(call_id: str, name: str, arguments: object) -> dict[str, object]:
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": raw}}
+
+
+def test_tool_calls_and_results_by_id() -> None:
+    steps = messages_to_steps([
+        {"role": "user", "content": "refund A1"},
+        {"role": "assistant", "content": None, "tool_calls": [_call("c1", "lookup", {"id": "A1"})]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "delivered"}'},
+        {"role": "assistant", "content": "Done."},
+    ])
+    assert [type(s) for s in steps] == [Message, ToolCall, Message]
+    call = steps[1]
+    assert isinstance(call, ToolCall)
+    assert call.tool == "lookup" and call.args == {"id": "A1"} and call.id == "c1"
+    assert call.result is not None and call.result.status == "ok"
+    assert call.group is None
+
+
+def test_parallel_calls_share_a_group_and_results_match_out_of_order() -> None:
+    steps = messages_to_steps([
+        {"role": "assistant", "tool_calls": [_call("a", "x", {}), _call("b", "y", {})]},
+        {"role": "tool", "tool_call_id": "b", "content": "Error: boom"},
+        {"role": "tool", "tool_call_id": "a", "content": "fine"},
+    ])
+    x, y = steps
+    assert isinstance(x, ToolCall) and isinstance(y, ToolCall)
+    assert x.group == y.group and x.group is not None
+    assert x.result is not None and x.result.status == "ok"
+    assert y.result is not None and y.result.status == "error"
+
+
+def test_unparseable_arguments_kept_raw() -> None:
+    (call,) = messages_to_steps([{"role": "assistant", "tool_calls": [_call("a", "x", "{'bad': 1}")]}])
+    assert isinstance(call, ToolCall)
+    assert call.unparseable and call.raw_arguments == "{'bad': 1}"
+
+
+def test_non_object_json_arguments_are_unparseable() -> None:
+    (call,) = messages_to_steps([{"role": "assistant", "tool_calls": [_call("a", "x", "[1, 2]")]}])
+    assert isinstance(call, ToolCall) and call.raw_arguments == "[1, 2]"
+
+
+@pytest.mark.parametrize(("content", "status"), [
+    ("503 Service Unavailable", "error"),
+    ('{"error": "not found"}', "error"),
+    ("Traceback (most recent call last)", "error"),
+    ("200 items found", "ok"),
+    ('{"error": null, "ok": true}', "ok"),
+])
+def test_error_detection(content: str, status: str) -> None:
+    (call,) = messages_to_steps([
+        {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+        {"role": "tool", "tool_call_id": "a", "content": content},
+    ])
+    assert isinstance(call, ToolCall) and call.result is not None
+    assert call.result.status == status
+
+
+def test_explicit_error_flag_wins() -> None:
+    (call,) = messages_to_steps([
+        {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+        {"role": "tool", "tool_call_id": "a", "content": "all fine", "is_error": True},
+    ])
+    assert isinstance(call, ToolCall) and call.result is not None and call.result.status == "error"
+
+
+def test_result_for_unknown_call_is_an_error() -> None:
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps([{"role": "tool", "tool_call_id": "zz", "content": "x"}])
+    assert info.value.field == "messages[0].tool_call_id"
+
+
+def test_call_without_name_is_an_error() -> None:
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps([{"role": "assistant", "tool_calls": [{"id": "a", "function": {}}]}])
+    assert info.value.field == "messages[0].tool_calls[0].function.name"
+
+
+def test_detects_openai_for_plain_chat() -> None:
+    assert detect_format([{"role": "user", "content": "hi"}]) == "openai"

@@ -1,0 +1,159 @@
+"""Suite loading: YAML, JSONL, folders, shared catalogue, and every located validation error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from builders_foundation import SIMPLE_CASE, write_jsonl, write_yaml_suite
+
+from toolgrade.errors import InputError
+from toolgrade.loaders import load_suite
+
+
+def _problems(path: Path) -> list[str]:
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    return [str(p) for p in info.value.problems]
+
+
+def test_yaml_suite_merges_shared_catalogue(tmp_path: Path) -> None:
+    suite = load_suite(write_yaml_suite(tmp_path, SIMPLE_CASE))
+    case = suite.cases["c1"]
+    assert set(case.tools) == {"lookup_order", "refund"}
+    assert case.tools["refund"].side_effect is True
+    assert suite.sources["c1"].line is not None
+
+
+def test_case_tools_override_shared(tmp_path: Path) -> None:
+    path = write_yaml_suite(tmp_path, """
+    - id: c1
+      tools: {refund: {side_effect: false}}
+    """)
+    assert load_suite(path).cases["c1"].tools["refund"].side_effect is False
+
+
+def test_shared_groups_merge_into_ordering(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("groups: {retrieval: [a, b]}\ncases:\n  - id: c1\n"
+                    "    expected: {ordering: {before: [['@retrieval', c]]}}\n")
+    case = load_suite(path).cases["c1"]
+    assert case.expected.ordering is not None
+    assert case.expected.ordering.groups == {"retrieval": ["a", "b"]}
+
+
+def test_unknown_key_names_file_line_and_field(tmp_path: Path) -> None:
+    path = write_yaml_suite(tmp_path, """
+    - id: c1
+      expected:
+        selection:
+          tols: [refund]
+    """)
+    problems = _problems(path)
+    assert len(problems) == 1
+    text = problems[0]
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "tols" in l)
+    assert text == f"{path}:{line}: cases[0].expected.selection.tols: unknown key"
+
+
+def test_wrong_type_names_field(tmp_path: Path) -> None:
+    path = write_yaml_suite(tmp_path, """
+    - id: c1
+      expected:
+        selection: {tools: [refund], no_tool: maybe}
+    """)
+    (problem,) = _problems(path)
+    assert "cases[0].expected.selection.no_tool" in problem
+    assert "bool" in problem
+
+
+def test_every_problem_is_listed(tmp_path: Path) -> None:
+    path = write_yaml_suite(tmp_path, """
+    - id: c1
+      bogus: 1
+    - id: c2
+      scoring: {mode: fancy}
+    - task_type: x
+    """)
+    problems = _problems(path)
+    fields = " | ".join(problems)
+    assert "cases[0].bogus: unknown key" in fields
+    assert "cases[1].scoring.mode" in fields
+    assert "cases[2].id: required field missing" in fields
+    assert len(problems) == 3
+
+
+def test_duplicate_case_id(tmp_path: Path) -> None:
+    path = write_yaml_suite(tmp_path, "- id: c1\n- id: c1\n")
+    (problem,) = _problems(path)
+    assert "duplicate case id 'c1'" in problem
+    assert "cases[1].id" in problem
+
+
+def test_malformed_yaml_names_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("cases:\n  - id: c1\n    expected: {selection: [\n")
+    (problem,) = _problems(path)
+    assert problem.startswith(f"{path}:")
+    assert "malformed YAML" in problem
+
+
+def test_yaml_without_cases_list(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("case: []\n")
+    problems = _problems(path)
+    assert any("needs a 'cases:' list" in p for p in problems)
+
+
+def test_unknown_top_level_key(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("cases: [{id: c1}]\nextra: 1\n")
+    (problem,) = _problems(path)
+    assert problem == f"{path}:2: extra: unknown key"
+
+
+def test_jsonl_suite_and_malformed_line(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "s.jsonl", [{"id": "a"}, "{not json", {"id": "b", "oops": 1}])
+    problems = _problems(path)
+    assert any(p.startswith(f"{path}:2: malformed JSON") for p in problems)
+    assert f"{path}:3: oops: unknown key" in problems
+
+
+def test_folder_suite(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "a.jsonl", [{"id": "a"}])
+    (tmp_path / "b.yaml").write_text("cases: [{id: b}]\n")
+    assert set(load_suite(tmp_path).cases) == {"a", "b"}
+
+
+def test_invalid_json_schema_in_catalogue(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "s.jsonl", [{"id": "a", "tools": {"t": {"parameters": {"type": "objekt"}}}}])
+    (problem,) = _problems(path)
+    assert "tools.t.parameters: not a valid JSON Schema" in problem
+
+
+def test_bad_comparator_reported_before_grading(tmp_path: Path) -> None:
+    record = {"id": "a", "expected": {"arguments": [{"tool": "t", "args": {"x": {"approx": "ten"}}}]}}
+    path = write_jsonl(tmp_path / "s.jsonl", [record])
+    (problem,) = _problems(path)
+    assert "expected.arguments[0].args.x" in problem
+
+
+def test_unknown_ordering_group_reported(tmp_path: Path) -> None:
+    record = {"id": "a", "expected": {"ordering": {"before": [["@nope", "t"]]}}}
+    path = write_jsonl(tmp_path / "s.jsonl", [record])
+    (problem,) = _problems(path)
+    assert "expected.ordering" in problem and "nope" in problem
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    (problem,) = _problems(tmp_path / "missing.yaml")
+    assert "no such file" in problem
+
+
+def test_schema_roundtrip_json(tmp_path: Path) -> None:
+    # A suite written as JSONL from model dumps loads back identically.
+    suite = load_suite(write_yaml_suite(tmp_path, SIMPLE_CASE))
+    dumped = [json.loads(c.model_dump_json()) for c in suite.cases.values()]
+    again = load_suite(write_jsonl(tmp_path / "again.jsonl", dumped))
+    assert again.cases == suite.cases
