@@ -1,0 +1,119 @@
+"""The on-disk verdict cache (diskcache), its key, and the `toolgrade cache` operations.
+
+Key: sha256 over the canonical JSON of (model, sampling parameters, answer mode, dimension,
+template hash, the request's inputs). The rendered messages are a pure function of the template
+and the inputs except for the per-call random delimiter token, so this key is the same as keying
+on the rendered messages with the delimiter normalised, while staying stable across runs.
+
+Only scored verdicts (pass/fail) are stored: errors and unscored replies are asked again next run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+#: Bumped when the cached value's shape or the key's ingredients change.
+CACHE_VERSION = 1
+
+
+def default_cache_dir() -> Path:
+    """`$TOOLGRADE_CACHE_DIR`, else `$XDG_CACHE_HOME/toolgrade/judge`, else `~/.cache/...`."""
+    explicit = os.environ.get("TOOLGRADE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "toolgrade" / "judge"
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no whitespace, non-JSON values as strings."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def cache_key(
+    *,
+    model: str,
+    sampling: Mapping[str, Any],
+    mode: str,
+    dimension: str,
+    template_hash: str,
+    inputs: Mapping[str, Any],
+) -> str:
+    """The cache (and in-run memo) key of one judge request."""
+    material = {
+        "v": CACHE_VERSION,
+        "model": model,
+        "sampling": dict(sampling),
+        "mode": mode,
+        "dimension": dimension,
+        "template": template_hash,
+        "inputs": dict(inputs),
+    }
+    return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
+
+
+class VerdictCache:
+    """A thread- and process-safe store of verdict records (JSON-able dicts) by key."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._cache = diskcache.Cache(str(directory))
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record, or None (also for a corrupt entry, which is then re-asked)."""
+        raw = self._cache.get(key)
+        if not isinstance(raw, str):
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def set(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store a record (stored as JSON text so entries stay readable across versions)."""
+        self._cache.set(key, canonical_json(record))
+
+    def close(self) -> None:
+        """Release the database handle."""
+        self._cache.close()
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What `toolgrade cache stats` shows."""
+
+    directory: Path
+    exists: bool
+    entries: int
+    size_bytes: int
+
+
+def _size_on_disk(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
+
+
+def cache_stats(directory: Path) -> CacheStats:
+    """Entries and size of the cache at `directory`; a missing directory is not created."""
+    if not directory.is_dir():
+        return CacheStats(directory, exists=False, entries=0, size_bytes=0)
+    with diskcache.Cache(str(directory)) as cache:
+        entries = len(cache)
+    return CacheStats(directory, exists=True, entries=entries, size_bytes=_size_on_disk(directory))
+
+
+def clear_cache(directory: Path) -> int:
+    """Remove every entry of the cache at `directory`; the number removed."""
+    if not directory.is_dir():
+        return 0
+    with diskcache.Cache(str(directory)) as cache:
+        removed = int(cache.clear())
+    return removed

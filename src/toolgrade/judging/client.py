@@ -1,0 +1,173 @@
+"""The chat-model interface the judge engine talks to, and its litellm implementation.
+
+The engine never calls a provider directly: it hands a `ChatRequest` to a `ChatClient` and gets a
+`ChatReply` back, so tests inject `fakes.FakeClient` and no test reaches the network. This is the
+only module that imports litellm, lazily, and only after pointing litellm at its bundled cost map
+so that the import itself makes no network request.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+#: Exception class names (anywhere in the MRO, from litellm or openai) worth retrying.
+_TRANSIENT_NAMES: frozenset[str] = frozenset(
+    {
+        "RateLimitError",
+        "Timeout",
+        "APITimeoutError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "BadGatewayError",
+        "APIConnectionError",
+    }
+)
+_TRANSIENT_MODULES: tuple[str, ...] = ("litellm", "openai")
+
+
+class TransientError(Exception):
+    """A provider failure worth retrying (rate limit, timeout, server error) not from litellm."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for rate limits, timeouts, server and connection errors; False for everything else.
+
+    Recognised by class name in litellm's and openai's hierarchies (so this module need not
+    import litellm to classify its errors), by an HTTP status of 408, 429 or 5xx, and for
+    `TransientError`, `TimeoutError` and `ConnectionError`.
+    """
+    if isinstance(exc, TransientError | TimeoutError | ConnectionError):
+        return True
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _TRANSIENT_NAMES and cls.__module__.startswith(_TRANSIENT_MODULES):
+            return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in (408, 429) or 500 <= status < 600)
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion request, provider-neutral."""
+
+    model: str
+    messages: tuple[Mapping[str, str], ...]
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout_s: float = 60.0
+    response_format: Mapping[str, Any] | None = None
+    logprobs: bool = False
+    top_logprobs: int | None = None
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """A completion: its text, usage and, when asked, the first token's top log-probabilities."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
+
+
+class ChatClient(Protocol):
+    """Anything that can answer a `ChatRequest` (may raise provider errors)."""
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        """Make one model call."""
+        ...
+
+
+def import_litellm() -> Any:
+    """litellm, imported with its bundled cost map so the import makes no network request."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return litellm
+
+
+def _get(obj: Any, name: str) -> Any:
+    """An attribute or a mapping key; litellm returns either depending on the provider."""
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _first_token_logprobs(choice: Any) -> tuple[tuple[str, float], ...] | None:
+    content = _get(_get(choice, "logprobs"), "content")
+    if not content:
+        return None
+    top = _get(content[0], "top_logprobs") or []
+    return tuple((str(_get(t, "token")), float(_get(t, "logprob"))) for t in top)
+
+
+def _cost(litellm: Any, response: Any) -> float:
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")
+    if cost is None:
+        try:
+            cost = litellm.completion_cost(completion_response=response)
+        except Exception:  # unknown model prices are not an error: cost is just unknown
+            cost = 0.0
+    return float(cost or 0.0)
+
+
+@dataclass
+class LiteLLMClient:
+    """A `ChatClient` over `litellm.completion` (any provider string litellm accepts).
+
+    `mock_response` is passed through to litellm for offline tests: a string or an exception, or
+    a sequence of them consumed one per call (the last one repeats). `extra` adds keyword
+    arguments to every call (e.g. `api_base`).
+    """
+
+    mock_response: str | BaseException | Sequence[str | BaseException] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    _calls: int = field(default=0, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        """One `litellm.completion` call; provider errors propagate for the engine to retry."""
+        litellm = import_litellm()
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": [dict(m) for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "timeout": request.timeout_s,
+            # Providers that lack a parameter (response_format, logprobs) drop it instead of
+            # failing; the verdict parser copes with free text.
+            "drop_params": True,
+            **self.extra,
+        }
+        if request.response_format is not None:
+            kwargs["response_format"] = dict(request.response_format)
+        if request.logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = request.top_logprobs
+        mock = self._next_mock()
+        if mock is not None:
+            kwargs["mock_response"] = mock
+        response = litellm.completion(**kwargs)
+        choice = response.choices[0]
+        usage = _get(response, "usage")
+        return ChatReply(
+            text=str(_get(_get(choice, "message"), "content") or ""),
+            prompt_tokens=int(_get(usage, "prompt_tokens") or 0),
+            completion_tokens=int(_get(usage, "completion_tokens") or 0),
+            cost_usd=_cost(litellm, response),
+            top_logprobs=_first_token_logprobs(choice),
+        )
+
+    def _next_mock(self) -> str | BaseException | None:
+        mock = self.mock_response
+        if mock is None or isinstance(mock, str | BaseException):
+            return mock
+        with self._lock:
+            index = min(self._calls, len(mock) - 1)
+            self._calls += 1
+        return mock[index]

@@ -1,0 +1,82 @@
+"""`build_judge`: the one place settings become a judge engine (or no judge at all).
+
+With no model configured, the embedded local model (`toolgrade[local]`) is used when installed;
+otherwise no judge is built and the caller is told once how to enable one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from types import ModuleType
+
+from toolgrade.judging.client import ChatClient, LiteLLMClient
+from toolgrade.judging.judge import JudgeEngine
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.settings import JudgeSettings
+
+#: Prefix of model strings served by the embedded local provider.
+LOCAL_PREFIX = "local/"
+
+NO_JUDGE_MESSAGE = (
+    "No LLM judge is configured, so judge-only fields are reported unscored. "
+    "Install the embedded local judge with `pip install 'toolgrade[local]'`, "
+    "or use any litellm model with `--judge-model MODEL` (e.g. --judge-model openai/gpt-4o-mini)."
+)
+
+
+def _local_module() -> ModuleType | None:
+    """`toolgrade.judging.local`, or None when it (or its runtime) cannot be imported."""
+    try:
+        return importlib.import_module("toolgrade.judging.local")
+    except ImportError:
+        return None
+
+
+def _local_model() -> str | None:
+    """The embedded model's name when its runtime and weights package are installed."""
+    local = _local_module()
+    if local is None or not local.local_available():
+        return None
+    return str(local.LOCAL_MODEL)
+
+
+def resolve_models(settings: JudgeSettings) -> dict[JudgeDimension, str | None]:
+    """Each dimension's model: its override, else `settings.model`, else the local model."""
+    default = settings.model
+    models: dict[JudgeDimension, str | None] = {}
+    for dim in JUDGE_DIMENSIONS:
+        models[dim] = settings.for_dimension(dim).model or default
+    if default is None and any(m is None for m in models.values()):
+        local = _local_model()
+        models = {dim: model or local for dim, model in models.items()}
+    return models
+
+
+def build_judge(
+    settings: JudgeSettings,
+    *,
+    client: ChatClient | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> JudgeEngine | None:
+    """The judge engine for `settings`, or None when judging is off or no model is available."""
+    if not settings.enabled:
+        return None
+    say = notify or (lambda message: None)
+    models = resolve_models(settings)
+    if all(model is None for model in models.values()):
+        say(NO_JUDGE_MESSAGE)
+        return None
+    missing = [dim for dim, model in models.items() if model is None]
+    if missing:
+        say(f"No judge model for {', '.join(missing)}. {NO_JUDGE_MESSAGE}")
+    if any(model and model.startswith(LOCAL_PREFIX) for model in models.values()):
+        local = _local_module()
+        if local is None:
+            say(
+                f"A `{LOCAL_PREFIX}` judge model is configured but the local runtime is not "
+                "installed: `pip install 'toolgrade[local]'`."
+            )
+        else:
+            local.register_local_provider()
+    return JudgeEngine(settings, client or LiteLLMClient(), models=models)

@@ -1,0 +1,330 @@
+"""The judge engine: one `JudgePort` serving all four dimensions, each with its own template.
+
+For each request: in-run memo (identical requests are made once, even concurrently) -> disk cache
+-> render (random delimiters) -> model call under a concurrency bound, with tenacity retries on
+transient provider errors -> parse; a reply that does not parse is asked again once, then recorded
+`unscored`. `judge()` never raises for model or provider failures, and never turns a failure into
+a pass.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from types import TracebackType
+from typing import Any, Literal
+
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity.wait import wait_base
+
+from toolgrade.judging.cache import VerdictCache, cache_key, default_cache_dir
+from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
+from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
+from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
+from toolgrade.settings import JudgeSettings
+
+log = logging.getLogger(__name__)
+
+#: How many alternatives are asked for in log-probability mode (OpenAI's maximum is 20).
+TOP_LOGPROBS = 20
+
+_CORRECTION = (
+    "Your previous reply did not follow the required output format. Reply again, following the "
+    "output format given in the system message exactly."
+)
+
+
+@dataclass
+class _Usage:
+    """Running figures of one dimension (mutated under the engine's lock)."""
+
+    model: str | None
+    calls: int = 0
+    requests: int = 0
+    cache_hits: int = 0
+    memo_hits: int = 0
+    unscored: int = 0
+    errors: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class JudgeEngine:
+    """Implements `JudgePort`; thread-safe, so the runner may call `judge()` from a pool.
+
+    `models` maps each dimension to its model (None: unconfigured, answered `unscored`); by
+    default each dimension's `settings.for_dimension(dim).model`. `sleep` and `wait` control the
+    retry backoff (tests pass a no-op sleep). The disk cache is opened from the settings unless
+    one is given; `use_cache=False` disables it either way.
+    """
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        client: ChatClient,
+        *,
+        models: Mapping[JudgeDimension, str | None] | None = None,
+        cache: VerdictCache | None = None,
+        templates: Mapping[JudgeDimension, PromptTemplate] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        wait: wait_base | None = None,
+    ) -> None:
+        self._settings = settings
+        self._client = client
+        self._templates = dict(templates) if templates is not None else load_templates()
+        given = models or {}
+        self._models: dict[JudgeDimension, str | None] = {
+            dim: given[dim] if dim in given else settings.for_dimension(dim).model
+            for dim in JUDGE_DIMENSIONS
+        }
+        if not settings.use_cache:
+            cache = None
+        elif cache is None:
+            cache = VerdictCache(settings.cache_dir or default_cache_dir())
+        self._cache = cache
+        self._sleep = sleep
+        self._wait = wait or wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0)
+        self._slots = threading.BoundedSemaphore(settings.concurrency)
+        self._lock = threading.Lock()
+        self._memo: dict[str, Future[Verdict]] = {}
+        self._usage = {dim: _Usage(model=self._models[dim]) for dim in JUDGE_DIMENSIONS}
+
+    # -- public API -------------------------------------------------------------------------
+
+    def judge(self, request: JudgeRequest) -> Verdict:
+        """The verdict for one request; identical requests in this run are asked once."""
+        dim = request.dimension
+        self._count(dim, requests=1)
+        model = self._models[dim]
+        if model is None:
+            self._count(dim, unscored=1)
+            return Verdict.unscored(f"no judge model is configured for {dim}")
+        settings = self._settings.for_dimension(dim)
+        template = self._templates[dim]
+        key = cache_key(
+            model=model,
+            sampling=self._sampling(settings),
+            mode=settings.mode,
+            dimension=dim,
+            template_hash=template.template_hash,
+            inputs=request.inputs,
+        )
+        with self._lock:
+            future = self._memo.get(key)
+            owner = future is None
+            if future is None:
+                future = self._memo[key] = Future()
+        if not owner:
+            verdict = future.result()
+            self._count(dim, memo_hits=1, unscored=int(not verdict.scored))
+            return verdict
+        try:
+            verdict = self._resolve(dim, settings, model, template, key, request.inputs)
+        except BaseException as exc:  # a bug, not a provider failure: free the waiters, re-raise
+            future.set_exception(exc)
+            raise
+        future.set_result(verdict)
+        self._count(dim, unscored=int(not verdict.scored))
+        return verdict
+
+    def usage(self) -> dict[str, dict[str, Any]]:
+        """Per dimension: model, calls, requests, cache_hits, memo_hits, unscored, errors,
+        tokens, cost_usd (`calls` counts every model call made, retries and re-asks included)."""
+        with self._lock:
+            return {
+                dim: {
+                    "model": u.model,
+                    "calls": u.calls,
+                    "requests": u.requests,
+                    "cache_hits": u.cache_hits,
+                    "memo_hits": u.memo_hits,
+                    "unscored": u.unscored,
+                    "errors": u.errors,
+                    "tokens": u.tokens,
+                    "cost_usd": round(u.cost_usd, 8),
+                }
+                for dim, u in self._usage.items()
+            }
+
+    def model_for(self, dimension: JudgeDimension) -> str:
+        """The model judging `dimension` ("unconfigured" when none)."""
+        return self._models[dimension] or "unconfigured"
+
+    def close(self) -> None:
+        """Close the disk cache."""
+        if self._cache is not None:
+            self._cache.close()
+
+    def __enter__(self) -> JudgeEngine:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- one request --------------------------------------------------------------------------
+
+    def _resolve(
+        self,
+        dim: JudgeDimension,
+        settings: JudgeSettings,
+        model: str,
+        template: PromptTemplate,
+        key: str,
+        inputs: Mapping[str, Any],
+    ) -> Verdict:
+        if self._cache is not None:
+            record = self._cache.get(key)
+            if record is not None:
+                cached = self._from_record(record, settings)
+                if cached is not None:
+                    self._count(dim, cache_hits=1)
+                    return cached
+        stamp = {"model": model, "template_hash": template.template_hash}
+        try:
+            prompt = template.render(inputs, answer_mode=settings.mode)
+        except PromptError as exc:
+            self._count(dim, errors=1)
+            return Verdict.unscored(
+                "the judge prompt could not be rendered", error=str(exc), **stamp
+            )
+        verdict = self._ask(dim, settings, model, prompt)
+        if verdict.scored and self._cache is not None:
+            self._cache.set(
+                key, verdict.model_dump(mode="json", exclude={"cached", "raw", "error"})
+            )
+        return verdict
+
+    def _ask(
+        self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt
+    ) -> Verdict:
+        request = self._chat_request(dim, settings, model, prompt)
+        stamp = {"model": model, "template_hash": prompt.template_hash}
+        reply = self._call(dim, request)
+        if isinstance(reply, Verdict):
+            return reply.model_copy(update=stamp)
+        verdict = self._interpret(dim, settings, reply)
+        if verdict is None:
+            # One re-ask, showing the model its own reply and pointing back at the format.
+            again = replace(
+                request,
+                messages=(
+                    *request.messages,
+                    {"role": "assistant", "content": reply.text},
+                    {"role": "user", "content": _CORRECTION},
+                ),
+            )
+            second = self._call(dim, again)
+            if isinstance(second, Verdict):
+                return second.model_copy(update=stamp)
+            verdict = self._interpret(dim, settings, second)
+            if verdict is None:
+                return Verdict.unscored(
+                    "the judge's reply did not parse, twice", raw=second.text, **stamp
+                )
+        return verdict.model_copy(update=stamp)
+
+    def _chat_request(
+        self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt
+    ) -> ChatRequest:
+        sampling = self._sampling(settings)
+        logprob = settings.mode == "logprob"
+        return ChatRequest(
+            model=model,
+            messages=tuple(prompt.messages()),
+            temperature=settings.temperature,
+            max_tokens=int(sampling["max_tokens"]),
+            timeout_s=settings.timeout_s,
+            response_format=None if logprob else reply_schema(dim),
+            logprobs=logprob,
+            top_logprobs=TOP_LOGPROBS if logprob else None,
+        )
+
+    @staticmethod
+    def _sampling(settings: JudgeSettings) -> dict[str, Any]:
+        """The sampling parameters that shape the reply (and so belong in the cache key)."""
+        if settings.mode == "logprob":
+            return {
+                "temperature": settings.temperature,
+                "max_tokens": 1,
+                "top_logprobs": TOP_LOGPROBS,
+            }
+        return {"temperature": settings.temperature, "max_tokens": settings.max_tokens}
+
+    def _interpret(
+        self, dim: JudgeDimension, settings: JudgeSettings, reply: ChatReply
+    ) -> Verdict | None:
+        """A scored verdict from the reply, or None when it does not parse."""
+        if settings.mode == "logprob":
+            p_pass = p_pass_from_logprobs(reply.top_logprobs or ())
+            if p_pass is None:
+                return None
+            return _logprob_verdict(p_pass, settings.threshold)
+        parsed = parse_reply(reply.text, dim)
+        if parsed is None:
+            return None
+        return Verdict(verdict=parsed.verdict, reason=parsed.reason, label=parsed.label)
+
+    def _from_record(self, record: Mapping[str, Any], settings: JudgeSettings) -> Verdict | None:
+        try:
+            verdict = Verdict.model_validate({**record, "cached": True})
+        except ValueError:
+            return None  # an unreadable entry is simply asked again
+        if settings.mode == "logprob" and verdict.p_pass is not None:
+            # The threshold is not part of the key: re-apply the current one to the stored P(pass).
+            fresh = _logprob_verdict(verdict.p_pass, settings.threshold)
+            verdict = verdict.model_copy(update={"verdict": fresh.verdict, "reason": fresh.reason})
+        return verdict if verdict.scored else None
+
+    # -- model calls --------------------------------------------------------------------------
+
+    def _call(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply | Verdict:
+        """The reply, retried on transient errors; an unscored verdict after the last failure."""
+        retrying = Retrying(
+            stop=stop_after_attempt(self._settings.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(is_transient),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(self._complete_once, dim, request)
+        except Exception as exc:  # provider failures of any kind end as unscored, never raise
+            self._count(dim, errors=1)
+            log.warning("judge %s: model call failed: %s: %s", dim, type(exc).__name__, exc)
+            return Verdict.unscored(
+                "the judge model call failed", error=f"{type(exc).__name__}: {exc}"
+            )
+
+    def _complete_once(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply:
+        with self._slots:
+            self._count(dim, calls=1)
+            reply = self._client.complete(request)
+        self._count(
+            dim, tokens=reply.prompt_tokens + reply.completion_tokens, cost_usd=reply.cost_usd
+        )
+        return reply
+
+    def _count(self, dim: JudgeDimension, **deltas: float) -> None:
+        with self._lock:
+            usage = self._usage[dim]
+            for name, delta in deltas.items():
+                setattr(usage, name, getattr(usage, name) + delta)
+
+
+def _logprob_verdict(p_pass: float, threshold: float) -> Verdict:
+    verdict: Literal["pass", "fail"] = "pass" if p_pass >= threshold else "fail"
+    return Verdict(
+        verdict=verdict,
+        reason=f"P(pass) = {p_pass:.3f} against threshold {threshold}",
+        p_pass=p_pass,
+    )

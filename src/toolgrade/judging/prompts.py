@@ -1,0 +1,184 @@
+"""Judge prompt templates: loading, hashing and rendering with untrusted data fenced off.
+
+Each `judge_prompts/<dimension>.jinja` defines two jinja2 blocks:
+
+- `{% block system %}`: instructions, rubric and output format. It is rendered with *only*
+  `data_open`, `data_close`, `answer_mode` and (for `argument_equivalence`) the case author's
+  `rubric`; the judged inputs are not defined there, so a template cannot leak agent text into
+  the system part (StrictUndefined turns any such reference into an error).
+- `{% block user %}`: the data. Every input named in `JUDGE_INPUTS[dimension]` (except `rubric`)
+  arrives already serialised and wrapped in the per-call delimiters
+  `<<DATA-{token}>>` ... `<<END-DATA-{token}>>`, with every delimiter-like prefix removed from
+  its content first.
+
+Rendering uses a sandboxed environment, and the inputs are passed as variables, never compiled,
+so jinja syntax inside agent text (`{{ 7*7 }}`) stays literal text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from toolgrade.models import JUDGE_DIMENSIONS, JUDGE_INPUTS, JudgeDimension
+
+AnswerMode = Literal["reasoned", "logprob"]
+
+#: Inputs that are written by the case author and belong to the instructions, not the data.
+TRUSTED_INPUTS: frozenset[str] = frozenset({"rubric"})
+
+# Any opening or closing delimiter prefix, tolerant of case and of spaces an attacker might add
+# to slip past an exact-match filter.
+_DELIMITER_RE = re.compile(r"<<\s*(?:end\s*-\s*)?data\s*-", re.IGNORECASE)
+
+_ENV = SandboxedEnvironment(
+    undefined=StrictUndefined,
+    autoescape=False,  # plain-text prompts, not HTML
+    keep_trailing_newline=False,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+class PromptError(ValueError):
+    """A template is missing, malformed, or was given the wrong inputs."""
+
+
+def strip_delimiters(text: str) -> str:
+    """Remove every delimiter-like prefix, repeatedly, since one removal can join a new one."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _DELIMITER_RE.sub("", text)
+    return text
+
+
+def serialise(value: Any) -> str:
+    """Plain text for strings, indented JSON for everything else."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def new_token() -> str:
+    """A fresh per-call delimiter token (16 hex digits)."""
+    return secrets.token_hex(8)
+
+
+def markers(token: str) -> tuple[str, str]:
+    """The opening and closing delimiters for `token`."""
+    return f"<<DATA-{token}>>", f"<<END-DATA-{token}>>"
+
+
+def wrap(value: Any, token: str) -> str:
+    """One untrusted value, serialised, cleaned of delimiters and fenced with `token`."""
+    opening, closing = markers(token)
+    return f"{opening}\n{strip_delimiters(serialise(value))}\n{closing}"
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """The two parts of a rendered judge prompt, with the token and template hash used."""
+
+    system: str
+    user: str
+    token: str
+    template_hash: str
+
+    def messages(self) -> list[dict[str, str]]:
+        """Chat messages: the system part, then the user part."""
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.user},
+        ]
+
+
+class PromptTemplate:
+    """One dimension's template, compiled once; `render` is thread-safe."""
+
+    def __init__(self, dimension: JudgeDimension, source: str) -> None:
+        self.dimension: JudgeDimension = dimension
+        self.source = source
+        self.template_hash = hashlib.sha256(source.encode("utf-8")).hexdigest()
+        try:
+            self._template = _ENV.from_string(source)
+        except TemplateError as exc:
+            raise PromptError(f"{dimension}.jinja: {exc}") from exc
+        missing = {"system", "user"} - set(self._template.blocks)
+        if missing:
+            raise PromptError(f"{dimension}.jinja: missing block(s) {sorted(missing)}")
+
+    def check_inputs(self, inputs: Mapping[str, Any]) -> None:
+        """Raise PromptError unless `inputs` carries exactly the dimension's keys."""
+        wanted = set(JUDGE_INPUTS[self.dimension])
+        missing, extra = wanted - set(inputs), set(inputs) - wanted
+        if missing or extra:
+            raise PromptError(
+                f"{self.dimension}: inputs must be {sorted(wanted)}; "
+                f"missing {sorted(missing)}, unexpected {sorted(extra)}"
+            )
+
+    def render(
+        self,
+        inputs: Mapping[str, Any],
+        *,
+        answer_mode: AnswerMode = "reasoned",
+        token: str | None = None,
+    ) -> RenderedPrompt:
+        """Render both parts; untrusted inputs go only into the user part, fenced by `token`."""
+        self.check_inputs(inputs)
+        token = token or new_token()
+        opening, closing = markers(token)
+        system_vars: dict[str, Any] = {
+            "data_open": opening,
+            "data_close": closing,
+            "answer_mode": answer_mode,
+        }
+        for name in TRUSTED_INPUTS & set(inputs):
+            value = inputs[name]
+            system_vars[name] = None if value is None else strip_delimiters(serialise(value))
+        user_vars = {
+            name: wrap(value, token) for name, value in inputs.items() if name not in TRUSTED_INPUTS
+        }
+        return RenderedPrompt(
+            system=self._block("system", system_vars),
+            user=self._block("user", user_vars),
+            token=token,
+            template_hash=self.template_hash,
+        )
+
+    def _block(self, name: str, variables: dict[str, Any]) -> str:
+        context = self._template.new_context(variables)
+        try:
+            return "".join(self._template.blocks[name](context)).strip() + "\n"
+        except TemplateError as exc:
+            raise PromptError(f"{self.dimension}.jinja, block {name}: {exc}") from exc
+
+
+def load_template(dimension: JudgeDimension, directory: Path | None = None) -> PromptTemplate:
+    """The dimension's template from `directory`, else the one shipped in the package."""
+    filename = f"{dimension}.jinja"
+    try:
+        if directory is not None:
+            source = (directory / filename).read_text(encoding="utf-8")
+        else:
+            packaged = resources.files("toolgrade") / "judge_prompts" / filename
+            source = packaged.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PromptError(f"{filename}: cannot read template: {exc}") from exc
+    return PromptTemplate(dimension, source)
+
+
+def load_templates(directory: Path | None = None) -> dict[JudgeDimension, PromptTemplate]:
+    """All four dimensions' templates."""
+    return {dim: load_template(dim, directory) for dim in JUDGE_DIMENSIONS}

@@ -1,0 +1,138 @@
+"""Turning a judge model's reply into a verdict: structured JSON, or yes/no log-probabilities.
+
+Parsing is deliberately strict about the verdict and lenient about packaging: a JSON object may
+be wrapped in code fences or prose, but its `verdict` must be exactly pass or fail. Anything else
+is "did not parse" and the engine asks again once, then records `unscored`: never a pass.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from toolgrade.models import JudgeDimension
+
+#: Labels the result_interpretation judge may attach; "none" is stored as no label.
+RESULT_LABELS: tuple[str, ...] = ("misread_result", "false_success_claim")
+
+#: First-token spellings that count as a pass / a fail in log-probability mode.
+YES_TOKENS: frozenset[str] = frozenset({"yes"})
+NO_TOKENS: frozenset[str] = frozenset({"no"})
+
+_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+class JudgeReply(BaseModel):
+    """The structured output a judge is asked for: the reason first, then the verdict."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    reason: str
+    verdict: Literal["pass", "fail"]
+    label: str | None = None
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _fold_verdict(cls, value: Any) -> Any:
+        # "PASS" or " pass " is a formatting slip, not an ambiguous answer.
+        return value.strip().casefold() if isinstance(value, str) else value
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _fold_label(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().casefold()
+            return None if value in ("", "none", "null") else value
+        return value
+
+
+def reply_schema(dimension: JudgeDimension) -> dict[str, Any]:
+    """The `response_format` JSON schema asked of the provider for `dimension`."""
+    properties: dict[str, Any] = {
+        "reason": {"type": "string"},
+        "verdict": {"type": "string", "enum": ["pass", "fail"]},
+    }
+    if dimension == "result_interpretation":
+        properties["label"] = {"type": "string", "enum": [*RESULT_LABELS, "none"]}
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": f"{dimension}_verdict",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "properties": properties,
+                "required": list(properties),
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+def extract_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in `text`: the whole text, a fenced block, or embedded in prose."""
+    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE_RE.finditer(text))]
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder = json.JSONDecoder()
+    for start in (i for i, ch in enumerate(text) if ch == "{"):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def parse_reply(text: str, dimension: JudgeDimension) -> JudgeReply | None:
+    """The reply as a `JudgeReply`, or None when it does not parse or breaks the contract."""
+    data = extract_json_object(text)
+    if data is None:
+        return None
+    try:
+        reply = JudgeReply.model_validate(data)
+    except ValidationError:
+        return None
+    if dimension == "result_interpretation":
+        if reply.label is not None and reply.label not in RESULT_LABELS:
+            return None
+    elif reply.label is not None:
+        # Other dimensions have no labels; an invented one is dropped rather than trusted.
+        reply = reply.model_copy(update={"label": None})
+    return reply
+
+
+def p_pass_from_logprobs(top_logprobs: Iterable[tuple[str, float]]) -> float | None:
+    """P(pass): the probability mass of yes-like tokens over yes- and no-like tokens.
+
+    Tokens are compared after stripping and case folding, so " Yes" and "YES" both count.
+    None when neither kind appears among the top log-probabilities.
+    """
+    yes: list[float] = []
+    no: list[float] = []
+    for token, logprob in top_logprobs:
+        if not math.isfinite(logprob):
+            continue  # -inf is zero mass; NaN is no information
+        folded = token.strip().casefold()
+        if folded in YES_TOKENS:
+            yes.append(logprob)
+        elif folded in NO_TOKENS:
+            no.append(logprob)
+    if not yes and not no:
+        return None
+    # Shift by the maximum before exponentiating so very negative logprobs do not underflow.
+    top = max(yes + no)
+    yes_mass = sum(math.exp(lp - top) for lp in yes)
+    no_mass = sum(math.exp(lp - top) for lp in no)
+    return yes_mass / (yes_mass + no_mass)
