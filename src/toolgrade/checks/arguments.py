@@ -1,20 +1,348 @@
-"""The arguments check (placeholder until its issue lands: reports not applicable)."""
+"""The arguments check: did the agent fill each call correctly? (DESIGN sections 1, 3, 4 and 7.)
+
+Pairing. For each tool named in `expected.arguments`, the agent's calls to that tool are paired
+with the reference calls of that tool by the assignment that maximises total field agreement
+(`matching.optimal_pairs`), never by position or greedily. Agreement is computed without the
+judge: a `semantic` field no shortcut decides counts 0.5. The judge is asked only for the
+fields of the final pairs.
+
+Two kinds of failure are kept apart:
+
+- *invalid*: the call breaks its tool's JSON Schema (`missing_required`, `type_mismatch`,
+  `out_of_range`, `hallucinated_param`, `unparseable_arguments`). Every call of the run with a
+  catalogue entry is validated, paired or not; `figures.invalid` counts them.
+- *wrong*: valid, but not what the reference asks for (`wrong_value`, `missing_expected_arg`).
+  A reference call left unpaired reports `missing_expected_arg` for each field that omission
+  does not satisfy.
+
+Figures: `calls` (one entry per agent call and per unpaired reference call: tool, step,
+ref_index, exact, valid, field_accuracy, fields), `field_accuracy` (mean over paired calls),
+`invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields` and
+`schema_errors`. A field the judge could not decide is `unscored`: never a match, left out of
+accuracy denominators, listed apart.
+
+Score: mean field accuracy over the reference calls, an unpaired one counting 0. Passed: every
+paired call is valid and exact (all fields match) and no reference call is unpaired.
+"""
 
 from __future__ import annotations
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator
-from toolgrade.models import Case, CheckName, CheckResult, Trajectory
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+from toolgrade.checks.base import GradeContext, PassRateAccumulator, pass_rate
+from toolgrade.checks.comparators import Comparator, JudgeAnswer, Semantic, jsonable, parse_args
+from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
+from toolgrade.checks.schema_validity import Validity, validate_call
+from toolgrade.models import (
+    ArgumentExpectation,
+    Case,
+    CheckName,
+    CheckResult,
+    Failure,
+    JudgePort,
+    JudgeRequest,
+    ToolCall,
+    Trajectory,
+    TrajectoryResult,
+)
+
+Spec = dict[str, Comparator]
+
+
+@dataclass
+class _Grading:
+    """What grading one trajectory accumulates before it becomes a `CheckResult`."""
+
+    failures: list[Failure] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    unscored: list[dict[str, Any]] = field(default_factory=list)
+    ref_accuracy: list[float | None] = field(default_factory=list)
+    passed: bool = True
 
 
 class ArgumentsCheck:
-    """Placeholder: the arguments check is not implemented yet."""
+    """Grades the arguments of the calls whose tool matched `expected.arguments`."""
 
     name: CheckName = "arguments"
 
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
-        """Report not applicable."""
-        return CheckResult.not_applicable(self.name)
+        """Validate every call, pair calls with the reference and compare their fields."""
+        refs = case.expected.arguments
+        if refs is None:
+            return CheckResult.not_applicable(self.name)
+        specs = [parse_args(ref.args) for ref in refs]
+        calls = run.calls
+        validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
+        pairs = pair_calls(refs, specs, [c for _, c in calls])
+        out = _Grading()
+        paired_refs = {call_index: k for k, call_index in pairs.items()}
+        for n, (step, call) in enumerate(calls):
+            out.failures.extend(_with_ref(validity[n].failures, paired_refs.get(n)))
+            ref_index = paired_refs.get(n)
+            if ref_index is None:
+                out.calls.append(_extra_call(call, step, validity[n]))
+                continue
+            ask = _asker(case, call.tool, ctx.judge)
+            _grade_pair(out, ref_index, specs[ref_index], step, call, validity[n], ask)
+        for k, ref in enumerate(refs):
+            if k not in pairs:
+                _grade_unpaired(out, k, ref, specs[k])
+        return self._result(out, validity, calls)
 
-    def accumulator(self) -> PassRateAccumulator:
-        """Pass-rate counting only."""
-        return PassRateAccumulator(self.name)
+    def _result(
+        self, out: _Grading, validity: list[Validity], calls: list[tuple[int, ToolCall]]
+    ) -> CheckResult:
+        paired = [c for c in out.calls if c["ref_index"] is not None and c["step"] is not None]
+        accuracies = [c["field_accuracy"] for c in paired if c["field_accuracy"] is not None]
+        scored_refs = [a for a in out.ref_accuracy if a is not None]
+        score = fmean(scored_refs) if scored_refs else (1.0 if not out.ref_accuracy else None)
+        figures = {
+            "calls": sorted(out.calls, key=_call_order),
+            "field_accuracy": fmean(accuracies) if accuracies else None,
+            "invalid": sum(v.valid is False for v in validity),
+            "wrong": sum(c["valid"] is not False and c["has_wrong"] for c in paired),
+            "unscored_fields": out.unscored,
+            "schema_errors": _schema_errors(validity, calls),
+        }
+        for c in out.calls:
+            del c["has_wrong"]
+        return CheckResult(
+            check=self.name,
+            applicable=True,
+            score=score,
+            passed=out.passed,
+            failures=out.failures,
+            figures=figures,
+        )
+
+    def accumulator(self) -> ArgumentsAccumulator:
+        """A fresh suite accumulator for `summary.checks.arguments`."""
+        return ArgumentsAccumulator()
+
+
+def pair_calls(
+    refs: list[ArgumentExpectation], specs: list[Spec], calls: list[ToolCall]
+) -> dict[int, int]:
+    """Reference index -> index into `calls`, by maximum total field agreement per tool."""
+    pairs: dict[int, int] = {}
+    for tool in dict.fromkeys(ref.tool for ref in refs):
+        ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
+        call_ids = [n for n, call in enumerate(calls) if call.tool == tool]
+
+        def agreement(
+            i: int, j: int, ref_ids: list[int] = ref_ids, call_ids: list[int] = call_ids
+        ) -> float:
+            return call_agreement(specs[ref_ids[i]], calls[call_ids[j]].args)
+
+        for i, j in optimal_pairs(len(ref_ids), len(call_ids), agreement):
+            pairs[ref_ids[i]] = call_ids[j]
+    return pairs
+
+
+def call_agreement(spec: Spec, args: Mapping[str, Any]) -> float:
+    """Summed field similarity of a call's arguments to a reference call, without the judge."""
+    return sum(compare(c, k in args, args.get(k), k, None).similarity for k, c in spec.items())
+
+
+def _asker(case: Case, tool: str, judge: JudgePort | None) -> AskJudge:
+    """The argument judge for one tool's semantic fields; unscored when no judge is configured."""
+
+    def ask(cmp: Semantic, value: Any, path: str) -> tuple[JudgeAnswer, str]:
+        if judge is None:
+            return "unscored", "no judge configured"
+        inputs = {
+            "task": case.input,
+            "tool": tool,
+            "field": path,
+            "expected": cmp.text,
+            "actual": jsonable(value),
+            "rubric": cmp.rubric,
+        }
+        verdict = judge.judge(JudgeRequest(dimension="argument_equivalence", inputs=inputs))
+        return verdict.verdict, verdict.reason
+
+    return ask
+
+
+def _grade_pair(
+    out: _Grading,
+    ref_index: int,
+    spec: Spec,
+    step: int,
+    call: ToolCall,
+    validity: Validity,
+    ask: AskJudge,
+) -> None:
+    """Compare one paired call's fields and record its figures and failures."""
+    results = {k: compare(c, k in call.args, call.args.get(k), k, ask) for k, c in spec.items()}
+    statuses = {k: r.status for k, r in results.items()}
+    for result in results.values():
+        _record_findings(out, result, call.tool, step, ref_index)
+    accuracy = field_accuracy(list(statuses.values()))
+    exact = all(s == "match" for s in statuses.values())
+    out.ref_accuracy.append(accuracy)
+    out.passed &= exact and validity.valid is not False
+    out.calls.append(
+        {
+            "tool": call.tool,
+            "step": step,
+            "ref_index": ref_index,
+            "exact": exact,
+            "valid": validity.valid,
+            "field_accuracy": accuracy,
+            "fields": statuses,
+            "has_wrong": any(s in ("wrong", "missing") for s in statuses.values()),
+        }
+    )
+
+
+def _record_findings(
+    out: _Grading, result: FieldResult, tool: str, step: int, ref_index: int
+) -> None:
+    for f in result.findings:
+        if f.kind == "unscored":
+            out.unscored.append({"tool": tool, "step": step, "field": f.path, "reason": f.reason})
+            continue
+        name = "wrong_value" if f.kind == "wrong" else "missing_expected_arg"
+        evidence = {"tool": tool, "field": f.path, "expected": f.expected, "ref_index": ref_index}
+        if f.kind == "wrong":
+            evidence["actual"] = f.actual
+        evidence["reason"] = f.reason
+        out.failures.append(
+            Failure(name=name, step=step, message=f"{tool}.{f.path}: {f.reason}", evidence=evidence)
+        )
+
+
+def _grade_unpaired(out: _Grading, ref_index: int, ref: ArgumentExpectation, spec: Spec) -> None:
+    """A reference call no agent call was left to pair with: accuracy 0, fields missing."""
+    reason = "no call of this tool left to pair with"
+    needed: list[str | None] = [
+        k for k, c in spec.items() if compare(c, False, None, k, None).status != "match"
+    ]
+    for name in needed or [None]:
+        expected = jsonable(ref.args[name]) if name is not None else {}
+        message = f"{ref.tool}.{name}: {reason}" if name else f"{ref.tool}: {reason}"
+        evidence = {"tool": ref.tool, "field": name, "expected": expected, "ref_index": ref_index}
+        out.failures.append(
+            Failure(
+                name="missing_expected_arg",
+                step=None,
+                message=message,
+                evidence={**evidence, "reason": reason},
+            )
+        )
+    out.ref_accuracy.append(0.0)
+    out.passed = False
+    out.calls.append(
+        {
+            "tool": ref.tool,
+            "step": None,
+            "ref_index": ref_index,
+            "exact": False,
+            "valid": None,
+            "field_accuracy": 0.0,
+            "fields": dict.fromkeys(spec, "missing"),
+            "has_wrong": True,
+        }
+    )
+
+
+def _extra_call(call: ToolCall, step: int, validity: Validity) -> dict[str, Any]:
+    """An agent call not paired with a reference call: validated only."""
+    return {
+        "tool": call.tool,
+        "step": step,
+        "ref_index": None,
+        "exact": None,
+        "valid": validity.valid,
+        "field_accuracy": None,
+        "fields": {},
+        "has_wrong": False,
+    }
+
+
+def _with_ref(failures: list[Failure], ref_index: int | None) -> list[Failure]:
+    """Schema failures, tagged with the reference call they were paired with (None: extra)."""
+    return [
+        f.model_copy(update={"evidence": {**f.evidence, "ref_index": ref_index}}) for f in failures
+    ]
+
+
+def _call_order(call: Mapping[str, Any]) -> tuple[int, int, int]:
+    """Agent calls by step, then unpaired reference calls by reference index."""
+    step = call["step"]
+    return (0, step, 0) if step is not None else (1, 0, call["ref_index"])
+
+
+def _schema_errors(
+    validity: list[Validity], calls: list[tuple[int, ToolCall]]
+) -> list[dict[str, str]]:
+    """One entry per tool whose schema could not be used."""
+    seen: dict[str, str] = {}
+    for v, (_, call) in zip(validity, calls, strict=True):
+        if v.schema_error is not None:
+            seen.setdefault(call.tool, v.schema_error)
+    return [{"tool": tool, "error": error} for tool, error in seen.items()]
+
+
+def field_accuracy(statuses: list[str]) -> float | None:
+    """Matches over scored fields (unscored left out); 1.0 with no field, None if all unscored."""
+    if not statuses:
+        return 1.0
+    scored = [s for s in statuses if s != "unscored"]
+    return sum(s == "match" for s in scored) / len(scored) if scored else None
+
+
+class ArgumentsAccumulator(PassRateAccumulator):
+    """Suite figures: pass and exact rates, micro field accuracy, counts and per-field accuracy.
+
+    Memory is bounded by the number of distinct `tool.field` names.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("arguments")
+        self.graded = self.exact = self.invalid = self.wrong = self.unscored = 0
+        self.per_field: dict[str, list[int]] = {}  # "tool.field" -> [n, matches]
+
+    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
+        """Fold one trajectory's arguments figures in."""
+        super().add(case, run, record)
+        result = record.checks.get(self.check)
+        if result is None or not result.applicable:
+            return
+        figures = result.figures
+        for call in figures.get("calls", []):
+            if call["ref_index"] is None:
+                continue
+            if call["step"] is not None:
+                self.graded += 1
+                self.exact += bool(call["exact"])
+            for name, status in call["fields"].items():
+                if status != "unscored":
+                    cell = self.per_field.setdefault(f"{call['tool']}.{name}", [0, 0])
+                    cell[0] += 1
+                    cell[1] += status == "match"
+        self.invalid += figures.get("invalid", 0)
+        self.wrong += figures.get("wrong", 0)
+        self.unscored += len(figures.get("unscored_fields", []))
+
+    def summary(self) -> dict[str, Any]:
+        """The block: pass_rate, applicable, exact_rate, field_accuracy, invalid, wrong,
+        unscored and per_field {"tool.field": {n, accuracy}}."""
+        n = sum(cell[0] for cell in self.per_field.values())
+        matches = sum(cell[1] for cell in self.per_field.values())
+        return {
+            **super().summary(),
+            "exact_rate": pass_rate(self.exact, self.graded),
+            "field_accuracy": matches / n if n else None,
+            "invalid": self.invalid,
+            "wrong": self.wrong,
+            "unscored": self.unscored,
+            "per_field": {
+                key: {"n": cell[0], "accuracy": cell[1] / cell[0]}
+                for key, cell in sorted(self.per_field.items())
+            },
+        }
