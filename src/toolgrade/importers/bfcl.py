@@ -46,6 +46,14 @@ _KEPT_KEYS = ("description", "enum", "default", "format", "minimum", "maximum", 
 #: The marker BFCL puts among acceptable values when a parameter may be left out.
 OPTIONAL = ""
 
+#: Keys that make a mapping a comparator in the case format (DESIGN section 1), options included.
+_COMPARATOR_KEYS = frozenset({
+    "exact", "one_of", "approx", "tol", "rel", "date", "tz", "casefold", "regex", "semantic",
+    "rubric", "any", "absent", "unordered", "normalize",
+})
+_MAX_EXPANSION = 64
+_OMIT = object()  # a field left out in one literal form of a nested answer
+
 
 def bfcl_category(case_id: str) -> str:
     """The BFCL category of an id: `simple_python_3` -> `simple_python`, `live_simple_0-0-0` too."""
@@ -94,10 +102,43 @@ def _has_string(value: Any) -> bool:
 def _nested(value: Any) -> Any:
     """One acceptable value, with BFCL's nested dicts turned into field-by-field comparators."""
     if isinstance(value, dict):
+        if _COMPARATOR_KEYS & set(value):
+            return _literal_dict(value)
         return {key: acceptable(vals) for key, vals in value.items()}
     if isinstance(value, list) and any(isinstance(v, dict) for v in value):
         return [_nested(v) for v in value]
     return value
+
+
+def _literal_forms(value: Any) -> list[Any]:
+    """Every literal a BFCL nested-answer value stands for (dicts expand field by field)."""
+    if not isinstance(value, dict):
+        return [value]
+    per_field: list[list[tuple[str, Any]]] = []
+    for key, vals in value.items():
+        forms: list[tuple[str, Any]] = []
+        for option in vals if isinstance(vals, list) else [vals]:
+            if option == OPTIONAL:
+                forms.append((key, _OMIT))
+            else:
+                forms.extend((key, form) for form in _literal_forms(option))
+        per_field.append(forms)
+    combos: list[dict[str, Any]] = [{}]
+    for options in per_field:
+        combos = [{**c, **({} if form is _OMIT else {key: form})}
+                  for c in combos for key, form in options]
+        if len(combos) > _MAX_EXPANSION:
+            raise ValueError("a nested answer with a field named like a comparator has too "
+                             f"many acceptable combinations (over {_MAX_EXPANSION})")
+    return combos
+
+
+def _literal_dict(value: dict[str, Any]) -> dict[str, Any]:
+    """A nested answer whose field names clash with comparator keys (say a field `date`):
+    the comparator language cannot hold it field by field, so list its literal forms."""
+    forms = [{"exact": form, "normalize": True} if _has_string(form) else {"exact": form}
+             for form in _literal_forms(value)]
+    return forms[0] if len(forms) == 1 else {"one_of": forms}
 
 
 def acceptable(values: Any) -> Any:
@@ -224,6 +265,8 @@ def build_cases(questions: list[Located], answers: list[Located] | None) -> list
             cases.append(build_case(question, answer))
         except InputError as exc:
             problems.extend(exc.problems)
+        except ValueError as exc:
+            problems.append(question.problem("ground_truth", str(exc)))
     if problems:
         raise InputError(problems)
     return cases

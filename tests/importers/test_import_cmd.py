@@ -1,0 +1,45 @@
+"""`toolgrade import bfcl|tau-bench`: prints a summary, exit 2 with file:line on bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from builders_importers import BFCL_ANSWERS, BFCL_QUESTIONS, BFCL_RESULTS, TAU_RUNS, TAU_TASKS
+from toolgrade.cli.import_cmd import import_app
+
+RUNNER = CliRunner()
+
+
+def test_bfcl_command_writes_suite_and_runs(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
+                                        "--results", str(BFCL_RESULTS), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "wrote 7 cases" in result.output
+    assert "wrote 9 runs" in result.output
+    assert "2 results could not be fully decoded" in result.output
+    assert (tmp_path / "suite.jsonl").is_file() and (tmp_path / "runs.jsonl").is_file()
+
+
+def test_tau_bench_command(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--trajectories",
+                                        str(TAU_RUNS), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "wrote 4 cases" in result.output and "wrote 3 runs" in result.output
+
+
+def test_bad_input_exits_2_with_location(tmp_path: Path) -> None:
+    bad = tmp_path / "q.json"
+    bad.write_text("[oops\n")
+    result = RUNNER.invoke(import_app, ["bfcl", str(bad), str(BFCL_ANSWERS),
+                                        "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert f"{bad}:1: not valid JSON" in result.output
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["tau-bench", str(tmp_path / "nope.json"),
+                                        "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "no such file" in result.output

@@ -1,0 +1,127 @@
+"""tau-bench import: tasks become cases, recorded trajectories become OpenAI-message runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders_importers import TAU_RUNS, TAU_TASKS, by_id, read_lines
+from toolgrade.errors import InputError
+from toolgrade.importers import import_tau_bench
+from toolgrade.importers.tau_bench import WRITE_TOOLS, write_order
+from toolgrade.loaders import load_runs, load_suite
+from toolgrade.models import Case
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tau")
+    import_tau_bench(TAU_TASKS, TAU_RUNS, out, agent="gpt-x")
+    return out
+
+
+@pytest.fixture(scope="module")
+def cases(imported: Path) -> dict[str, dict[str, Any]]:
+    return by_id(read_lines(imported / "suite.jsonl"))
+
+
+def test_summary(tmp_path: Path) -> None:
+    summary = import_tau_bench(TAU_TASKS, TAU_RUNS, tmp_path)
+    assert (summary.cases, summary.runs, summary.calls) == (4, 3, 3)
+    assert summary.rewards == {"tau-retail-1#0": 1.0, "tau-retail-1#1": 0.0,
+                               "tau-retail-run-0#0": 0.0}
+    assert summary.missing_runs == 2  # tasks 0 and 2 have no run
+    text = "\n".join(summary.lines())
+    assert "mean reward over 3 runs: 0.333" in text
+    assert "imported as extra cases" in text
+
+
+def test_cases_validate_and_load(imported: Path) -> None:
+    rows = read_lines(imported / "suite.jsonl")
+    assert [Case.model_validate(r).id for r in rows] == [
+        "tau-retail-0", "tau-retail-1", "tau-retail-2", "tau-retail-run-0"]
+    assert len(load_suite(imported / "suite.jsonl")) == 4
+
+
+def test_actions_become_selection_arguments_and_write_order(
+        cases: dict[str, dict[str, Any]]) -> None:
+    expected = cases["tau-retail-0"]["expected"]
+    assert expected["selection"]["tools"] == [
+        "find_user_id_by_name_zip", "modify_pending_order_address", "cancel_pending_order"]
+    assert expected["arguments"][2] == {
+        "tool": "cancel_pending_order",
+        "args": {"order_id": "#W200", "reason": "no longer needed"}}
+    assert expected["ordering"] == {
+        "before": [["modify_pending_order_address", "cancel_pending_order"]]}
+
+
+def test_write_order_keeps_only_consecutive_distinct_writes() -> None:
+    names = ["get_order_details", "cancel_pending_order", "get_user_details",
+             "cancel_pending_order", "modify_user_address", "cancel_pending_order"]
+    pairs = write_order([{"name": n} for n in names], WRITE_TOOLS["retail"])
+    assert pairs == [["cancel_pending_order", "modify_user_address"],
+                     ["modify_user_address", "cancel_pending_order"]]
+
+
+def test_catalogue_marks_write_tools_and_types_observed_kwargs(
+        cases: dict[str, dict[str, Any]]) -> None:
+    tools = cases["tau-retail-1"]["tools"]
+    assert tools["cancel_pending_order"]["side_effect"] is True
+    assert "side_effect" not in tools["find_user_id_by_name_zip"]
+    assert tools["find_user_id_by_name_zip"]["parameters"]["properties"]["zip"] == {
+        "type": "string"}
+    # only seen being called in a trajectory: no properties to hold it to
+    assert tools["list_all_product_types"]["parameters"] == {"type": "object"}
+
+
+def test_outputs_and_task_fields_go_to_metadata(cases: dict[str, dict[str, Any]]) -> None:
+    meta = cases["tau-retail-1"]["metadata"]
+    assert meta["outputs"] == ["10"]
+    assert meta["user_id"] == "bo_chen_2002"
+    assert cases["tau-retail-1"]["input"].startswith("You are Bo Chen.")
+
+
+def test_task_without_actions_expects_no_tool(cases: dict[str, dict[str, Any]]) -> None:
+    assert cases["tau-retail-2"]["expected"] == {"selection": {"no_tool": True}}
+
+
+def test_runs_keep_openai_messages_and_load(imported: Path) -> None:
+    rows = read_lines(imported / "runs.jsonl")
+    assert [(r["case_id"], r["trial"]) for r in rows] == [
+        ("tau-retail-1", 0), ("tau-retail-1", 1), ("tau-retail-run-0", 0)]
+    assert rows[0]["agent"] == "gpt-x" and rows[0]["format"] == "openai"
+    assert rows[0]["metadata"] == {"reward": 1.0}
+    trajectories = load_runs([imported / "runs.jsonl"])
+    assert trajectories[0].tool_names == ["get_product_details"]
+    assert trajectories[0].calls[0][1].args == {"product_id": "6086499569"}
+
+
+def test_embedded_task_missing_from_tasks_file_becomes_its_own_case(
+        cases: dict[str, dict[str, Any]]) -> None:
+    extra = cases["tau-retail-run-0"]
+    assert extra["input"] == "You are Zed. Cancel order #W9."
+    assert extra["expected"]["arguments"][0]["args"]["reason"] == "ordered by mistake"
+
+
+def test_task_id_out_of_range_without_embedded_task_is_located(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.json"
+    runs.write_text(json.dumps([{"task_id": 7, "traj": []}], indent=1))
+    with pytest.raises(InputError) as err:
+        import_tau_bench(TAU_TASKS, runs, tmp_path / "out")
+    assert f"{runs}:2: task_id: 7 is not a task of the tasks file" in str(err.value)
+
+
+def test_malformed_tasks_are_located(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text('[\n {"instruction": "a", "actions": []},\n'
+                     ' {"instruction": "b", "actions": [{"kwargs": {}}]}\n]')
+    with pytest.raises(InputError) as err:
+        import_tau_bench(tasks, None, tmp_path / "out")
+    assert f"{tasks}:3: actions[0]: expected {{name: str, kwargs: object}}" in str(err.value)
+    tasks.write_text('[{"instruction": "a",]')
+    with pytest.raises(InputError) as err:
+        import_tau_bench(tasks, None, tmp_path / "out")
+    assert "not valid JSON" in str(err.value)
