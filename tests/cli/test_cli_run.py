@@ -1,0 +1,91 @@
+"""`toolgrade run`, `validate` and `schema` as a user calls them: outputs and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
+from typer.testing import CliRunner
+
+from toolgrade.cli.main import app
+
+runner = CliRunner()
+GOOD = steps_run("c1", ("lookup_order", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 10}))
+
+
+@pytest.fixture
+def inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.chdir(tmp_path)  # no toolgrade.toml or pyproject here
+    return write_yaml_suite(tmp_path, SIMPLE_CASE), write_jsonl(tmp_path / "runs.jsonl", [GOOD])
+
+
+def test_run_writes_every_output_and_exits_0(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    suite, runs = inputs
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "--no-judge", "--quiet"])
+    assert result.exit_code == 0, result.output
+    for name in ("results.jsonl", "summary.json", "report.md", "report.html", "junit.xml"):
+        assert (out / name).is_file(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["aggregate"]["pass_rate"] == 1.0
+    assert summary["gates"] == []
+    assert summary["judges"]["argument_equivalence"]["model"] is None
+
+
+def test_bad_run_line_exits_2_names_file_line_key_and_grades_nothing(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    suite, _ = inputs
+    runs = write_jsonl(tmp_path / "bad.jsonl", [GOOD, {**GOOD, "trial": 1, "colour": "red"}])
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "--judge-model", "nonexistent/model"])
+    assert result.exit_code == 2
+    assert f"{runs}:2: colour: unknown key" in result.output
+    assert "nothing was graded" in result.output
+    assert not out.exists()
+
+
+def test_bad_suite_exits_2(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    _, runs = inputs
+    suite = write_yaml_suite(tmp_path, "- id: c1\n  expected: {selection: {tools: refund}}\n", name="bad.yaml")
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"])
+    assert result.exit_code == 2
+    assert "cases[0].expected.selection.tools" in result.output
+
+
+def test_gate_failure_exits_1_with_named_figure(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    suite, runs = inputs
+    write_jsonl(runs, [steps_run("c1", ("refund", {"order_id": "A1", "amount": 3}))])
+    (tmp_path / "toolgrade.toml").write_text('[gates]\n"selection.f1" = 0.9\n"aggregate.pass_rate" = 0.5\n')
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge", "-q"])
+    assert result.exit_code == 1
+    assert "gate FAILED: selection.f1 = 0.6667, minimum 0.9" in result.output
+    assert "gate FAILED: aggregate.pass_rate = 0, minimum 0.5" in result.output
+
+
+def test_bad_config_exits_2(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    suite, runs = inputs
+    (tmp_path / "toolgrade.toml").write_text('[gates]\n"selection.fone" = 0.9\n')
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"])
+    assert result.exit_code == 2
+    assert "selection.fone" in result.output
+    (tmp_path / "toolgrade.toml").write_text("[judge]\nmodle = 'x'\n")
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"])
+    assert result.exit_code == 2 and "judge.modle" in result.output
+
+
+def test_validate(inputs: tuple[Path, Path]) -> None:
+    suite, runs = inputs
+    result = runner.invoke(app, ["validate", str(suite), str(runs)])
+    assert result.exit_code == 0 and "1 cases, 1 runs" in result.output
+    result = runner.invoke(app, ["validate", str(suite)])
+    assert result.exit_code == 0 and "1 cases" in result.output
+
+
+def test_schema_describes_the_case_format() -> None:
+    result = runner.invoke(app, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    assert schema["title"] == "toolgrade case"
+    assert "expected" in schema["properties"]
+    assert schema["additionalProperties"] is False
