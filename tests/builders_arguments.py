@@ -38,16 +38,18 @@ def case(
     task: str = "refund order A123",
 ) -> Case:
     """A case whose `expected.arguments` lists (tool, args); `tools` maps name -> JSON Schema."""
-    arguments = None if expected is None else [
-        ArgumentExpectation(tool=t, args=a) for t, a in expected
-    ]
+    arguments = (
+        None if expected is None else [ArgumentExpectation(tool=t, args=a) for t, a in expected]
+    )
     catalogue = {name: ToolSpec(parameters=schema) for name, schema in (tools or {}).items()}
     return Case(id=case_id, input=task, tools=catalogue, expected=Expected(arguments=arguments))
 
 
 def run(*calls: tuple[str, dict[str, Any]] | ToolCall | Message, case_id: str = "c1") -> Trajectory:
     """A trajectory of the given (tool, args) calls, ToolCalls or messages, in order."""
-    steps = [c if isinstance(c, ToolCall | Message) else ToolCall(tool=c[0], args=c[1]) for c in calls]
+    steps = [
+        c if isinstance(c, ToolCall | Message) else ToolCall(tool=c[0], args=c[1]) for c in calls
+    ]
     return Trajectory(case_id=case_id, steps=steps)
 
 

@@ -77,8 +77,9 @@ def test_invalid_specs_name_the_problem(spec: Any, needle: str) -> None:
     problems = validate_arg_spec(spec)
     assert len(problems) == 1
     assert needle in problems[0]
-    with pytest.raises(ValueError, match="must|unknown|exactly|not"):
+    with pytest.raises(ValueError) as info:
         parse_spec(spec)
+    assert needle in str(info.value)
 
 
 def test_nested_problems_carry_dotted_paths() -> None:
@@ -130,7 +131,9 @@ def test_normalize_option_folds_strings_like_bfcl() -> None:
     assert status({"exact": "New York, NY", "normalize": True}, "new-york ny") == "match"
     assert status({"exact": "New York, NY"}, "new-york ny") == "wrong"
     assert status({"exact": ["It's", "A_B"], "normalize": True}, ["its", "ab"]) == "match"
-    assert status({"one_of": ["San Francisco", "SF"], "normalize": True}, "san_francisco") == "match"
+    assert (
+        status({"one_of": ["San Francisco", "SF"], "normalize": True}, "san_francisco") == "match"
+    )
 
 
 # --- one_of, any, absent ---------------------------------------------------------------------
@@ -265,7 +268,11 @@ def test_regex_is_a_full_match_on_the_text() -> None:
 
 
 def test_nested_objects_compare_field_by_field_with_dotted_paths() -> None:
-    spec = {"city": "Paris", "zip": {"regex": "\\d{5}"}, "geo": {"lat": {"approx": 48.85, "tol": 0.01}}}
+    spec = {
+        "city": "Paris",
+        "zip": {"regex": "\\d{5}"},
+        "geo": {"lat": {"approx": 48.85, "tol": 0.01}},
+    }
     good = {"city": "Paris", "zip": "75001", "geo": {"lat": 48.857}, "extra": "ignored"}
     assert status(spec, good) == "match"
     bad = check(spec, {"city": "Lyon", "geo": {"lat": 40}})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders_arguments import REFUND_SCHEMA
 
+from builders_arguments import REFUND_SCHEMA
 from toolgrade.checks.schema_validity import Validity, undeclared_keys, validate_call
 from toolgrade.models import ToolCall, ToolSpec
 
@@ -37,7 +37,11 @@ def test_missing_required_names_the_field() -> None:
 
 def test_type_mismatch_names_field_and_value() -> None:
     failure = only(validate({**GOOD, "amount": "25"}))
-    assert (failure["name"], failure["field"], failure["value"]) == ("type_mismatch", "amount", "25")
+    assert (failure["name"], failure["field"], failure["value"]) == (
+        "type_mismatch",
+        "amount",
+        "25",
+    )
     assert failure["limit"] == "number"
 
 
@@ -50,15 +54,25 @@ def test_type_mismatch_names_field_and_value() -> None:
         ({**GOOD, "reason": "x" * 41}, "reason", "maxLength"),
     ],
 )
-def test_value_constraints_are_out_of_range(args: dict[str, Any], field: str, constraint: str) -> None:
+def test_value_constraints_are_out_of_range(
+    args: dict[str, Any], field: str, constraint: str
+) -> None:
     failure = only(validate(args))
-    assert (failure["name"], failure["field"], failure["constraint"]) == ("out_of_range", field, constraint)
+    assert (failure["name"], failure["field"], failure["constraint"]) == (
+        "out_of_range",
+        field,
+        constraint,
+    )
     assert failure["value"] == args[field]
 
 
 def test_undeclared_key_is_hallucinated_whatever_additional_properties_says() -> None:
     failure = only(validate({**GOOD, "coupon": "X"}))
-    assert (failure["name"], failure["field"], failure["value"]) == ("hallucinated_param", "coupon", "X")
+    assert (failure["name"], failure["field"], failure["value"]) == (
+        "hallucinated_param",
+        "coupon",
+        "X",
+    )
     closed = {**REFUND_SCHEMA, "additionalProperties": False}
     assert only(validate({**GOOD, "coupon": "X"}, closed))["name"] == "hallucinated_param"
 
@@ -76,14 +90,23 @@ def test_nested_paths_are_dotted() -> None:
     schema = {
         "type": "object",
         "properties": {
-            "address": {"type": "object", "properties": {"zip": {"type": "string"}}, "required": ["zip"]},
+            "address": {
+                "type": "object",
+                "properties": {"zip": {"type": "string"}},
+                "required": ["zip"],
+            },
             "items": {
                 "type": "array",
-                "items": {"type": "object", "properties": {"qty": {"type": "integer", "minimum": 1}}},
+                "items": {
+                    "type": "object",
+                    "properties": {"qty": {"type": "integer", "minimum": 1}},
+                },
             },
         },
     }
-    result = validate({"address": {"zipcode": "1"}, "items": [{"qty": 1}, {"qty": 0, "gift": True}]}, schema)
+    result = validate(
+        {"address": {"zipcode": "1"}, "items": [{"qty": 1}, {"qty": 0, "gift": True}]}, schema
+    )
     got = sorted((f.name, f.evidence["field"]) for f in result.failures)
     assert got == [
         ("hallucinated_param", "address.zipcode"),
@@ -108,7 +131,10 @@ def test_free_form_maps_declare_any_key() -> None:
 
 
 def test_any_of_reports_the_best_matching_branch() -> None:
-    schema = {"type": "object", "properties": {"n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
+    }
     assert only(validate({"n": "3"}, schema))["name"] == "type_mismatch"
 
 
