@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolgrade.errors import ConfigError
 from toolgrade.models import JudgeDimension
@@ -49,6 +49,12 @@ class JudgeSettings(_Settings):
         default=None, description="Where calibration records are looked up for `run`."
     )
     dimensions: dict[JudgeDimension, DimensionSettings] = Field(default_factory=dict)
+
+    @field_validator("cache_dir", "calibration_dir")
+    @classmethod
+    def _expand_home(cls, value: Path | None) -> Path | None:
+        # Settings files say "~/.cache/..."; Path does not expand "~" by itself.
+        return value.expanduser() if value is not None else None
 
     def for_dimension(self, dimension: JudgeDimension) -> JudgeSettings:
         """These settings with the dimension's overrides applied."""
