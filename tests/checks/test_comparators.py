@@ -203,6 +203,9 @@ def test_approx_agrees_with_the_tolerance(e: float, tol: float, delta: float) ->
         "1 Mar 2024", "1 March 2024", "01 March, 2024", "Friday, March 1, 2024",
         "03/01/2024", "3/1/2024", "2024/03/01", "01.03.2024", "March 1, 2024 2 PM",
         "Fri, 01 Mar 2024 10:00:00 +0000",
+        "2024-03-01 10:30 UTC",
+        "3/1/24",
+        "March 1, 2024 10:30 GMT",
     ],
 )  # fmt: skip
 def test_date_formats_name_the_same_day(text: str) -> None:

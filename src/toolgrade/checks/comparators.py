@@ -437,7 +437,7 @@ def value_text(value: Any) -> str:
 # Day-first and month-first forms cannot both be read from "03/01/2024": slashes with the year
 # last are read as US month/day, dots with the year last as day.month (European usage).
 _DATE_FORMATS = (
-    "%Y/%m/%d", "%m/%d/%Y", "%Y.%m.%d", "%d.%m.%Y",
+    "%Y/%m/%d", "%m/%d/%Y", "%m/%d/%y", "%Y.%m.%d", "%d.%m.%Y",
     "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y",
     "%d %B %Y", "%d %b %Y", "%d %B, %Y", "%d %b, %Y",
     "%A, %B %d, %Y", "%a, %b %d, %Y", "%A %B %d %Y", "%a %b %d %Y",
@@ -454,9 +454,9 @@ def parse_date(value: Any) -> date | None:
     """A date or datetime read from common formats, or None when unrecognised.
 
     ISO 8601 (date, datetime, offsets, `Z`), RFC 2822, "March 1, 2024", "1 Mar 2024",
-    "Friday, March 1, 2024", "2024/03/01", "03/01/2024" (US: month/day), "01.03.2024"
-    (day.month), each optionally followed by a time ("10:30", "10:30:00", "2 PM", a trailing
-    UTC/GMT). Ordinals ("1st") and abbreviation dots ("Mar.") are ignored.
+    "Friday, March 1, 2024", "2024/03/01", "03/01/2024" and "03/01/24" (US: month/day),
+    "01.03.2024" (day.month), each optionally followed by a time ("10:30", "10:30:00",
+    "2 PM", a trailing UTC/GMT). Ordinals ("1st") and abbreviation dots ("Mar.") are ignored.
     """
     if isinstance(value, date):
         return value
@@ -467,24 +467,38 @@ def parse_date(value: Any) -> date | None:
 
 @lru_cache(maxsize=4096)
 def _parse_date_text(text: str) -> date | None:
+    iso = _parse_iso(text)
+    if iso is not None:
+        return iso
+    utc = _UTC_SUFFIX.search(text) is not None
+    cleaned = _ABBREV_DOT.sub(r"\1", _ORDINAL.sub("", _UTC_SUFFIX.sub("", text)))
+    cleaned = cleaned.replace("Sept ", "Sep ")
+    moment = _parse_iso(cleaned) or _parse_formats(cleaned)
+    if moment is None:
+        return _rfc2822(text)
+    if utc and isinstance(moment, datetime) and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+def _parse_iso(text: str) -> date | None:
     for parse in (date.fromisoformat, datetime.fromisoformat):
         try:
             return parse(text)
         except ValueError:
             pass
-    utc = _UTC_SUFFIX.search(text)
-    cleaned = _ABBREV_DOT.sub(r"\1", _ORDINAL.sub("", _UTC_SUFFIX.sub("", text)))
-    cleaned = cleaned.replace("Sept ", "Sep ")
+    return None
+
+
+def _parse_formats(text: str) -> date | None:
     for fmt in _DATE_FORMATS:
         for suffix in _TIME_SUFFIXES:
             try:
-                moment = datetime.strptime(cleaned, fmt + suffix)
+                moment = datetime.strptime(text, fmt + suffix)
             except ValueError:
                 continue
-            if not suffix:
-                return moment.date()
-            return moment.replace(tzinfo=UTC) if utc else moment
-    return _rfc2822(text)
+            return moment if suffix else moment.date()
+    return None
 
 
 def _rfc2822(text: str) -> datetime | None:
