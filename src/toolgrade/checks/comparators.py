@@ -190,9 +190,12 @@ class _Parser:
         if isinstance(spec, Mapping):
             keys = [k for k in spec if k in COMPARATOR_KEYS]
             if not keys:
-                return Fields(
-                    {str(k): self.parse(v, join_path(path, str(k))) for k, v in spec.items()}, spec
-                )
+                # `normalize` from an enclosing one_of reaches bare values at any depth.
+                fields = {
+                    str(k): self.parse(v, join_path(path, str(k)), normalize)
+                    for k, v in spec.items()
+                }
+                return Fields(fields, spec)
             return self.comparator(spec, keys, path)
         if isinstance(spec, list):
             items = (self.parse(x, join_path(path, i), normalize) for i, x in enumerate(spec))
