@@ -1,0 +1,102 @@
+"""One streaming pass over `results.jsonl`, keeping only what the reports show.
+
+A run can hold millions of trajectories, so nothing here grows with the number of lines:
+memory is bounded by the number of cases (per-case tallies) and by a fixed number of
+examples per failure name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Examples kept per failure name; the rest are only counted.
+EXAMPLES_PER_FAILURE = 20
+#: Longest failure message kept, in characters (agent text can be arbitrarily long).
+MESSAGE_CHARS = 240
+
+
+@dataclass(frozen=True)
+class FailureExample:
+    """One trajectory that showed a failure: where, and what the check said."""
+
+    case_id: str
+    agent: str | None
+    trial: int
+    check: str
+    step: int | None
+    message: str
+
+
+@dataclass
+class CaseTally:
+    """What the reports say about one case across its runs."""
+
+    runs: int = 0
+    passed: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Digest:
+    """The bounded extract of results.jsonl that the reports render."""
+
+    cases: dict[str, CaseTally] = field(default_factory=dict)
+    examples: dict[str, list[FailureExample]] = field(default_factory=dict)
+    totals: Counter[str] = field(default_factory=Counter)
+    failure_check: dict[str, str] = field(default_factory=dict)
+    lines: int = 0
+
+    def omitted(self, name: str) -> int:
+        """Trajectory-failures of `name` not listed as examples."""
+        return self.totals[name] - len(self.examples.get(name, []))
+
+
+def iter_records(results_path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a results file, one at a time (blank lines skipped)."""
+    with results_path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                record = json.loads(line)
+                if isinstance(record, dict):
+                    yield record
+
+
+def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """`text` on one line and at most `limit` characters, marked when cut."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> None:
+    for check, result in sorted((record.get("checks") or {}).items()):
+        for failure in (result or {}).get("failures") or []:
+            name = str(failure.get("name", "unknown"))
+            digest.totals[name] += 1
+            tally.failures[name] += 1
+            digest.failure_check.setdefault(name, check)
+            kept = digest.examples.setdefault(name, [])
+            if len(kept) < EXAMPLES_PER_FAILURE:
+                step = failure.get("step")
+                kept.append(FailureExample(
+                    case_id=str(record.get("case_id")), agent=record.get("agent"),
+                    trial=int(record.get("trial") or 0), check=check,
+                    step=step if isinstance(step, int) else None,
+                    message=clip(failure.get("message") or ""),
+                ))
+
+
+def digest_results(results_path: Path) -> Digest:
+    """Read `results_path` once and keep the per-case tallies and capped failure examples."""
+    digest = Digest()
+    for record in iter_records(results_path):
+        digest.lines += 1
+        tally = digest.cases.setdefault(str(record.get("case_id")), CaseTally())
+        tally.runs += 1
+        tally.passed += bool((record.get("aggregate") or {}).get("passed"))
+        _add_failures(digest, record, tally)
+    return digest

@@ -1,0 +1,55 @@
+"""report.html: one self-contained page (inline CSS, no scripts, no network) from a ReportView.
+
+Rendered with jinja2 with autoescaping on: case ids, tool names and failure messages come from
+the agent and the suite, and must never become markup.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import jinja2
+
+from toolgrade.reporting.view import ReportView
+
+
+def shade(count: int, peak: int) -> str:
+    """Heat-map opacity for a confusion cell: 0 for empty, else 0.15..0.9 by count (sqrt scale)."""
+    if count <= 0 or peak <= 0:
+        return "0"
+    # sqrt keeps small substitution counts visible next to a large diagonal.
+    return f"{0.15 + 0.75 * (count / peak) ** 0.5:.2f}"
+
+
+def pct(share: float | None) -> str:
+    """A share in [0, 1] as a CSS width percentage (clamped)."""
+    if share is None:
+        return "0"
+    return f"{max(0.0, min(1.0, share)) * 100:.1f}"
+
+
+_NUMBER = re.compile(r"^(?:[-+$]?\d[\d.,]*%?|\N{EN DASH})$")
+
+
+def is_number(cell: str) -> bool:
+    """Whether a cell shows a figure (right-aligned, tabular digits) rather than text."""
+    return bool(_NUMBER.match(cell))
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("toolgrade.reporting", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(shade=shade, pct=pct, is_number=is_number)
+    return env
+
+
+def render_html(view: ReportView, title: str = "toolgrade report") -> str:
+    """The whole report.html text."""
+    return _environment().get_template("report.html.jinja").render(view=view, title=title)

@@ -1,0 +1,125 @@
+"""Tables about the whole run: failures and examples, cases, reliability, judges, gates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolgrade.reporting.digest import Digest
+from toolgrade.reporting.tables import DASH, Table, anchor, fmt
+
+#: pass@k / pass^k columns shown when trials allow them (all k would not fit a page).
+SHOWN_K = (1, 2, 3, 5, 10)
+
+
+def failure_counts_table(summary: dict[str, Any], digest: Digest) -> Table | None:
+    """Failure names by count (most first), each linked to its examples."""
+    counts = summary.get("failures") or dict(digest.totals)
+    if not counts:
+        return None
+    ordered = sorted(counts.items(), key=lambda kv: (-int(kv[1]), kv[0]))
+    peak = max(int(c) for _, c in ordered) or 1
+    rows = [[name, digest.failure_check.get(name, DASH), fmt(count)] for name, count in ordered]
+    return Table("failures", "Failures by name", ["failure", "check", "count"], rows,
+                 links=[anchor("failure", name) for name, _ in ordered],
+                 bars=[int(c) / peak for _, c in ordered])
+
+
+def _run_label(agent: str | None, trial: int) -> str:
+    return f"{agent or DASH}:{trial}"
+
+
+def failure_example_tables(digest: Digest) -> list[Table]:
+    """Per failure name, the first examples: case, run, step and the check's message."""
+    tables = []
+    for name in sorted(digest.examples, key=lambda n: (-digest.totals[n], n)):
+        examples = digest.examples[name]
+        omitted = digest.omitted(name)
+        note = f"first {len(examples)} of {digest.totals[name]} shown" if omitted else ""
+        tables.append(Table(
+            anchor("failure", name), f"Failure: {name}", ["case", "run", "step", "message"],
+            [[e.case_id, _run_label(e.agent, e.trial), fmt(e.step), e.message] for e in examples],
+            note=note, links=[anchor("case", e.case_id) for e in examples],
+        ))
+    return tables
+
+
+def cases_table(digest: Digest) -> Table | None:
+    """Per case: runs, passes and failure names with counts."""
+    if not digest.cases:
+        return None
+    rows: list[list[str]] = []
+    ids: list[str | None] = []
+    for case_id, tally in sorted(digest.cases.items()):
+        by_count = sorted(tally.failures.items(), key=lambda kv: (-kv[1], kv[0]))
+        names = ", ".join(f"{n} x{c}" for n, c in by_count)
+        rows.append([case_id, fmt(tally.runs), fmt(tally.passed), fmt(tally.passed / tally.runs),
+                     names or DASH])
+        ids.append(anchor("case", case_id))
+    return Table("cases", "Cases", ["case", "runs", "passed", "pass rate", "failures"], rows,
+                 row_ids=ids)
+
+
+def _ks(reliability: dict[str, Any]) -> list[str]:
+    largest = max((int(r.get("n") or 0) for r in reliability.values()), default=0)
+    wanted = {k for k in SHOWN_K if k <= largest} | ({largest} if largest else set())
+    return [str(k) for k in sorted(wanted)]
+
+
+def reliability_table(summary: dict[str, Any], digest: Digest) -> Table | None:
+    """pass@k and pass^k per case (per case and agent when several agents ran)."""
+    reliability = summary.get("reliability") or {}
+    if not reliability:
+        return None
+    ks = _ks(reliability)
+    rows, links = [], []
+    for key, block in sorted(reliability.items()):
+        at, hat = block.get("pass_at_k") or {}, block.get("pass_hat_k") or {}
+        rows.append([key, fmt(block.get("n")), fmt(block.get("c")),
+                     *(fmt(at.get(k)) for k in ks), *(fmt(hat.get(k)) for k in ks)])
+        case_id = key if key in digest.cases else key.rpartition("@")[0]
+        links.append(anchor("case", case_id) if case_id in digest.cases else None)
+    columns = ["case", "n", "c", *(f"pass@{k}" for k in ks), *(f"pass^{k}" for k in ks)]
+    return Table("reliability", "Reliability: pass@k and pass^k per case", columns, rows,
+                 links=links, note="n trials, c passing (aggregate); a dash: k larger than n.")
+
+
+def _calibration(record: Any) -> str:
+    if not isinstance(record, dict) or record.get("kappa") is None:
+        return "not calibrated"
+    ci = record.get("kappa_ci") or []
+    interval = f" [{fmt(ci[0], 2)}, {fmt(ci[1], 2)}]" if len(ci) == 2 else ""
+    return f"kappa {fmt(record['kappa'], 2)}{interval} (n {fmt(record.get('n'))})"
+
+
+def _model(block: dict[str, Any]) -> str:
+    model = block.get("model")
+    if model is None:
+        return str(block.get("status") or "off")
+    return f"{model} (small local model)" if str(model).startswith("local/") else str(model)
+
+
+def judges_table(summary: dict[str, Any]) -> Table | None:
+    """Each judge's model, usage and calibration status."""
+    judges = summary.get("judges") or {}
+    if not judges:
+        return None
+    rows = []
+    for dimension, block in sorted(judges.items()):
+        cost, off = block.get("cost_usd"), block.get("model") is None
+        rows.append([dimension, _model(block), fmt(block.get("calls")),
+                     fmt(block.get("cache_hits")), fmt(block.get("unscored")),
+                     fmt(block.get("errors")), fmt(block.get("tokens")),
+                     DASH if cost is None else f"${float(cost):.4f}",
+                     DASH if off else _calibration(block.get("calibration"))])
+    return Table("judges", "Judges", ["dimension", "model", "calls", "cache hits", "unscored",
+                                      "errors", "tokens", "cost", "calibration"], rows)
+
+
+def gates_table(summary: dict[str, Any]) -> Table | None:
+    """Each configured gate with its value, minimum and result."""
+    gates = summary.get("gates") or []
+    if not gates:
+        return None
+    rows = [[f"{g.get('check')}.{g.get('metric')}", fmt(g.get("value")), fmt(g.get("threshold")),
+             "pass" if g.get("passed") else "FAIL"] for g in gates]
+    return Table("gates", "Gates", ["figure", "value", "minimum", "result"], rows)

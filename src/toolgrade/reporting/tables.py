@@ -1,0 +1,147 @@
+"""Format-neutral report tables built from `summary.json` and the results digest.
+
+Markdown and HTML render the same `Table`s, so the two reports always agree. Every cell is
+already a string formatted here (fixed decimals, sorted keys), which keeps the output
+deterministic; renderers only escape and lay out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+CHECKS = ("selection", "arguments", "ordering", "recovery")
+DASH = "\N{EN DASH}"
+#: The confusion matrix's row/column for "no tool" (a miss or an extra with no partner).
+NONE_LABEL = "none"
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A figure for display: floats with fixed decimals, None as a dash, ints as they are."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def anchor(prefix: str, key: str) -> str:
+    """A stable HTML/Markdown anchor for untrusted `key` (slug plus a short hash if changed)."""
+    slug = re.sub(r"[^a-z0-9_-]+", "-", key.lower()).strip("-")
+    if slug != key:
+        slug = f"{slug}-{hashlib.sha1(key.encode()).hexdigest()[:6]}".lstrip("-")
+    return f"{prefix}-{slug}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled table of string cells.
+
+    `links[i]` is an anchor the row's first cell points at; `bars[i]` a share in [0, 1]
+    the HTML report draws beside the row; `row_ids[i]` an anchor placed on the row itself.
+    """
+
+    key: str
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    note: str = ""
+    links: list[str | None] = field(default_factory=list)
+    bars: list[float | None] = field(default_factory=list)
+    row_ids: list[str | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """The selection confusion matrix: rows expected, columns actual, `none` last."""
+
+    labels: list[str]
+    actual: list[str]
+    counts: list[list[int]]
+
+    @property
+    def peak(self) -> int:
+        """The largest cell, for shading."""
+        return max((c for row in self.counts for c in row), default=0)
+
+
+@dataclass(frozen=True)
+class Card:
+    """One check's headline: pass rate and its own figures."""
+
+    check: str
+    pass_rate: str
+    share: float | None
+    applicable: str
+    figures: list[tuple[str, str]]
+
+
+def _none_last(names: set[str]) -> list[str]:
+    tail = [NONE_LABEL] if NONE_LABEL in names else []
+    return sorted(n for n in names if n != NONE_LABEL) + tail
+
+
+def confusion_matrix(summary: dict[str, Any]) -> Matrix | None:
+    """The matrix from `checks.selection.confusion` cells, or None when there are none."""
+    cells = summary.get("checks", {}).get("selection", {}).get("confusion") or []
+    if not cells:
+        return None
+    grid: dict[tuple[str, str], int] = {}
+    for cell in cells:
+        key = (str(cell["expected"]), str(cell["actual"]))
+        grid[key] = grid.get(key, 0) + int(cell["count"])
+    rows = _none_last({e for e, _ in grid})
+    cols = _none_last({a for _, a in grid} | {r for r in rows if r != NONE_LABEL})
+    return Matrix(labels=rows, actual=cols,
+                  counts=[[grid.get((r, c), 0) for c in cols] for r in rows])
+
+
+def _share(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def cards(summary: dict[str, Any]) -> list[Card]:
+    """The four checks side by side, in DESIGN order."""
+    checks = summary.get("checks", {})
+    out = []
+    for name in CHECKS:
+        block = checks.get(name) or {}
+        out.append(Card(check=name, pass_rate=fmt(block.get("pass_rate")),
+                        share=_share(block.get("pass_rate")),
+                        applicable=fmt(block.get("applicable")),
+                        figures=_card_figures(name, block)))
+    return out
+
+
+def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
+    if name == "selection":
+        return [(k, fmt(block.get(k))) for k in ("precision", "recall", "f1")]
+    if name == "arguments":
+        return [("exact rate", fmt(block.get("exact_rate"))),
+                ("field accuracy", fmt(block.get("field_accuracy"))),
+                ("invalid", fmt(block.get("invalid"))), ("wrong", fmt(block.get("wrong")))]
+    if name == "ordering":
+        values = [v for v in (block.get("efficiency") or {}).values() if isinstance(v, int | float)]
+        mean = sum(values) / len(values) if values else None
+        return [("mean efficiency", fmt(mean))]
+    k1 = (block.get("pass_at_k") or {}).get("1")
+    return [("state pass rate", fmt(block.get("state_pass_rate"))), ("pass@1", fmt(k1)),
+            ("recovered", fmt((block.get("stages") or {}).get("recovered")))]
+
+
+def agents_table(summary: dict[str, Any]) -> Table | None:
+    """Per agent figures, only when more than one agent ran."""
+    agents = summary.get("agents") or {}
+    if len(agents) < 2:
+        return None
+    rows = []
+    for name, tally in sorted(agents.items()):
+        per = tally.get("checks") or {}
+        rows.append([name, fmt(tally.get("trajectories")), fmt(tally.get("pass_rate")),
+                     fmt(tally.get("mean_score")),
+                     *(fmt((per.get(c) or {}).get("pass_rate")) for c in CHECKS)])
+    return Table("agents", "Agents", ["agent", "runs", "pass rate", "mean score", *CHECKS], rows)

@@ -1,0 +1,68 @@
+"""Everything a report shows, built once from the summary and the results digest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from toolgrade.reporting import check_tables, run_tables
+from toolgrade.reporting.digest import Digest
+from toolgrade.reporting.tables import (
+    Card,
+    Matrix,
+    Table,
+    agents_table,
+    cards,
+    confusion_matrix,
+    fmt,
+)
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """The report's content in display order; renderers lay it out as Markdown or HTML."""
+
+    headline: list[tuple[str, str]]
+    cards: list[Card]
+    gates: Table | None
+    agents: Table | None
+    confusion: Matrix | None
+    checks: list[Table]
+    failures: Table | None
+    cases: Table | None
+    reliability: Table | None
+    judges: Table | None
+    examples: list[Table]
+
+    @property
+    def gates_failed(self) -> int:
+        """How many gates failed (0 without gates)."""
+        return sum(row[-1] == "FAIL" for row in self.gates.rows) if self.gates else 0
+
+
+def _headline(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    aggregate = summary.get("aggregate") or {}
+    return [("cases", fmt(summary.get("cases"))),
+            ("trajectories", fmt(summary.get("trajectories"))),
+            ("aggregate pass rate", fmt(aggregate.get("pass_rate"))),
+            ("mean score", fmt(aggregate.get("mean_score"))),
+            ("crashed checks", fmt(summary.get("errors", 0)))]
+
+
+def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
+    """Assemble every table; sections with nothing to show are None or left out."""
+    detail = [check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
+              check_tables.efficiency_table(summary), check_tables.stages_table(summary)]
+    return ReportView(
+        headline=_headline(summary),
+        cards=cards(summary),
+        gates=run_tables.gates_table(summary),
+        agents=agents_table(summary),
+        confusion=confusion_matrix(summary),
+        checks=[t for t in detail if t is not None],
+        failures=run_tables.failure_counts_table(summary, digest),
+        cases=run_tables.cases_table(digest),
+        reliability=run_tables.reliability_table(summary, digest),
+        judges=run_tables.judges_table(summary),
+        examples=run_tables.failure_example_tables(digest),
+    )
