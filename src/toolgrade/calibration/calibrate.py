@@ -192,15 +192,20 @@ def run_judge(
     dimension: JudgeDimension,
     repeats: int = 1,
     progress: Progress | None = None,
+    judge_factory: Callable[[], JudgePort] | None = None,
 ) -> tuple[list[ItemOutcome], int]:
-    """Ask the judge about every item `repeats` times; returns outcomes and the crash count."""
+    """Ask the judge about every item `repeats` times; returns outcomes and the crash count.
+
+    Repeat k > 1 asks `judge_factory()` when given: an engine that memoises identical requests
+    (toolgrade's does) would otherwise replay its first answer and hide every flip.
+    """
     outcomes = [ItemOutcome(item, []) for item in items]
     total, done, errors = len(items) * repeats, 0, 0
-    for _ in range(repeats):  # repeat-major: a cache or rate limit sees the same order each pass
+    for k in range(repeats):  # repeat-major: each pass sees the items in the same order
+        current = judge if k == 0 or judge_factory is None else judge_factory()
         for outcome in outcomes:
-            verdict, crashed = _ask(
-                judge, JudgeRequest(dimension=dimension, inputs=outcome.item.inputs)
-            )
+            request = JudgeRequest(dimension=dimension, inputs=outcome.item.inputs)
+            verdict, crashed = _ask(current, request)
             outcome.verdicts.append(verdict)
             errors += crashed
             done += 1
@@ -384,6 +389,7 @@ def calibrate(
     set_sha256: str,
     repeats: int = 1,
     progress: Progress | None = None,
+    judge_factory: Callable[[], JudgePort] | None = None,
     fit_threshold: bool = False,
     threshold: float | None = None,
     set_source: str | None = None,
@@ -393,11 +399,17 @@ def calibrate(
 
     `fit_threshold` fits a P(pass) cut on a stratified half and reports the other half
     (needs verdicts carrying `p_pass`). A judge call that raises is recorded as unscored.
+    `judge_factory` gives each repeat after the first a fresh judge (see `run_judge`).
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
     outcomes, errors = run_judge(
-        items, judge, dimension=dimension, repeats=repeats, progress=progress
+        items,
+        judge,
+        dimension=dimension,
+        repeats=repeats,
+        progress=progress,
+        judge_factory=judge_factory,
     )
     fit = fit_split_threshold(outcomes, seed=seed) if fit_threshold else None
     return summarise(

@@ -57,15 +57,49 @@ def _judge_settings(
     return base.model_copy(update=update)
 
 
-def _build_judge(settings: JudgeSettings, dimension: JudgeDimension) -> tuple[JudgePort, str]:
-    """Build the judge engine (lazily imported: only `judging` touches litellm) and its model."""
-    from toolgrade.judging import build_judge
+class _Judges:
+    """Builds judge engines for one run and closes them all at the end."""
 
-    engine = build_judge(settings, notify=lambda msg: err.print(msg, markup=False))
-    if engine is None:
-        fail("toolgrade: no judge could be built (judging is disabled or no model is available)")
-    model = engine.model_for(dimension)
-    return engine, str(model)
+    def __init__(self, settings: JudgeSettings, dimension: JudgeDimension) -> None:
+        self.settings = settings
+        self.dimension = dimension
+        self.engines: list[Any] = []
+
+    def new(self) -> JudgePort:
+        """A fresh engine (lazily imported: only `toolgrade.judging` touches litellm)."""
+        from toolgrade.judging import build_judge
+
+        engine = build_judge(self.settings, notify=lambda msg: err.print(msg, markup=False))
+        if engine is None:
+            fail(
+                "toolgrade: no judge could be built (judging is disabled or no model is available)"
+            )
+        self.engines.append(engine)
+        return engine
+
+    def model(self) -> str:
+        """The model the first engine uses for this dimension; exit 2 when there is none."""
+        model = str(self.engines[0].model_for(self.dimension))
+        if model == "unconfigured":
+            fail(f"toolgrade: no judge model is configured for {self.dimension}; pass --model")
+        return model
+
+    def usage(self) -> str:
+        """Calls, cache hits, unscored and tokens summed over the engines, for one line."""
+        keys = ("calls", "cache_hits", "unscored", "errors", "tokens")
+        totals = dict.fromkeys(keys, 0)
+        for engine in self.engines:
+            figures = engine.usage().get(self.dimension, {})
+            for key in keys:
+                totals[key] += int(figures.get(key, 0) or 0)
+        return ", ".join(f"{key} {value}" for key, value in totals.items())
+
+    def close(self) -> None:
+        """Close every engine built (their disk caches)."""
+        for engine in self.engines:
+            close = getattr(engine, "close", None)
+            if callable(close):
+                close()
 
 
 PF = ("pass", "fail")
@@ -173,9 +207,14 @@ def calibrate(
         )
         if repeats > 1 and not no_cache:
             err.print("note: cache off for --repeats > 1 so every repeat is a fresh call")
-        judge, model_name = _build_judge(judge_settings, dim)
-        record = _run(loaded, judge, dim, model_name, repeats, fit_threshold, judge_settings)
+        judges = _Judges(judge_settings, dim)
+        try:
+            first = judges.new()
+            record = _run(loaded, first, judges, repeats, fit_threshold)
+        finally:
+            judges.close()
         out.print(summary_table(record))
+        out.print(f"judge usage: {judges.usage()}", markup=False)
         target = calibration_dir(settings.judge.calibration_dir)
         written = write_record(record, target)
         out.print(f"record: {written}", markup=False)
@@ -188,13 +227,13 @@ def calibrate(
 def _run(
     loaded: CalibrationSet,
     judge: JudgePort,
-    dimension: JudgeDimension,
-    model: str,
+    judges: _Judges,
     repeats: int,
     fit_threshold: bool,
-    settings: JudgeSettings,
 ) -> CalibrationRecord:
     """Run the calibration under a progress bar; threshold-fitting problems exit 2."""
+    dimension, model = judges.dimension, judges.model()
+    settings = judges.settings.for_dimension(dimension)
     columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"judging {dimension}", total=len(loaded.items) * repeats)
@@ -207,10 +246,9 @@ def _run(
                 set_sha256=loaded.sha256,
                 repeats=repeats,
                 progress=lambda done, _total: bar.update(task, completed=done),
+                judge_factory=judges.new,
                 fit_threshold=fit_threshold,
-                threshold=settings.for_dimension(dimension).threshold
-                if settings.for_dimension(dimension).mode == "logprob"
-                else None,
+                threshold=settings.threshold if settings.mode == "logprob" else None,
                 set_source=loaded.source,
             )
         except CalibrationError as exc:

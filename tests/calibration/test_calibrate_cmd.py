@@ -1,0 +1,117 @@
+"""`toolgrade calibrate` through typer, with a fake judge in place of the engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from builders_calibration import flip_on_hard, write_set
+from toolgrade.calibration.calibrate import load_set
+from toolgrade.calibration.records import CALIBRATION_DIR_ENV, find_record
+from toolgrade.cli import calibrate_cmd
+from toolgrade.models import JudgeRequest, Verdict
+
+
+class _Engine:
+    """Stands in for JudgeEngine: judge(), model_for(), usage(), close()."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.closed = False
+
+    def judge(self, request: JudgeRequest) -> Verdict:
+        return self.inner.judge(request)  # type: ignore[no-any-return]
+
+    def model_for(self, dimension: str) -> str:
+        return "fake/judge"
+
+    def usage(self) -> dict[str, dict[str, int]]:
+        return {"alternate_route": {"calls": 1}}
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> typer.Typer:
+    monkeypatch.chdir(tmp_path)  # no toolgrade.toml / pyproject settings from the repo
+    monkeypatch.setenv(CALIBRATION_DIR_ENV, str(tmp_path / "records"))
+    built: list[_Engine] = []
+    items = load_set(None, "alternate_route").items
+
+    def fake_new(self: Any) -> _Engine:
+        engine = _Engine(flip_on_hard(items))
+        built.append(engine)
+        self.engines.append(engine)
+        return engine
+
+    monkeypatch.setattr(calibrate_cmd._Judges, "new", fake_new)
+    application = typer.Typer()
+    application.command("calibrate")(calibrate_cmd.calibrate)
+    application.command("noop")(lambda: None)  # two commands, so typer keeps the subcommand name
+    application.built = built  # type: ignore[attr-defined]
+    return application
+
+
+def test_calibrate_writes_record_and_prints_summary(app: typer.Typer, tmp_path: Path) -> None:
+    out = tmp_path / "out" / "ar.json"
+    result = CliRunner().invoke(
+        app, ["calibrate", "--dimension", "alternate_route", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Cohen's kappa" in result.output and "fake/judge" in result.output
+    data = json.loads(out.read_text())
+    assert data["dimension"] == "alternate_route" and data["n"] == 83
+    assert data["model"] == "fake/judge"
+    assert find_record(tmp_path / "records", "fake/judge", "alternate_route") is not None
+    assert all(engine.closed for engine in app.built)  # type: ignore[attr-defined]
+
+
+def test_repeats_build_a_fresh_engine_per_repeat(app: typer.Typer, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["calibrate", "-d", "alternate_route", "--repeats", "3", "--out", str(tmp_path / "r.json")],
+    )
+    assert result.exit_code == 0, result.output
+    assert len(app.built) == 3  # type: ignore[attr-defined]
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["repeats"] == 3 and data["flip_rate"] == 0.0
+
+
+def test_unknown_dimension_exits_2(app: typer.Typer) -> None:
+    result = CliRunner().invoke(app, ["calibrate", "--dimension", "vibes"])
+    assert result.exit_code == 2
+    assert "unknown dimension 'vibes'" in result.output
+
+
+def test_malformed_set_exits_2_naming_the_line(app: typer.Typer, tmp_path: Path) -> None:
+    path = write_set(tmp_path / "bad.jsonl", ['{"id": "x", "inputs": {}, "label": "pass"}'])
+    result = CliRunner().invoke(
+        app, ["calibrate", "--dimension", "alternate_route", "--set", str(path)]
+    )
+    assert result.exit_code == 2
+    assert f"{path}:1: inputs.actual_route: missing" in result.output
+
+
+def test_fit_threshold_without_p_pass_exits_2(app: typer.Typer) -> None:
+    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route", "--fit-threshold"])
+    assert result.exit_code == 2
+    assert "log-probability" in result.output
+
+
+def test_judge_settings_apply_model_and_mode_to_the_dimension() -> None:
+    from toolgrade.settings import JudgeSettings
+
+    base = JudgeSettings(enabled=False, dimensions={"alternate_route": {"model": "x"}})  # type: ignore[dict-item]
+    js = calibrate_cmd._judge_settings(
+        base, "alternate_route", model="m", cache_dir=Path("c"), no_cache=True, logprob=True
+    )
+    dim = js.for_dimension("alternate_route")
+    assert js.enabled and not js.use_cache and js.cache_dir == Path("c")
+    assert dim.model == "m" and dim.mode == "logprob"
+    assert js.for_dimension("recovery_quality").mode == "reasoned"

@@ -1,0 +1,123 @@
+"""Calibration records: round trip, lookup by (model, dimension, set hash), floors, directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builders_calibration import by_id, make_item
+from toolgrade.calibration.calibrate import calibrate
+from toolgrade.calibration.records import (
+    CALIBRATION_DIR_ENV,
+    CalibrationRecord,
+    calibration_dir,
+    check_floor,
+    find_record,
+    read_record,
+    record_filename,
+    shipped_set_sha256,
+    summary_for_run,
+    write_record,
+)
+from toolgrade.errors import ConfigError
+
+
+def _record(
+    model: str = "openai/gpt-4o-mini", sha: str = "a" * 64, **changes: object
+) -> CalibrationRecord:
+    items = [make_item(i, "pass" if i < 10 else "fail") for i in range(20)]
+    verdicts = {f"it-{i}": ("pass" if i < 9 or i == 19 else "fail") for i in range(20)}
+    record = calibrate(
+        items, by_id(verdicts), dimension="argument_equivalence", model=model, set_sha256=sha
+    )
+    return record.model_copy(update=changes)
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    record = _record()
+    path = write_record(record, tmp_path / "records")
+    assert path.parent == tmp_path / "records"
+    assert read_record(path) == record
+    assert not list(path.parent.glob("*.tmp"))
+
+
+def test_file_name_is_per_model_dimension_and_set() -> None:
+    a = record_filename("openai/gpt-4o-mini", "alternate_route", "b" * 64)
+    assert a.startswith("alternate_route__openai_gpt-4o-mini-") and a.endswith(
+        "__bbbbbbbbbbbb.json"
+    )
+    assert a != record_filename("openai:gpt-4o-mini", "alternate_route", "b" * 64)
+    assert a != record_filename("openai/gpt-4o-mini", "alternate_route", "c" * 64)
+
+
+def test_find_record_matches_model_dimension_and_hash(tmp_path: Path) -> None:
+    older = _record(created_at="2025-01-01T00:00:00+00:00", kappa=0.1)
+    newer = _record(created_at="2025-02-01T00:00:00+00:00", kappa=0.9)
+    write_record(older, tmp_path / "x")  # same key: the newer write replaces it
+    write_record(newer, tmp_path)
+    write_record(older, tmp_path / "y")
+    (tmp_path / "argument_equivalence__junk.json").write_text("{broken")
+    write_record(_record(model="other"), tmp_path)
+    found = find_record(tmp_path, "openai/gpt-4o-mini", "argument_equivalence", "a" * 64)
+    assert found is not None and found.kappa == 0.9
+    assert find_record(tmp_path, "openai/gpt-4o-mini", "argument_equivalence", "b" * 64) is None
+    assert find_record(tmp_path, "openai/gpt-4o-mini", "recovery_quality", "a" * 64) is None
+    assert find_record(tmp_path / "missing", "m", "argument_equivalence", "a" * 64) is None
+
+
+def test_find_record_defaults_to_the_shipped_set_hash(tmp_path: Path) -> None:
+    sha = shipped_set_sha256("argument_equivalence")
+    assert len(sha) == 64
+    write_record(_record(sha=sha), tmp_path)
+    write_record(_record(model="m2"), tmp_path)
+    assert find_record(tmp_path, "openai/gpt-4o-mini", "argument_equivalence") is not None
+    assert find_record(tmp_path, "m2", "argument_equivalence") is None  # measured on another set
+
+
+def test_newest_of_two_files_for_the_same_key_wins(tmp_path: Path) -> None:
+    old = _record(created_at="2025-01-01T00:00:00+00:00", kappa=0.2)
+    new = _record(created_at="2025-03-01T00:00:00+00:00", kappa=0.7)
+    write_record(new, tmp_path)
+    # A copied-in older file under another name must not shadow the newer one.
+    (tmp_path / "argument_equivalence__copy.json").write_text(old.model_dump_json())
+    found = find_record(tmp_path, "openai/gpt-4o-mini", "argument_equivalence", "a" * 64)
+    assert found is not None and found.kappa == 0.7
+
+
+def test_read_record_rejects_garbage(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text('{"model": "m"}')
+    with pytest.raises(ConfigError, match="not a calibration record"):
+        read_record(path)
+
+
+def test_check_floor() -> None:
+    record = _record(kappa=0.7, kappa_ci=(0.55, 0.85))
+    assert check_floor(record, None) is None
+    assert check_floor(None, None) is None
+    assert check_floor(record, 0.5) is None
+    reason = check_floor(record, 0.6)
+    assert reason is not None and "0.550" in reason and "0.60" in reason
+    assert "argument_equivalence judge openai/gpt-4o-mini" in reason
+    missing = check_floor(None, 0.4)
+    assert missing is not None and "no calibration record" in missing
+    undefined = check_floor(record.model_copy(update={"kappa_ci": None}), 0.4)
+    assert undefined is not None and "undefined" in undefined
+
+
+def test_summary_for_run() -> None:
+    record = _record()
+    short = summary_for_run(record)
+    assert short is not None
+    assert short["kappa"] == record.kappa and short["n"] == 20
+    assert short["kappa_ci"] == list(record.kappa_ci or [])
+    assert summary_for_run(None) is None
+
+
+def test_calibration_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(CALIBRATION_DIR_ENV, str(tmp_path / "env"))
+    assert calibration_dir(tmp_path / "cfg") == tmp_path / "cfg"
+    assert calibration_dir(None) == tmp_path / "env"
+    monkeypatch.delenv(CALIBRATION_DIR_ENV)
+    assert calibration_dir(None) == Path.home() / ".cache" / "toolgrade" / "calibration"
