@@ -181,7 +181,7 @@ def _ask(judge: JudgePort, request: JudgeRequest) -> tuple[Verdict, bool]:
     """One judge call; a crash becomes an unscored verdict so the run goes on."""
     try:
         return judge.judge(request), False
-    except Exception as exc:
+    except Exception as exc:  # any judge failure is data for the record, not a reason to stop
         return Verdict.unscored(f"judge raised {type(exc).__name__}", error=str(exc)), True
 
 
