@@ -1,0 +1,72 @@
+"""`toolgrade cache stats|clear` and the cache module behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from builders_judging import all_requests, engine
+from toolgrade.cli.cache_cmd import cache_app
+from toolgrade.judging.cache import cache_key, cache_stats, clear_cache, default_cache_dir
+from toolgrade.judging.fakes import FakeClient, verdict_json
+
+runner = CliRunner()
+
+
+def fill(tmp_path: Path) -> Path:
+    with engine(FakeClient([verdict_json("pass")]), tmp_path) as judge:
+        for request in all_requests():
+            judge.judge(request)
+    return tmp_path / "judge-cache"
+
+
+def test_stats_counts_entries_and_size(tmp_path: Path) -> None:
+    directory = fill(tmp_path)
+    result = runner.invoke(cache_app, ["stats", "--cache-dir", str(directory)])
+    assert result.exit_code == 0, result.output
+    assert "entries:   4" in result.output
+    assert str(directory) in result.output
+    assert cache_stats(directory).size_bytes > 0
+
+
+def test_clear_empties_the_cache(tmp_path: Path) -> None:
+    directory = fill(tmp_path)
+    result = runner.invoke(cache_app, ["clear", "--cache-dir", str(directory)])
+    assert result.exit_code == 0, result.output
+    assert "removed 4" in result.output
+    assert cache_stats(directory).entries == 0
+
+
+def test_stats_on_a_missing_directory_does_not_create_it(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    result = runner.invoke(cache_app, ["stats", "--cache-dir", str(missing)])
+    assert result.exit_code == 0 and "entries:   0" in result.output
+    assert not missing.exists()
+    assert clear_cache(missing) == 0
+
+
+def test_default_directory_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLGRADE_CACHE_DIR", str(tmp_path / "c"))
+    assert default_cache_dir() == tmp_path / "c"
+    monkeypatch.delenv("TOOLGRADE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "toolgrade" / "judge"
+
+
+def test_cache_key_is_stable_and_order_insensitive() -> None:
+    common = {
+        "model": "m",
+        "sampling": {"temperature": 0},
+        "mode": "reasoned",
+        "dimension": "alternate_route",
+        "template_hash": "h",
+    }
+    a = cache_key(inputs={"task": "t", "actual_route": ["a", "b"]}, **common)
+    b = cache_key(inputs={"actual_route": ["a", "b"], "task": "t"}, **common)
+    c = cache_key(inputs={"actual_route": ["b", "a"], "task": "t"}, **common)
+    assert a == b != c
+    assert len(a) == 64

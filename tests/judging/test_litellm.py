@@ -1,0 +1,115 @@
+"""The engine against litellm's real exception classes and `litellm.completion(mock_response=...)`.
+
+No test here reaches the network: sockets are refused for the whole module, and litellm is
+imported with its bundled cost map.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders_judging import all_requests, no_sleep, request_for, settings
+from toolgrade.judging import JudgeEngine
+from toolgrade.judging.client import LiteLLMClient, import_litellm, is_transient
+from toolgrade.judging.fakes import FakeClient, verdict_json
+
+litellm = import_litellm()
+MODEL = "openai/gpt-4o-mini"
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError("network access in a test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    yield
+
+
+def provider_errors() -> list[BaseException]:
+    """One of each transient litellm error."""
+    kw = {"llm_provider": "openai", "model": MODEL}
+    return [
+        litellm.RateLimitError("429 slow down", **kw),
+        litellm.Timeout("timed out", **kw),
+        litellm.InternalServerError("500 boom", **kw),
+        litellm.ServiceUnavailableError("503 unavailable", **kw),
+        litellm.APIConnectionError("connection reset", **kw),
+    ]
+
+
+def make(client: Any, tmp_path: Path | None = None, **changes: Any) -> JudgeEngine:
+    return JudgeEngine(settings(tmp_path, model=MODEL, **changes), client, sleep=no_sleep)
+
+
+def test_litellm_import_did_not_fetch_the_cost_map() -> None:
+    import os
+
+    assert os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP") == "True"
+
+
+@pytest.mark.parametrize("error", provider_errors(), ids=lambda e: type(e).__name__)
+def test_transient_litellm_errors_are_retried(error: BaseException) -> None:
+    assert is_transient(error)
+    client = FakeClient([error, verdict_json("pass")])
+    judge = make(client)
+    assert judge.judge(request_for("alternate_route")).verdict == "pass"
+    assert client.calls == 2
+
+
+def test_an_authentication_error_is_not_retried() -> None:
+    error = litellm.AuthenticationError("bad key", llm_provider="openai", model=MODEL)
+    assert not is_transient(error)
+    client = FakeClient([error])
+    verdict = make(client).judge(request_for("alternate_route"))
+    assert verdict.verdict == "unscored" and client.calls == 1
+
+
+def test_mock_response_through_litellm_yields_the_verdict() -> None:
+    client = LiteLLMClient(mock_response=verdict_json("fail", reason="different city"))
+    judge = make(client)
+    verdict = judge.judge(request_for("argument_equivalence"))
+    assert (verdict.verdict, verdict.reason, verdict.model) == ("fail", "different city", MODEL)
+    usage = judge.usage()["argument_equivalence"]
+    assert usage["calls"] == 1 and usage["tokens"] > 0
+
+
+def test_a_429_then_success_through_litellm_yields_the_verdict() -> None:
+    rate_limited = litellm.RateLimitError("429", llm_provider="openai", model=MODEL)
+    client = LiteLLMClient(mock_response=[rate_limited, verdict_json("pass")])
+    judge = make(client)
+    assert judge.judge(request_for("recovery_quality")).verdict == "pass"
+    usage = judge.usage()["recovery_quality"]
+    assert (usage["calls"], usage["errors"]) == (2, 0)
+
+
+def test_a_provider_that_always_fails_completes_the_run_unscored() -> None:
+    failing = litellm.ServiceUnavailableError("503", llm_provider="openai", model=MODEL)
+    judge = make(LiteLLMClient(mock_response=failing), max_attempts=3)
+    verdicts = [judge.judge(r) for r in all_requests()]
+    assert [v.verdict for v in verdicts] == ["unscored"] * 4
+    assert all("ServiceUnavailableError" in (v.error or "") for v in verdicts)
+    usage = judge.usage()
+    assert all(u["errors"] == 1 and u["calls"] == 3 for u in usage.values())
+
+
+def test_garbage_through_litellm_is_never_a_pass() -> None:
+    judge = make(LiteLLMClient(mock_response="PASS. Definitely pass."))
+    verdict = judge.judge(request_for("result_interpretation"))
+    assert verdict.verdict == "unscored" and verdict.raw == "PASS. Definitely pass."
+    assert judge.usage()["result_interpretation"]["calls"] == 2
+
+
+def test_a_second_run_through_litellm_makes_zero_calls(tmp_path: Path) -> None:
+    with make(LiteLLMClient(mock_response=verdict_json("pass")), tmp_path) as judge:
+        assert [judge.judge(r).verdict for r in all_requests()] == ["pass"] * 4
+    failing = litellm.InternalServerError("must not be called", llm_provider="openai", model=MODEL)
+    with make(LiteLLMClient(mock_response=failing), tmp_path) as judge:
+        assert [judge.judge(r).verdict for r in all_requests()] == ["pass"] * 4
+        assert all(u["calls"] == 0 and u["cache_hits"] == 1 for u in judge.usage().values())
