@@ -20,7 +20,11 @@ tools:
 def write_yaml_suite(folder: Path, cases_yaml: str, name: str = "suite.yaml") -> Path:
     """A YAML suite with the shared two-tool catalogue and the given `cases:` body."""
     path = folder / name
-    body = textwrap.dedent(TOOLS_YAML) + "cases:\n" + textwrap.indent(textwrap.dedent(cases_yaml), "  ")
+    body = (
+        textwrap.dedent(TOOLS_YAML)
+        + "cases:\n"
+        + textwrap.indent(textwrap.dedent(cases_yaml), "  ")
+    )
     path.write_text(body, encoding="utf-8")
     return path
 
@@ -32,11 +36,17 @@ def write_jsonl(path: Path, records: list[Any]) -> Path:
     return path
 
 
-def steps_run(case_id: str, *calls: tuple[str, Any], trial: int = 0, agent: str | None = "a",
-              answer: str | None = "done") -> dict[str, Any]:
+def steps_run(
+    case_id: str,
+    *calls: tuple[str, Any],
+    trial: int = 0,
+    agent: str | None = "a",
+    answer: str | None = "done",
+) -> dict[str, Any]:
     """A run in normalised steps: each call (tool, args) returns ok."""
     steps: list[dict[str, Any]] = [
-        {"tool": tool, "args": args, "result": {"status": "ok", "content": "fine"}} for tool, args in calls
+        {"tool": tool, "args": args, "result": {"status": "ok", "content": "fine"}}
+        for tool, args in calls
     ]
     if answer is not None:
         steps.append({"role": "assistant", "content": answer})

@@ -34,7 +34,9 @@ class JudgeSettings(_Settings):
     enabled: bool = True
     model: str | None = None
     mode: Literal["reasoned", "logprob"] = "reasoned"
-    threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode.")
+    threshold: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode."
+    )
     temperature: float = 0.0
     max_tokens: int = 512
     timeout_s: float = 60.0
@@ -86,13 +88,19 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
 
 
-def find_config(explicit: Path | None, cwd: Path | None = None) -> tuple[Path | None, dict[str, Any]]:
+def find_config(
+    explicit: Path | None, cwd: Path | None = None
+) -> tuple[Path | None, dict[str, Any]]:
     """The configuration file and its toolgrade table, by the documented precedence."""
     if explicit is not None:
         if not explicit.is_file():
             raise ConfigError(f"{explicit}: configuration file not found")
         data = _read_toml(explicit)
-        table = data.get("tool", {}).get("toolgrade", data) if explicit.name == "pyproject.toml" else data
+        table = (
+            data.get("tool", {}).get("toolgrade", data)
+            if explicit.name == "pyproject.toml"
+            else data
+        )
         return explicit, table
     base = cwd or Path.cwd()
     own = base / "toolgrade.toml"

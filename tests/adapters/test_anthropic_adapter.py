@@ -9,15 +9,25 @@ from toolgrade.models import Message, ToolCall
 
 MESSAGES = [
     {"role": "user", "content": "Where is E1?"},
-    {"role": "assistant", "content": [
-        {"type": "text", "text": "Checking."},
-        {"type": "tool_use", "id": "t1", "name": "lookup", "input": {"id": "E1"}},
-        {"type": "tool_use", "id": "t2", "name": "track", "input": {"id": "E1"}},
-    ]},
-    {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "shipped"}]},
-        {"type": "tool_result", "tool_use_id": "t2", "content": "timeout", "is_error": True},
-    ]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "t1", "name": "lookup", "input": {"id": "E1"}},
+            {"type": "tool_use", "id": "t2", "name": "track", "input": {"id": "E1"}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "t1",
+                "content": [{"type": "text", "text": "shipped"}],
+            },
+            {"type": "tool_result", "tool_use_id": "t2", "content": "timeout", "is_error": True},
+        ],
+    },
     {"role": "assistant", "content": [{"type": "text", "text": "It shipped."}]},
 ]
 
@@ -26,8 +36,13 @@ def test_detected_and_converted() -> None:
     assert detect_format(MESSAGES) == "anthropic"
     steps = messages_to_steps(MESSAGES)
     kinds = [(type(s).__name__, getattr(s, "tool", getattr(s, "role", None))) for s in steps]
-    assert kinds == [("Message", "user"), ("Message", "assistant"), ("ToolCall", "lookup"),
-                     ("ToolCall", "track"), ("Message", "assistant")]
+    assert kinds == [
+        ("Message", "user"),
+        ("Message", "assistant"),
+        ("ToolCall", "lookup"),
+        ("ToolCall", "track"),
+        ("Message", "assistant"),
+    ]
 
 
 def test_parallel_tool_use_share_group_and_results_attach() -> None:
@@ -46,12 +61,20 @@ def test_final_answer() -> None:
 
 
 def test_string_input_is_unparseable() -> None:
-    (call,) = messages_to_steps([{"role": "assistant", "content": [
-        {"type": "tool_use", "id": "a", "name": "x", "input": '{"broken": '}]}])
+    (call,) = messages_to_steps(
+        [
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "a", "name": "x", "input": '{"broken": '}],
+            }
+        ]
+    )
     assert isinstance(call, ToolCall) and call.raw_arguments == '{"broken": '
 
 
 def test_unmatched_tool_result() -> None:
     with pytest.raises(AdapterError) as info:
-        messages_to_steps([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "q"}]}])
+        messages_to_steps(
+            [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "q"}]}]
+        )
     assert info.value.field == "messages[0].content[0].tool_use_id"

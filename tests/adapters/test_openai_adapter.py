@@ -16,12 +16,18 @@ def _call(call_id: str, name: str, arguments: object) -> dict[str, object]:
 
 
 def test_tool_calls_and_results_by_id() -> None:
-    steps = messages_to_steps([
-        {"role": "user", "content": "refund A1"},
-        {"role": "assistant", "content": None, "tool_calls": [_call("c1", "lookup", {"id": "A1"})]},
-        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "delivered"}'},
-        {"role": "assistant", "content": "Done."},
-    ])
+    steps = messages_to_steps(
+        [
+            {"role": "user", "content": "refund A1"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [_call("c1", "lookup", {"id": "A1"})],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": '{"status": "delivered"}'},
+            {"role": "assistant", "content": "Done."},
+        ]
+    )
     assert [type(s) for s in steps] == [Message, ToolCall, Message]
     call = steps[1]
     assert isinstance(call, ToolCall)
@@ -31,11 +37,13 @@ def test_tool_calls_and_results_by_id() -> None:
 
 
 def test_parallel_calls_share_a_group_and_results_match_out_of_order() -> None:
-    steps = messages_to_steps([
-        {"role": "assistant", "tool_calls": [_call("a", "x", {}), _call("b", "y", {})]},
-        {"role": "tool", "tool_call_id": "b", "content": "Error: boom"},
-        {"role": "tool", "tool_call_id": "a", "content": "fine"},
-    ])
+    steps = messages_to_steps(
+        [
+            {"role": "assistant", "tool_calls": [_call("a", "x", {}), _call("b", "y", {})]},
+            {"role": "tool", "tool_call_id": "b", "content": "Error: boom"},
+            {"role": "tool", "tool_call_id": "a", "content": "fine"},
+        ]
+    )
     x, y = steps
     assert isinstance(x, ToolCall) and isinstance(y, ToolCall)
     assert x.group == y.group and x.group is not None
@@ -44,7 +52,9 @@ def test_parallel_calls_share_a_group_and_results_match_out_of_order() -> None:
 
 
 def test_unparseable_arguments_kept_raw() -> None:
-    (call,) = messages_to_steps([{"role": "assistant", "tool_calls": [_call("a", "x", "{'bad': 1}")]}])
+    (call,) = messages_to_steps(
+        [{"role": "assistant", "tool_calls": [_call("a", "x", "{'bad': 1}")]}]
+    )
     assert isinstance(call, ToolCall)
     assert call.unparseable and call.raw_arguments == "{'bad': 1}"
 
@@ -54,27 +64,34 @@ def test_non_object_json_arguments_are_unparseable() -> None:
     assert isinstance(call, ToolCall) and call.raw_arguments == "[1, 2]"
 
 
-@pytest.mark.parametrize(("content", "status"), [
-    ("503 Service Unavailable", "error"),
-    ('{"error": "not found"}', "error"),
-    ("Traceback (most recent call last)", "error"),
-    ("200 items found", "ok"),
-    ('{"error": null, "ok": true}', "ok"),
-])
+@pytest.mark.parametrize(
+    ("content", "status"),
+    [
+        ("503 Service Unavailable", "error"),
+        ('{"error": "not found"}', "error"),
+        ("Traceback (most recent call last)", "error"),
+        ("200 items found", "ok"),
+        ('{"error": null, "ok": true}', "ok"),
+    ],
+)
 def test_error_detection(content: str, status: str) -> None:
-    (call,) = messages_to_steps([
-        {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
-        {"role": "tool", "tool_call_id": "a", "content": content},
-    ])
+    (call,) = messages_to_steps(
+        [
+            {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+            {"role": "tool", "tool_call_id": "a", "content": content},
+        ]
+    )
     assert isinstance(call, ToolCall) and call.result is not None
     assert call.result.status == status
 
 
 def test_explicit_error_flag_wins() -> None:
-    (call,) = messages_to_steps([
-        {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
-        {"role": "tool", "tool_call_id": "a", "content": "all fine", "is_error": True},
-    ])
+    (call,) = messages_to_steps(
+        [
+            {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+            {"role": "tool", "tool_call_id": "a", "content": "all fine", "is_error": True},
+        ]
+    )
     assert isinstance(call, ToolCall) and call.result is not None and call.result.status == "error"
 
 

@@ -6,13 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
 from typer.testing import CliRunner
 
+from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
 from toolgrade.cli.main import app
 
 runner = CliRunner()
-GOOD = steps_run("c1", ("lookup_order", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 10}))
+GOOD = steps_run(
+    "c1", ("lookup_order", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 10})
+)
 
 
 @pytest.fixture
@@ -24,7 +26,9 @@ def inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
 def test_run_writes_every_output_and_exits_0(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     suite, runs = inputs
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "--no-judge", "--quiet"])
+    result = runner.invoke(
+        app, ["run", str(suite), str(runs), "--out", str(out), "--no-judge", "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     for name in ("results.jsonl", "summary.json", "report.md", "report.html", "junit.xml"):
         assert (out / name).is_file(), name
@@ -34,11 +38,15 @@ def test_run_writes_every_output_and_exits_0(inputs: tuple[Path, Path], tmp_path
     assert summary["judges"]["argument_equivalence"]["model"] is None
 
 
-def test_bad_run_line_exits_2_names_file_line_key_and_grades_nothing(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_bad_run_line_exits_2_names_file_line_key_and_grades_nothing(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
     suite, _ = inputs
     runs = write_jsonl(tmp_path / "bad.jsonl", [GOOD, {**GOOD, "trial": 1, "colour": "red"}])
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "--judge-model", "nonexistent/model"])
+    result = runner.invoke(
+        app, ["run", str(suite), str(runs), "--out", str(out), "--judge-model", "nonexistent/model"]
+    )
     assert result.exit_code == 2
     assert f"{runs}:2: colour: unknown key" in result.output
     assert "nothing was graded" in result.output
@@ -47,8 +55,12 @@ def test_bad_run_line_exits_2_names_file_line_key_and_grades_nothing(inputs: tup
 
 def test_bad_suite_exits_2(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     _, runs = inputs
-    suite = write_yaml_suite(tmp_path, "- id: c1\n  expected: {selection: {tools: refund}}\n", name="bad.yaml")
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"])
+    suite = write_yaml_suite(
+        tmp_path, "- id: c1\n  expected: {selection: {tools: refund}}\n", name="bad.yaml"
+    )
+    result = runner.invoke(
+        app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"]
+    )
     assert result.exit_code == 2
     assert "cases[0].expected.selection.tools" in result.output
 
@@ -56,8 +68,12 @@ def test_bad_suite_exits_2(inputs: tuple[Path, Path], tmp_path: Path) -> None:
 def test_gate_failure_exits_1_with_named_figure(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     suite, runs = inputs
     write_jsonl(runs, [steps_run("c1", ("refund", {"order_id": "A1", "amount": 3}))])
-    (tmp_path / "toolgrade.toml").write_text('[gates]\n"selection.f1" = 0.9\n"aggregate.pass_rate" = 0.5\n')
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge", "-q"])
+    (tmp_path / "toolgrade.toml").write_text(
+        '[gates]\n"selection.f1" = 0.9\n"aggregate.pass_rate" = 0.5\n'
+    )
+    result = runner.invoke(
+        app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge", "-q"]
+    )
     assert result.exit_code == 1
     assert "gate FAILED: selection.f1 = 0.6667, minimum 0.9" in result.output
     assert "gate FAILED: aggregate.pass_rate = 0, minimum 0.5" in result.output
@@ -66,11 +82,15 @@ def test_gate_failure_exits_1_with_named_figure(inputs: tuple[Path, Path], tmp_p
 def test_bad_config_exits_2(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     suite, runs = inputs
     (tmp_path / "toolgrade.toml").write_text('[gates]\n"selection.fone" = 0.9\n')
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"])
+    result = runner.invoke(
+        app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"]
+    )
     assert result.exit_code == 2
     assert "selection.fone" in result.output
     (tmp_path / "toolgrade.toml").write_text("[judge]\nmodle = 'x'\n")
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"])
+    result = runner.invoke(
+        app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "--no-judge"]
+    )
     assert result.exit_code == 2 and "judge.modle" in result.output
 
 

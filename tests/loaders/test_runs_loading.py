@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
 
+from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
 from toolgrade.errors import InputError
 from toolgrade.loaders import load_runs
 from toolgrade.models import Message, ToolCall
@@ -20,7 +20,9 @@ def _problems(fn: object) -> list[str]:
 
 
 def test_steps_run_loads_calls_and_messages(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "r.jsonl", [steps_run("c1", ("lookup_order", {"order_id": "A1"}))])
+    path = write_jsonl(
+        tmp_path / "r.jsonl", [steps_run("c1", ("lookup_order", {"order_id": "A1"}))]
+    )
     (run,) = load_runs([path])
     assert isinstance(run.steps[0], ToolCall) and run.steps[0].args == {"order_id": "A1"}
     assert isinstance(run.steps[1], Message) and run.steps[1].role == "assistant"
@@ -42,21 +44,26 @@ def test_json_string_arguments_are_decoded(tmp_path: Path) -> None:
 
 
 def test_malformed_line_and_unknown_keys_are_located(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "r.jsonl", [
-        steps_run("c1"),
-        "{oops",
-        {"case_id": "c1", "steps": [], "colour": "red"},
-        {"case_id": "c1", "steps": [{"tool": "x", "argz": {}}]},
-        {"case_id": "c1", "steps": [{"nothing": 1}]},
-        {"case_id": "c1"},
-        {"case_id": "c1", "trial": "first", "steps": []},
-    ])
+    path = write_jsonl(
+        tmp_path / "r.jsonl",
+        [
+            steps_run("c1"),
+            "{oops",
+            {"case_id": "c1", "steps": [], "colour": "red"},
+            {"case_id": "c1", "steps": [{"tool": "x", "argz": {}}]},
+            {"case_id": "c1", "steps": [{"nothing": 1}]},
+            {"case_id": "c1"},
+            {"case_id": "c1", "trial": "first", "steps": []},
+        ],
+    )
     problems = _problems(lambda: load_runs([path]))
     assert problems[0].startswith(f"{path}:2: malformed JSON")
     assert f"{path}:3: colour: unknown key" in problems
     assert f"{path}:4: steps[0].argz: unknown key" in problems
     assert any(p.startswith(f"{path}:5: steps[0]: a step needs") for p in problems)
-    assert any(p.startswith(f"{path}:6:") and "exactly one of 'messages' or 'steps'" in p for p in problems)
+    assert any(
+        p.startswith(f"{path}:6:") and "exactly one of 'messages' or 'steps'" in p for p in problems
+    )
     assert any(p.startswith(f"{path}:7: trial:") for p in problems)
     assert len(problems) == 6
 

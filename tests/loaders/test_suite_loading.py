@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from builders_foundation import SIMPLE_CASE, write_jsonl, write_yaml_suite
 
+from builders_foundation import SIMPLE_CASE, write_jsonl, write_yaml_suite
 from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
 
@@ -27,55 +27,70 @@ def test_yaml_suite_merges_shared_catalogue(tmp_path: Path) -> None:
 
 
 def test_case_tools_override_shared(tmp_path: Path) -> None:
-    path = write_yaml_suite(tmp_path, """
+    path = write_yaml_suite(
+        tmp_path,
+        """
     - id: c1
       tools: {refund: {side_effect: false}}
-    """)
+    """,
+    )
     assert load_suite(path).cases["c1"].tools["refund"].side_effect is False
 
 
 def test_shared_groups_merge_into_ordering(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
-    path.write_text("groups: {retrieval: [a, b]}\ncases:\n  - id: c1\n"
-                    "    expected: {ordering: {before: [['@retrieval', c]]}}\n")
+    path.write_text(
+        "groups: {retrieval: [a, b]}\ncases:\n  - id: c1\n"
+        "    expected: {ordering: {before: [['@retrieval', c]]}}\n"
+    )
     case = load_suite(path).cases["c1"]
     assert case.expected.ordering is not None
     assert case.expected.ordering.groups == {"retrieval": ["a", "b"]}
 
 
 def test_unknown_key_names_file_line_and_field(tmp_path: Path) -> None:
-    path = write_yaml_suite(tmp_path, """
+    path = write_yaml_suite(
+        tmp_path,
+        """
     - id: c1
       expected:
         selection:
           tols: [refund]
-    """)
+    """,
+    )
     problems = _problems(path)
     assert len(problems) == 1
     text = problems[0]
-    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "tols" in l)
+    lines = path.read_text().splitlines()
+    line = next(number for number, text in enumerate(lines, 1) if "tols" in text)
     assert text == f"{path}:{line}: cases[0].expected.selection.tols: unknown key"
 
 
 def test_wrong_type_names_field(tmp_path: Path) -> None:
-    path = write_yaml_suite(tmp_path, """
+    path = write_yaml_suite(
+        tmp_path,
+        """
     - id: c1
       expected:
         selection: {tools: [refund], no_tool: maybe}
-    """)
+    """,
+    )
     (problem,) = _problems(path)
     assert "cases[0].expected.selection.no_tool" in problem
     assert "bool" in problem
 
 
 def test_every_problem_is_listed(tmp_path: Path) -> None:
-    path = write_yaml_suite(tmp_path, """
+    path = write_yaml_suite(
+        tmp_path,
+        """
     - id: c1
       bogus: 1
     - id: c2
       scoring: {mode: fancy}
     - task_type: x
-    """)
+    """,
+    )
     problems = _problems(path)
     fields = " | ".join(problems)
     assert "cases[0].bogus: unknown key" in fields
@@ -127,13 +142,18 @@ def test_folder_suite(tmp_path: Path) -> None:
 
 
 def test_invalid_json_schema_in_catalogue(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "s.jsonl", [{"id": "a", "tools": {"t": {"parameters": {"type": "objekt"}}}}])
+    path = write_jsonl(
+        tmp_path / "s.jsonl", [{"id": "a", "tools": {"t": {"parameters": {"type": "objekt"}}}}]
+    )
     (problem,) = _problems(path)
     assert "tools.t.parameters: not a valid JSON Schema" in problem
 
 
 def test_bad_comparator_reported_before_grading(tmp_path: Path) -> None:
-    record = {"id": "a", "expected": {"arguments": [{"tool": "t", "args": {"x": {"approx": "ten"}}}]}}
+    record = {
+        "id": "a",
+        "expected": {"arguments": [{"tool": "t", "args": {"x": {"approx": "ten"}}}]},
+    }
     path = write_jsonl(tmp_path / "s.jsonl", [record])
     (problem,) = _problems(path)
     assert "expected.arguments[0].args.x" in problem

@@ -9,7 +9,9 @@ from toolgrade.models import CheckName, CheckResult, Scoring
 from toolgrade.scoring.aggregate import aggregate, weighted_mean
 
 
-def r(check: CheckName, score: float | None, passed: bool | None, applicable: bool = True) -> CheckResult:
+def r(
+    check: CheckName, score: float | None, passed: bool | None, applicable: bool = True
+) -> CheckResult:
     return CheckResult(check=check, applicable=applicable, score=score, passed=passed)
 
 
@@ -62,10 +64,21 @@ def test_crashed_check_never_passes_and_scores_zero() -> None:
 scores = st.floats(min_value=0, max_value=1, allow_nan=False)
 
 
-@given(scores, scores, scores, st.floats(min_value=0.01, max_value=10), st.floats(min_value=0.01, max_value=10))
-def test_weighted_mean_is_within_the_scores(a: float, b: float, c: float, wa: float, wb: float) -> None:
-    results = {"selection": r("selection", a, True), "arguments": r("arguments", b, True),
-               "ordering": r("ordering", c, True)}
+@given(
+    scores,
+    scores,
+    scores,
+    st.floats(min_value=0.01, max_value=10),
+    st.floats(min_value=0.01, max_value=10),
+)
+def test_weighted_mean_is_within_the_scores(
+    a: float, b: float, c: float, wa: float, wb: float
+) -> None:
+    results = {
+        "selection": r("selection", a, True),
+        "arguments": r("arguments", b, True),
+        "ordering": r("ordering", c, True),
+    }
     mean = weighted_mean(results, {"selection": wa, "arguments": wb})  # type: ignore[arg-type]
     assert mean is not None
     assert min(a, b, c) - 1e-9 <= mean <= max(a, b, c) + 1e-9

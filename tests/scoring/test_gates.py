@@ -18,8 +18,12 @@ SUMMARY = {
 
 
 def test_passing_and_failing_gates() -> None:
-    gates = {"selection.f1": 0.9, "arguments.pass_rate": 0.85, "aggregate.pass_rate": 0.8,
-             "recovery.pass_hat_k.2": 0.6}
+    gates = {
+        "selection.f1": 0.9,
+        "arguments.pass_rate": 0.85,
+        "aggregate.pass_rate": 0.8,
+        "recovery.pass_hat_k.2": 0.6,
+    }
     results = {f"{g.check}.{g.metric}": g for g in evaluate_gates(gates, SUMMARY)}
     assert results["selection.f1"].passed
     assert results["aggregate.pass_rate"].passed  # a minimum: equal passes
@@ -40,7 +44,7 @@ def test_nested_per_tool_figure() -> None:
 
 
 def test_unknown_names_are_configuration_errors() -> None:
-    with pytest.raises(ConfigError, match="selection.fone"):
+    with pytest.raises(ConfigError, match=r"selection\.fone"):
         validate_gate_names({"selection.fone": 0.9})
     with pytest.raises(ConfigError, match="bogus"):
         validate_gate_names({"bogus": 0.9})

@@ -1,4 +1,4 @@
-"""The runner: one results line per trajectory, crashes as data, summary keys of DESIGN section 7."""
+"""The runner: a results line per trajectory, crashes as data, the summary keys of DESIGN 7."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
-
 from toolgrade.checks import GradeContext, default_checks
 from toolgrade.checks.base import PassRateAccumulator
 from toolgrade.models import Case, CheckName, CheckResult, Trajectory
@@ -30,7 +29,9 @@ def _inputs(tmp_path: Path, runs: list[dict[str, object]]):  # type: ignore[no-u
     return validate_inputs(suite, [write_jsonl(tmp_path / "runs.jsonl", runs)])
 
 
-GOOD = steps_run("c1", ("lookup_order", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 10}))
+GOOD = steps_run(
+    "c1", ("lookup_order", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 10})
+)
 BAD = steps_run("c1", ("refund", {"order_id": "A1", "amount": 99}), trial=1)
 
 
@@ -42,13 +43,31 @@ def test_results_and_summary_keys(tmp_path: Path) -> None:
     assert set(first) >= {"case_id", "trial", "agent", "checks", "aggregate", "judges"}
     assert set(first["checks"]) == {"selection", "arguments", "ordering", "recovery"}
     sel = first["checks"]["selection"]
-    assert set(sel) >= {"applicable", "score", "passed", "failures", "tp", "fp", "fn", "precision", "recall", "f1"}
+    assert set(sel) >= {
+        "applicable",
+        "score",
+        "passed",
+        "failures",
+        "tp",
+        "fp",
+        "fn",
+        "precision",
+        "recall",
+        "f1",
+    }
     assert first["aggregate"]["passed"] is True and lines[1]["aggregate"]["passed"] is False
     assert first["checks"]["recovery"]["applicable"] is False
 
     summary = output.summary
     assert summary["cases"] == 1 and summary["trajectories"] == 2
-    assert set(summary) >= {"cases", "trajectories", "checks", "failures", "aggregate", "reliability"}
+    assert set(summary) >= {
+        "cases",
+        "trajectories",
+        "checks",
+        "failures",
+        "aggregate",
+        "reliability",
+    }
     assert summary["aggregate"]["pass_rate"] == 0.5
     assert summary["reliability"]["c1"]["n"] == 2 and summary["reliability"]["c1"]["c"] == 1
     assert summary["failures"].get("missing_tool", 0) >= 1
@@ -79,5 +98,7 @@ def test_several_agents_keep_reliability_apart(tmp_path: Path) -> None:
 
 def test_progress_hook_sees_every_run(tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
-    grade(_inputs(tmp_path, [GOOD, BAD]), tmp_path / "out", progress=lambda d, t: seen.append((d, t)))
+    grade(
+        _inputs(tmp_path, [GOOD, BAD]), tmp_path / "out", progress=lambda d, t: seen.append((d, t))
+    )
     assert seen == [(1, 2), (2, 2)]

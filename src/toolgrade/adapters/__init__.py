@@ -29,4 +29,10 @@ def messages_to_steps(messages: list[Any], fmt: MessageFormat | None = None) -> 
     return anthropic_to_steps(messages) if chosen == "anthropic" else openai_to_steps(messages)
 
 
-__all__ = ["AdapterError", "MessageFormat", "decode_arguments", "detect_format", "messages_to_steps"]
+__all__ = [
+    "AdapterError",
+    "MessageFormat",
+    "decode_arguments",
+    "detect_format",
+    "messages_to_steps",
+]

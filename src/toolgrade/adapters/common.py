@@ -77,7 +77,11 @@ class PendingCall:
         """The frozen ToolCall."""
         args, raw = decode_arguments(self.raw_args)
         return ToolCall(
-            tool=self.tool, args=args, id=self.id, result=self.result, group=self.group,
+            tool=self.tool,
+            args=args,
+            id=self.id,
+            result=self.result,
+            group=self.group,
             raw_arguments=raw,
         )
 

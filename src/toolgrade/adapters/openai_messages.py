@@ -30,7 +30,7 @@ def _flag(msg: dict[str, Any]) -> bool | None:
     if "is_error" in msg:
         return bool(msg["is_error"])
     if "status" in msg:
-        return msg["status"] == "error"
+        return bool(msg["status"] == "error")
     return None
 
 

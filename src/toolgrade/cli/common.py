@@ -34,8 +34,10 @@ def input_errors_exit() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        err.print(f"toolgrade: {len(exc.problems)} problem(s) in the input; nothing was graded:",
-                  markup=False)
+        err.print(
+            f"toolgrade: {len(exc.problems)} problem(s) in the input; nothing was graded:",
+            markup=False,
+        )
         for problem in exc.problems:
             err.print(f"  {problem}", markup=False)
         raise typer.Exit(EXIT_INPUT) from exc

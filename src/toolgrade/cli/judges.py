@@ -54,16 +54,23 @@ class JudgeSetup:
         return out
 
 
-def _calibration(settings: JudgeSettings, model_for: Callable[[JudgeDimension], str]) -> dict[str, Any]:
-    from toolgrade.calibration.records import check_floor, default_records_dir, find_record
+def _calibration(
+    settings: JudgeSettings, model_for: Callable[[JudgeDimension], str]
+) -> dict[str, Any]:
+    from toolgrade.calibration.records import (
+        calibration_dir,
+        check_floor,
+        find_record,
+        summary_for_run,
+    )
 
-    directory = settings.calibration_dir or default_records_dir()
+    directory = calibration_dir(settings.calibration_dir)
     found: dict[str, Any] = {}
     refusals = []
     for dimension in JUDGE_DIMENSIONS:
         dim_settings = settings.for_dimension(dimension)
         record = find_record(directory, model_for(dimension), dimension)
-        found[dimension] = record.model_dump(mode="json") if record is not None else None
+        found[dimension] = summary_for_run(record)
         if dim_settings.kappa_floor is not None:
             reason = check_floor(record, dim_settings.kappa_floor)
             if reason is not None:

@@ -37,12 +37,14 @@ def validate(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path] | None, typer.Argument(help="Run files or folders (JSONL).")] = None,
 ) -> None:
-    """Validate a suite (and runs) only: every problem as file:line: field: reason; exit 2 if any."""
+    """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any."""
     with input_errors_exit():
         if runs:
             inputs = validate_inputs(suite, runs)
-            out.print(f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
-                      f"{len(inputs.files)} file(s)")
+            out.print(
+                f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
+                f"{len(inputs.files)} file(s)"
+            )
         else:
             loaded = load_suite(suite)
             out.print(f"ok: {len(loaded)} cases")

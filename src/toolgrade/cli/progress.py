@@ -19,7 +19,10 @@ def progress_bar(enabled: bool, total: int, judges: JudgeSetup) -> Iterator[Prog
         yield None
         return
     columns = (
-        TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[judge]}"),
+        TextColumn("grading"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[judge]}"),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=err, transient=False) as bar:

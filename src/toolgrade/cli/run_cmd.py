@@ -16,8 +16,14 @@ from toolgrade.scoring.runner import grade, validate_inputs, write_summary
 from toolgrade.settings import Settings, load_settings
 
 
-def _settings(config: Path | None, judge_model: str | None, no_judge: bool,
-              cache_dir: Path | None, no_cache: bool, quiet: bool) -> Settings:
+def _settings(
+    config: Path | None,
+    judge_model: str | None,
+    no_judge: bool,
+    cache_dir: Path | None,
+    no_cache: bool,
+    quiet: bool,
+) -> Settings:
     settings = load_settings(config)
     judge = settings.judge
     changes: dict[str, object] = {}
@@ -29,20 +35,32 @@ def _settings(config: Path | None, judge_model: str | None, no_judge: bool,
         changes["cache_dir"] = cache_dir
     if no_cache:
         changes["use_cache"] = False
-    return settings.model_copy(update={"judge": judge.model_copy(update=changes),
-                                       "progress": settings.progress and not quiet})
+    return settings.model_copy(
+        update={
+            "judge": judge.model_copy(update=changes),
+            "progress": settings.progress and not quiet,
+        }
+    )
 
 
 def run(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path], typer.Argument(help="Run files or folders (JSONL).")],
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("toolgrade-out"),
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
+        "toolgrade-out"
+    ),
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
     judge_model: Annotated[str | None, typer.Option(help="Any litellm model string.")] = None,
-    no_judge: Annotated[bool, typer.Option("--no-judge", help="Judge-only fields stay unscored.")] = False,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Judge-only fields stay unscored.")
+    ] = False,
     cache_dir: Annotated[Path | None, typer.Option(help="Judge verdict cache folder.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or scorecard.")] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the cache.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar or scorecard.")
+    ] = False,
 ) -> None:
     """Grade RUNS against SUITE; write results.jsonl, summary.json and reports into --out.
 
@@ -54,8 +72,9 @@ def run(
         inputs = validate_inputs(suite, runs)
         judges: JudgeSetup = setup_judges(settings, notify=lambda m: err.print(m, markup=False))
         with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
-            output = grade(inputs, out_dir, judge=judges.engine, workers=judges.workers,
-                           progress=hook)
+            output = grade(
+                inputs, out_dir, judge=judges.engine, workers=judges.workers, progress=hook
+            )
         output.summary["judges"] = judges.summary()
         gates = evaluate_gates(settings.gates, output.summary)
         output.summary["gates"] = [g.to_json() for g in gates]
@@ -63,8 +82,10 @@ def run(
         write_reports(out_dir, output.summary, output.results_path)
     if not quiet:
         print_scorecard(out, output.summary)
-        out.print(f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml",
-                  markup=False)
+        out.print(
+            f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml",
+            markup=False,
+        )
     for gate in gates:
         (out if gate.passed else err).print(gate.message(), markup=False)
     raise typer.Exit(EXIT_OK if all(g.passed for g in gates) else EXIT_GATE)

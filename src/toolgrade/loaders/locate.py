@@ -22,10 +22,9 @@ def data_path(data: Any, loc: Sequence[str | int], error_type: str) -> Path_:
     path: list[str | int] = []
     node = data
     for part in loc:
-        if isinstance(node, Mapping) and part in node:
-            path.append(part)
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        in_mapping = isinstance(node, Mapping) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_mapping or in_list:
             path.append(part)
             node = node[part]
     if error_type == "missing" and loc and (not path or path[-1] != loc[-1]):

@@ -63,8 +63,14 @@ def _normalised_step(raw: dict[str, Any], index: int) -> Step:
             reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
             raise AdapterError(f"steps[{index}].{field}", reason) from exc
         args, raw_text = decode_arguments(call.args)
-        return ToolCall(tool=call.tool, args=args, id=call.id, result=call.result,
-                        group=call.group, raw_arguments=raw_text)
+        return ToolCall(
+            tool=call.tool,
+            args=args,
+            id=call.id,
+            result=call.result,
+            group=call.group,
+            raw_arguments=raw_text,
+        )
     if "role" in raw:
         unknown = set(raw) - {"role", "content"}
         if unknown:
@@ -80,8 +86,13 @@ def to_trajectory(record: RunRecord) -> Trajectory:
     else:
         fmt = None if record.format in (None, "steps") else record.format
         steps = messages_to_steps(record.messages or [], fmt)  # type: ignore[arg-type]
-    return Trajectory(case_id=record.case_id, trial=record.trial, agent=record.agent,
-                      steps=steps, final_state=record.final_state)
+    return Trajectory(
+        case_id=record.case_id,
+        trial=record.trial,
+        agent=record.agent,
+        steps=steps,
+        final_state=record.final_state,
+    )
 
 
 def run_files(paths: Iterable[Path]) -> list[Path]:
@@ -106,7 +117,9 @@ def parse_line(value: Any, file: str, line: int) -> tuple[Trajectory | None, lis
         return None, [InputProblem(file, line, exc.field, exc.reason)]
 
 
-def iter_runs(files: Iterable[Path]) -> Iterator[tuple[str, int, Trajectory | None, list[InputProblem]]]:
+def iter_runs(
+    files: Iterable[Path],
+) -> Iterator[tuple[str, int, Trajectory | None, list[InputProblem]]]:
     """Stream (file, line, trajectory or None, problems) over every run line."""
     for path in files:
         if not path.is_file():

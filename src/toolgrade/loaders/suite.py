@@ -77,8 +77,9 @@ def _merge_shared(data: Any, tools: Any, groups: Any) -> Any:
     if isinstance(groups, dict) and groups and isinstance(expected, dict):
         ordering = expected.get("ordering")
         if isinstance(ordering, dict):
-            own_groups = ordering.get("groups") if isinstance(ordering.get("groups"), dict) else {}
-            ordering = {**ordering, "groups": {**groups, **own_groups}}
+            own_groups = ordering.get("groups")
+            own = own_groups if isinstance(own_groups, dict) else {}
+            ordering = {**ordering, "groups": {**groups, **own}}
             merged["expected"] = {**expected, "ordering": ordering}
     return merged
 
@@ -99,8 +100,13 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             problems.append(InputProblem(str(path), lines.get((key,)), str(key), "unknown key"))
     tools, groups = data.get("tools"), data.get("groups")
     return [
-        _RawCase(_merge_shared(item, tools, groups), str(path), lines.get(("cases", i)),
-                 ("cases", i), lines)
+        _RawCase(
+            _merge_shared(item, tools, groups),
+            str(path),
+            lines.get(("cases", i)),
+            ("cases", i),
+            lines,
+        )
         for i, item in enumerate(data["cases"])
     ]
 
@@ -139,12 +145,18 @@ def _check_validators() -> Iterable[CaseValidator]:
     return case_validators()
 
 
-def _validate(raw: _RawCase, validators: list[CaseValidator]) -> tuple[Case | None, list[InputProblem]]:
+def _validate(
+    raw: _RawCase, validators: list[CaseValidator]
+) -> tuple[Case | None, list[InputProblem]]:
     try:
         case = Case.model_validate(raw.data)
     except ValidationError as exc:
         return None, problems_from_validation(
-            exc, data=raw.data, file=raw.file, prefix=raw.prefix, lines=raw.lines,
+            exc,
+            data=raw.data,
+            file=raw.file,
+            prefix=raw.prefix,
+            lines=raw.lines,
             default_line=raw.line,
         )
     problems = []
@@ -176,8 +188,14 @@ def load_suite(path: Path, validators: list[CaseValidator] | None = None) -> Sui
             continue
         if case.id in suite.cases:
             first = suite.sources[case.id]
-            problems.append(InputProblem(raw.file, raw.line, dotted((*raw.prefix, "id")),
-                                         f"duplicate case id {case.id!r} (first at {first.file}:{first.line})"))
+            problems.append(
+                InputProblem(
+                    raw.file,
+                    raw.line,
+                    dotted((*raw.prefix, "id")),
+                    f"duplicate case id {case.id!r} (first at {first.file}:{first.line})",
+                )
+            )
             continue
         suite.cases[case.id] = case
         suite.sources[case.id] = CaseSource(raw.file, raw.line)

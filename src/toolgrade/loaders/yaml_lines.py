@@ -33,7 +33,7 @@ def load_yaml_with_lines(text: str) -> tuple[Any, dict[Path_, int]]:
             return None, {}
         data = loader.construct_document(node)
     finally:
-        loader.dispose()  # type: ignore[no-untyped-call]
+        loader.dispose()
     lines: dict[Path_, int] = {}
     _walk(node, (), lines)
     return data, lines

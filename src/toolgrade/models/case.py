@@ -132,7 +132,9 @@ class StateAssertion(StrictModel):
             raise ValueError("a 'sqlite' assertion needs a 'query'")
         ops = {"equals", "exists", "absent", "contains", "count"} & self.model_fields_set
         if not ops:
-            raise ValueError("a state assertion needs one of equals, exists, absent, contains, count")
+            raise ValueError(
+                "a state assertion needs one of equals, exists, absent, contains, count"
+            )
         return self
 
 

@@ -1,4 +1,4 @@
-"""Grading outputs: failures, check results and the per-trajectory record (DESIGN sections 3, 4, 7)."""
+"""Grading outputs: failures, check results, the per-trajectory record (DESIGN sections 3-4, 7)."""
 
 from __future__ import annotations
 

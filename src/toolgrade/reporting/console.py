@@ -11,7 +11,7 @@ from rich.table import Table
 def fmt(value: Any, digits: int = 3) -> str:
     """A figure for display: numbers rounded, None as a dash."""
     if value is None:
-        return "–"
+        return "-"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
@@ -22,24 +22,39 @@ def _check_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     sel, args = checks.get("selection", {}), checks.get("arguments", {})
     order, rec = checks.get("ordering", {}), checks.get("recovery", {})
     return [
-        ("selection", fmt(sel.get("pass_rate")),
-         f"P {fmt(sel.get('precision'))}  R {fmt(sel.get('recall'))}  F1 {fmt(sel.get('f1'))}"),
-        ("arguments", fmt(args.get("pass_rate")),
-         f"exact {fmt(args.get('exact_rate'))}  field acc {fmt(args.get('field_accuracy'))}  "
-         f"invalid {fmt(args.get('invalid'))}  wrong {fmt(args.get('wrong'))}"),
-        ("ordering", fmt(order.get("pass_rate")),
-         "efficiency " + ", ".join(f"{k} {fmt(v, 2)}" for k, v in (order.get("efficiency") or {}).items())),
-        ("recovery", fmt(rec.get("pass_rate")),
-         "stages " + ", ".join(f"{k} {v}" for k, v in (rec.get("stages") or {}).items())),
+        (
+            "selection",
+            fmt(sel.get("pass_rate")),
+            f"P {fmt(sel.get('precision'))}  R {fmt(sel.get('recall'))}  F1 {fmt(sel.get('f1'))}",
+        ),
+        (
+            "arguments",
+            fmt(args.get("pass_rate")),
+            f"exact {fmt(args.get('exact_rate'))}  field acc {fmt(args.get('field_accuracy'))}  "
+            f"invalid {fmt(args.get('invalid'))}  wrong {fmt(args.get('wrong'))}",
+        ),
+        (
+            "ordering",
+            fmt(order.get("pass_rate")),
+            "efficiency "
+            + ", ".join(f"{k} {fmt(v, 2)}" for k, v in (order.get("efficiency") or {}).items()),
+        ),
+        (
+            "recovery",
+            fmt(rec.get("pass_rate")),
+            "stages " + ", ".join(f"{k} {v}" for k, v in (rec.get("stages") or {}).items()),
+        ),
     ]
 
 
 def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
     """Checks side by side, per agent, failures and judges."""
     agg = summary.get("aggregate", {})
-    console.print(f"\n[bold]toolgrade[/bold]: {summary.get('trajectories', 0)} trajectories over "
-                  f"{summary.get('cases', 0)} cases — aggregate pass rate {fmt(agg.get('pass_rate'))}, "
-                  f"mean score {fmt(agg.get('mean_score'))}")
+    console.print(
+        f"\n[bold]toolgrade[/bold]: {summary.get('trajectories', 0)} trajectories over "
+        f"{summary.get('cases', 0)} cases — aggregate pass rate {fmt(agg.get('pass_rate'))}, "
+        f"mean score {fmt(agg.get('mean_score'))}"
+    )
     table = Table(title="Checks", title_justify="left")
     for column in ("check", "pass rate", "figures"):
         table.add_column(column)
@@ -53,10 +68,16 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
             by_agent.add_column(column)
         for name, tally in agents.items():
             per = tally.get("checks", {})
-            by_agent.add_row(name, str(tally["trajectories"]), fmt(tally["pass_rate"]),
-                             fmt(tally["mean_score"]),
-                             *(fmt(per.get(c, {}).get("pass_rate"), 2)
-                               for c in ("selection", "arguments", "ordering", "recovery")))
+            by_agent.add_row(
+                name,
+                str(tally["trajectories"]),
+                fmt(tally["pass_rate"]),
+                fmt(tally["mean_score"]),
+                *(
+                    fmt(per.get(c, {}).get("pass_rate"), 2)
+                    for c in ("selection", "arguments", "ordering", "recovery")
+                ),
+            )
         console.print(by_agent)
     failures = summary.get("failures") or {}
     if failures:
@@ -72,14 +93,32 @@ def _print_judges(console: Console, judges: dict[str, Any]) -> None:
         console.print(f"judges: {status}; judge-only fields are unscored")
         return
     table = Table(title="Judges", title_justify="left")
-    for column in ("dimension", "model", "calls", "cache hits", "unscored", "errors", "tokens",
-                   "kappa [95% CI]"):
+    for column in (
+        "dimension",
+        "model",
+        "calls",
+        "cache hits",
+        "unscored",
+        "errors",
+        "tokens",
+        "kappa [95% CI]",
+    ):
         table.add_column(column)
     for dimension, block in judges.items():
         calib = block.get("calibration") or {}
-        kappa = (f"{fmt(calib.get('kappa'), 2)} {[round(x, 2) for x in calib.get('kappa_ci') or []]}"
-                 if calib else "not calibrated")
-        table.add_row(dimension, str(block.get("model") or block.get("status") or "off"),
-                      fmt(block.get("calls")), fmt(block.get("cache_hits")), fmt(block.get("unscored")),
-                      fmt(block.get("errors")), fmt(block.get("tokens")), kappa)
+        kappa = (
+            f"{fmt(calib.get('kappa'), 2)} {[round(x, 2) for x in calib.get('kappa_ci') or []]}"
+            if calib
+            else "not calibrated"
+        )
+        table.add_row(
+            dimension,
+            str(block.get("model") or block.get("status") or "off"),
+            fmt(block.get("calls")),
+            fmt(block.get("cache_hits")),
+            fmt(block.get("unscored")),
+            fmt(block.get("errors")),
+            fmt(block.get("tokens")),
+            kappa,
+        )
     console.print(table)

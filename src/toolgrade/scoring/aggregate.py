@@ -21,7 +21,9 @@ def _applicable(results: Mapping[CheckName, CheckResult]) -> dict[CheckName, Che
     return {name: r for name, r in results.items() if r.applicable}
 
 
-def weighted_mean(results: Mapping[CheckName, CheckResult], weights: Mapping[CheckName, float]) -> float | None:
+def weighted_mean(
+    results: Mapping[CheckName, CheckResult], weights: Mapping[CheckName, float]
+) -> float | None:
     """Weighted mean of the applicable check scores, or None when nothing is applicable."""
     applicable = _applicable(results)
     total = sum(weights.get(name, 1.0) for name in applicable)

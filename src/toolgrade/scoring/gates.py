@@ -30,8 +30,13 @@ class GateResult:
 
     def to_json(self) -> dict[str, Any]:
         """`{check, metric, value, threshold, passed}`."""
-        return {"check": self.check, "metric": self.metric, "value": self.value,
-                "threshold": self.threshold, "passed": self.passed}
+        return {
+            "check": self.check,
+            "metric": self.metric,
+            "value": self.value,
+            "threshold": self.threshold,
+            "passed": self.passed,
+        }
 
     def message(self) -> str:
         """One line naming the check, the figure, its value and the threshold."""
@@ -94,12 +99,17 @@ def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> li
             unknown.append(name)
             continue
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            raise ConfigError(f"gate {name!r}: the figure is not a number (got {type(value).__name__})")
+            raise ConfigError(
+                f"gate {name!r}: the figure is not a number (got {type(value).__name__})"
+            )
         passed = value is not None and float(value) >= threshold
-        results.append(GateResult(check, metric, None if value is None else float(value), threshold, passed))
+        results.append(
+            GateResult(check, metric, None if value is None else float(value), threshold, passed)
+        )
     if unknown:
         raise ConfigError(
-            "unknown gate figure(s): " + ", ".join(repr(u) for u in unknown)
+            "unknown gate figure(s): "
+            + ", ".join(repr(u) for u in unknown)
             + "; use e.g. 'selection.f1', 'arguments.pass_rate', 'aggregate.pass_rate'"
         )
     return results

@@ -61,12 +61,19 @@ def validate_inputs(suite_path: Path, runs: list[Path]) -> ValidatedInputs:
         key = (trajectory.case_id, trajectory.trial, trajectory.agent)
         where = f"{file}:{line}"
         if suite is not None and trajectory.case_id not in suite.cases:
-            problems.append(InputProblem(file, line, "case_id",
-                                         f"no case {trajectory.case_id!r} in the suite"))
+            problems.append(
+                InputProblem(file, line, "case_id", f"no case {trajectory.case_id!r} in the suite")
+            )
         elif key in seen:
-            problems.append(InputProblem(file, line, "trial",
-                                         f"duplicate run of case {key[0]!r} trial {key[1]} "
-                                         f"agent {key[2]!r} (first at {seen[key]})"))
+            problems.append(
+                InputProblem(
+                    file,
+                    line,
+                    "trial",
+                    f"duplicate run of case {key[0]!r} trial {key[1]} "
+                    f"agent {key[2]!r} (first at {seen[key]})",
+                )
+            )
         else:
             seen[key] = where
     if problems or suite is None:
@@ -74,8 +81,9 @@ def validate_inputs(suite_path: Path, runs: list[Path]) -> ValidatedInputs:
     return ValidatedInputs(suite=suite, files=files, n_runs=n_runs, agents=agents)
 
 
-def grade_trajectory(case: Case, run: Trajectory, checks: list[Check], judge: JudgePort | None,
-                     base_dir: Path) -> TrajectoryResult:
+def grade_trajectory(
+    case: Case, run: Trajectory, checks: list[Check], judge: JudgePort | None, base_dir: Path
+) -> TrajectoryResult:
     """Grade one trajectory with every check; a crashing check is recorded, not raised."""
     recorder = RecordingJudge(judge) if judge is not None else None
     ctx = GradeContext(judge=recorder, base_dir=base_dir)
@@ -87,10 +95,18 @@ def grade_trajectory(case: Case, run: Trajectory, checks: list[Check], judge: Ju
         except Exception as exc:  # a crash is data about this record; the run goes on
             detail = "".join(traceback.format_exception_only(exc)).strip()
             errors.append(f"{check.name}: {detail}")
-            results[check.name] = CheckResult(check=check.name, applicable=True, score=None,
-                                              passed=None, figures={"error": detail})
+            results[check.name] = CheckResult(
+                check=check.name,
+                applicable=True,
+                score=None,
+                passed=None,
+                figures={"error": detail},
+            )
     return TrajectoryResult(
-        case_id=run.case_id, trial=run.trial, agent=run.agent, checks=results,
+        case_id=run.case_id,
+        trial=run.trial,
+        agent=run.agent,
+        checks=results,
         aggregate=aggregate(results, case.scoring),
         judges=recorder.log if recorder is not None else {},
         error="; ".join(errors) or None,
@@ -98,14 +114,12 @@ def grade_trajectory(case: Case, run: Trajectory, checks: list[Check], judge: Ju
     )
 
 
-def _ordered_results(inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None,
-                     workers: int) -> Iterator[tuple[Case, Trajectory, TrajectoryResult]]:
+def _ordered_results(
+    inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None, workers: int
+) -> Iterator[tuple[Case, Trajectory, TrajectoryResult]]:
     """Grade in input order; with a judge, up to `workers` trajectories are in flight at once."""
     suite = inputs.suite
-    pairs = (
-        (suite.cases[t.case_id], t)
-        for _, _, t, _ in iter_runs(inputs.files) if t is not None
-    )
+    pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in iter_runs(inputs.files) if t is not None)
     if judge is None or workers <= 1:
         for case, run in pairs:
             yield case, run, grade_trajectory(case, run, checks, judge, suite.base_dir)
@@ -113,8 +127,9 @@ def _ordered_results(inputs: ValidatedInputs, checks: list[Check], judge: JudgeP
     window: list[tuple[Case, Trajectory, Future[TrajectoryResult]]] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for case, run in pairs:
-            window.append((case, run, pool.submit(grade_trajectory, case, run, checks, judge,
-                                                  suite.base_dir)))
+            window.append(
+                (case, run, pool.submit(grade_trajectory, case, run, checks, judge, suite.base_dir))
+            )
             if len(window) >= workers * 2:
                 c, r, fut = window.pop(0)
                 yield c, r, fut.result()
@@ -131,9 +146,15 @@ class RunOutput:
     summary_path: Path
 
 
-def grade(inputs: ValidatedInputs, out_dir: Path, *, judge: JudgePort | None = None,
-          checks: list[Check] | None = None, workers: int = 1,
-          progress: ProgressHook | None = None) -> RunOutput:
+def grade(
+    inputs: ValidatedInputs,
+    out_dir: Path,
+    *,
+    judge: JudgePort | None = None,
+    checks: list[Check] | None = None,
+    workers: int = 1,
+    progress: ProgressHook | None = None,
+) -> RunOutput:
     """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet)."""
     checks = checks if checks is not None else default_checks()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -154,5 +175,7 @@ def grade(inputs: ValidatedInputs, out_dir: Path, *, judge: JudgePort | None = N
 
 def write_summary(output: RunOutput) -> None:
     """Write `summary.json` (after judges and gates were added)."""
-    output.summary_path.write_text(json.dumps(output.summary, indent=2, ensure_ascii=False,
-                                              default=str) + "\n", encoding="utf-8")
+    output.summary_path.write_text(
+        json.dumps(output.summary, indent=2, ensure_ascii=False, default=str) + "\n",
+        encoding="utf-8",
+    )
