@@ -12,16 +12,15 @@ equality, dates, leaf comparators); `matching.compare` walks a comparator tree o
 
 from __future__ import annotations
 
-import email.utils
 import json
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from functools import lru_cache
+from datetime import date, datetime, tzinfo
 from typing import Any, Literal, TypeAlias
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from toolgrade.checks.dates import day_in, in_zone, parse_date, parse_tz
 
 COMPARATOR_KEYS = (
     "exact", "one_of", "approx", "date", "casefold", "regex", "semantic", "any", "absent",
@@ -435,98 +434,6 @@ def value_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(jsonable(value), ensure_ascii=False)
 
 
-# --- dates -----------------------------------------------------------------------------------
-
-# Day-first and month-first forms cannot both be read from "03/01/2024": slashes with the year
-# last are read as US month/day, dots with the year last as day.month (European usage).
-_DATE_FORMATS = (
-    "%Y/%m/%d", "%m/%d/%Y", "%m/%d/%y", "%Y.%m.%d", "%d.%m.%Y",
-    "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y",
-    "%d %B %Y", "%d %b %Y", "%d %B, %Y", "%d %b, %Y",
-    "%A, %B %d, %Y", "%a, %b %d, %Y", "%A %B %d %Y", "%a %b %d %Y",
-    "%A, %d %B %Y", "%a, %d %b %Y",
-)  # fmt: skip
-_TIME_SUFFIXES = ("", " %H:%M", " %H:%M:%S", " %I:%M %p", " %I:%M:%S %p", " %I %p")
-_ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.IGNORECASE)
-_ABBREV_DOT = re.compile(r"\b([A-Za-z]{3,4})\.")
-_UTC_SUFFIX = re.compile(r"\s*(UTC|GMT|Z)$", re.IGNORECASE)
-_OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
-
-
-def parse_date(value: Any) -> date | None:
-    """A date or datetime read from common formats, or None when unrecognised.
-
-    ISO 8601 (date, datetime, offsets, `Z`), RFC 2822, "March 1, 2024", "1 Mar 2024",
-    "Friday, March 1, 2024", "2024/03/01", "03/01/2024" and "03/01/24" (US: month/day),
-    "01.03.2024" (day.month), each optionally followed by a time ("10:30", "10:30:00",
-    "2 PM", a trailing UTC/GMT). Ordinals ("1st") and abbreviation dots ("Mar.") are ignored.
-    """
-    if isinstance(value, date):
-        return value
-    if not isinstance(value, str):
-        return None
-    return _parse_date_text(" ".join(value.split()))
-
-
-@lru_cache(maxsize=4096)
-def _parse_date_text(text: str) -> date | None:
-    iso = _parse_iso(text)
-    if iso is not None:
-        return iso
-    utc = _UTC_SUFFIX.search(text) is not None
-    cleaned = _ABBREV_DOT.sub(r"\1", _ORDINAL.sub("", _UTC_SUFFIX.sub("", text)))
-    cleaned = cleaned.replace("Sept ", "Sep ")
-    moment = _parse_iso(cleaned) or _parse_formats(cleaned)
-    if moment is None:
-        return _rfc2822(text)
-    if utc and isinstance(moment, datetime) and moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment
-
-
-def _parse_iso(text: str) -> date | None:
-    for parse in (date.fromisoformat, datetime.fromisoformat):
-        try:
-            return parse(text)
-        except ValueError:
-            pass
-    return None
-
-
-def _parse_formats(text: str) -> date | None:
-    for fmt in _DATE_FORMATS:
-        for suffix in _TIME_SUFFIXES:
-            try:
-                moment = datetime.strptime(text, fmt + suffix)
-            except ValueError:
-                continue
-            return moment if suffix else moment.date()
-    return None
-
-
-def _rfc2822(text: str) -> datetime | None:
-    try:
-        return email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
-def parse_tz(name: Any) -> tzinfo | None:
-    """A time zone from an IANA name ("Europe/Paris"), "UTC"/"Z", or an offset ("+05:30")."""
-    if not isinstance(name, str) or not name:
-        return None
-    if name.upper() in ("UTC", "Z", "GMT"):
-        return UTC
-    offset = _OFFSET.match(name)
-    if offset:
-        sign = -1 if offset.group(1) == "-" else 1
-        return timezone(sign * timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3))))
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
-
-
 # --- leaf comparators ------------------------------------------------------------------------
 
 
@@ -571,16 +478,5 @@ def _date_mismatch(cmp: SameDate, value: Any) -> str | None:
         return "not a recognisable date"
     expected, zone = cmp.value, cmp.tz
     if zone is not None and isinstance(expected, datetime) and isinstance(actual, datetime):
-        return None if _in_zone(expected, zone) == _in_zone(actual, zone) else "a different instant"
-    return None if _day(expected, zone) == _day(actual, zone) else "a different date"
-
-
-def _in_zone(moment: datetime, zone: tzinfo) -> datetime:
-    """A naive datetime is read as local time in `zone`; an aware one is converted to it."""
-    return moment.replace(tzinfo=zone) if moment.tzinfo is None else moment.astimezone(zone)
-
-
-def _day(value: date, zone: tzinfo | None) -> date:
-    if not isinstance(value, datetime):
-        return value
-    return (_in_zone(value, zone) if zone is not None else value).date()
+        return None if in_zone(expected, zone) == in_zone(actual, zone) else "a different instant"
+    return None if day_in(expected, zone) == day_in(actual, zone) else "a different date"
