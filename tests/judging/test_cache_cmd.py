@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -58,7 +59,7 @@ def test_default_directory_follows_the_environment(
 
 
 def test_cache_key_is_stable_and_order_insensitive() -> None:
-    common = {
+    common: dict[str, Any] = {
         "model": "m",
         "sampling": {"temperature": 0},
         "mode": "reasoned",

@@ -64,8 +64,8 @@ class VerdictCache:
     """A thread- and process-safe store of verdict records (JSON-able dicts) by key."""
 
     def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self._cache = diskcache.Cache(str(directory))
+        self.directory = directory.expanduser()
+        self._cache = diskcache.Cache(str(self.directory))
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record, or None (also for a corrupt entry, which is then re-asked)."""
@@ -103,6 +103,7 @@ def _size_on_disk(directory: Path) -> int:
 
 def cache_stats(directory: Path) -> CacheStats:
     """Entries and size of the cache at `directory`; a missing directory is not created."""
+    directory = directory.expanduser()
     if not directory.is_dir():
         return CacheStats(directory, exists=False, entries=0, size_bytes=0)
     with diskcache.Cache(str(directory)) as cache:
@@ -112,6 +113,7 @@ def cache_stats(directory: Path) -> CacheStats:
 
 def clear_cache(directory: Path) -> int:
     """Remove every entry of the cache at `directory`; the number removed."""
+    directory = directory.expanduser()
     if not directory.is_dir():
         return 0
     with diskcache.Cache(str(directory)) as cache:
