@@ -1,0 +1,375 @@
+"""The litellm custom provider that serves the embedded model in-process.
+
+`litellm.completion(model=LOCAL_MODEL, ...)` lands in `LocalHandler.completion`, which translates
+the OpenAI-style parameters to llama-cpp-python, runs one chat completion under a lock (llama.cpp
+is not re-entrant) and returns a litellm `ModelResponse` with usage filled and zero cost.
+
+Two paths:
+- plain and structured output: `Llama.create_chat_completion`, with litellm's
+  `response_format={"type": "json_schema", ...}` turned into llama-cpp's grammar-constrained
+  `{"type": "json_object", "schema": ...}`;
+- log-probabilities: a short greedy decode that reads the last token's logits after each step.
+  llama-cpp-python only reports logprobs when the model keeps logits for every prompt token
+  (`logits_all=True`), which costs an extra vocabulary projection per prompt token and a
+  log-softmax over all of them; the judge needs the distribution of one or two tokens only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map fetch
+import litellm
+from litellm.llms.custom_llm import CustomLLM
+from litellm.types.utils import ModelResponse
+
+from toolgrade.judging.local import (
+    LOCAL_MODEL,
+    LOCAL_PROVIDER,
+    LocalModelError,
+    ensure_model_file,
+)
+
+N_CTX = 4096
+DEFAULT_MAX_TOKENS = 512
+#: OpenAI caps top_logprobs at 20; so do we.
+MAX_TOP_LOGPROBS = 20
+_PASSED_THROUGH = ("temperature", "top_p", "seed", "stop", "max_tokens")
+
+
+@dataclass(frozen=True)
+class LlamaRequest:
+    """One request, already in llama-cpp-python's terms."""
+
+    messages: list[dict[str, str]]
+    params: dict[str, Any]
+    top_logprobs: int | None = None  # set: serve through the log-probability path
+
+
+def _text_of(content: Any) -> str:
+    """A message's content as plain text (litellm may hand over a list of typed parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+    return "".join(parts)
+
+
+def translate_messages(messages: list[Any]) -> list[dict[str, str]]:
+    """OpenAI chat messages reduced to the role and text the chat template needs."""
+    return [{"role": str(m["role"]), "content": _text_of(m.get("content"))} for m in messages]
+
+
+def translate_response_format(response_format: Any) -> dict[str, Any] | None:
+    """litellm's `response_format` -> llama-cpp's grammar-constrained form (None: free text)."""
+    if not response_format:
+        return None
+    if hasattr(response_format, "model_json_schema"):  # a pydantic class passed straight through
+        return {"type": "json_object", "schema": response_format.model_json_schema()}
+    kind = response_format.get("type")
+    if kind == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        schema = spec.get("schema") if isinstance(spec, dict) else None
+        return {"type": "json_object", "schema": schema} if schema else {"type": "json_object"}
+    if kind == "json_object":
+        return {"type": "json_object", **({"schema": response_format["schema"]}
+                                          if "schema" in response_format else {})}
+    if kind == "text":
+        return None
+    raise LocalModelError(f"local provider: unsupported response_format type {kind!r}")
+
+
+def translate_request(messages: list[Any], optional_params: dict[str, Any]) -> LlamaRequest:
+    """litellm's `messages` and `optional_params` -> a `LlamaRequest`; unknown params drop."""
+    params: dict[str, Any] = {k: optional_params[k] for k in _PASSED_THROUGH if
+                              optional_params.get(k) is not None}
+    params.setdefault("temperature", 0.0)
+    params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+    # llama-cpp's chat handler defaults repeat_penalty to 1.1, which bends JSON keys and
+    # short verdicts; the judge wants the model's plain distribution.
+    params["repeat_penalty"] = 1.0
+    response_format = translate_response_format(optional_params.get("response_format"))
+    top: int | None = None
+    if optional_params.get("logprobs"):
+        top = max(1, min(int(optional_params.get("top_logprobs") or 1), MAX_TOP_LOGPROBS))
+        if response_format is not None:
+            raise LocalModelError("local provider: logprobs do not combine with response_format")
+    elif response_format is not None:
+        params["response_format"] = response_format
+    return LlamaRequest(translate_messages(messages), params, top)
+
+
+class TokenModel(Protocol):
+    """What the log-probability path needs from a loaded model."""
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The chat-templated prompt, tokenized."""
+        ...
+
+    def feed(self, tokens: list[int]) -> None:
+        """Evaluate `tokens` after the current context (reusing a shared prefix is allowed)."""
+        ...
+
+    def last_logits(self) -> NDArray[np.float32]:
+        """Logits of the last evaluated position."""
+        ...
+
+    def token_text(self, token: int) -> str:
+        """One token's text."""
+        ...
+
+    def is_end(self, token: int) -> bool:
+        """True for end-of-generation tokens."""
+        ...
+
+
+def log_softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Numerically stable log-softmax."""
+    x = logits.astype(np.float64)
+    shifted = x - x.max()
+    return shifted - np.log(np.exp(shifted).sum())  # type: ignore[no-any-return]
+
+
+def _entry(model: TokenModel, token: int, logprob: float) -> dict[str, Any]:
+    text = model.token_text(token)
+    return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
+
+
+def greedy_with_logprobs(
+    model: TokenModel, messages: list[dict[str, str]], max_tokens: int, top_n: int
+) -> tuple[str, list[dict[str, Any]], int, int, str]:
+    """Greedy decode up to `max_tokens`, recording each step's top-`top_n` log-probabilities.
+
+    Returns (text, OpenAI `logprobs.content` entries, prompt tokens, completion tokens,
+    finish reason).
+    """
+    prompt = model.prompt_tokens(messages)
+    model.feed(prompt)
+    content: list[dict[str, Any]] = []
+    text, finish = "", "length"
+    for _ in range(max(1, max_tokens)):
+        logprobs = log_softmax(model.last_logits())
+        top = np.argsort(-logprobs, kind="stable")[:top_n]
+        chosen = int(top[0])
+        ended = model.is_end(chosen)
+        # The first step's distribution is always reported, even when the model would stop at
+        # once: a logprob judge reads content[0].top_logprobs and must find it.
+        if ended and content:
+            finish = "stop"
+            break
+        step = _entry(model, chosen, float(logprobs[chosen]))
+        step["top_logprobs"] = [_entry(model, int(t), float(logprobs[t])) for t in top]
+        content.append(step)
+        if ended:
+            finish = "stop"
+            break
+        text += step["token"]
+        if len(content) < max_tokens:
+            model.feed([chosen])
+    return text, content, len(prompt), len(content), finish
+
+
+def chat_result(
+    text: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+    finish: str,
+    logprobs: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """An OpenAI-shape chat completion dict."""
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": LOCAL_MODEL,
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": text},
+            "finish_reason": finish,
+            "logprobs": {"content": logprobs} if logprobs is not None else None,
+        }],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+class LlamaTokenModel:
+    """`TokenModel` over a `llama_cpp.Llama` loaded with `logits_all=False`."""
+
+    def __init__(self, llama: Any) -> None:
+        from llama_cpp import llama_chat_format
+
+        self._llama = llama
+        model = llama._model  # the GGUF's own template, as Llama itself builds it
+        eos, bos = llama.token_eos(), llama.token_bos()
+        self._formatter = llama_chat_format.Jinja2ChatFormatter(
+            template=llama.metadata["tokenizer.chat_template"],
+            eos_token=model.token_get_text(eos) if eos != -1 else "",
+            bos_token=model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos],
+        )
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The chat-templated prompt, tokenized as llama-cpp's chat handler does."""
+        result = self._formatter(messages=messages)
+        tokens: list[int] = self._llama.tokenize(
+            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+        )
+        return tokens
+
+    def feed(self, tokens: list[int]) -> None:
+        """Evaluate `tokens`, keeping the KV cache of the prefix shared with the last prompt."""
+        llama = self._llama
+        keep = 0
+        # At least one token must be evaluated so that fresh logits exist.
+        limit = min(llama.n_tokens, len(tokens) - 1)
+        while keep < limit and llama.input_ids[keep] == tokens[keep]:
+            keep += 1
+        llama.n_tokens = keep
+        llama.eval(tokens[keep:])
+
+    def last_logits(self) -> NDArray[np.float32]:
+        """The last position's logits, read from the context (not kept by Llama itself)."""
+        n_vocab = self._llama.n_vocab()
+        ptr = self._llama._ctx.get_logits_ith(-1)
+        return np.ctypeslib.as_array(ptr, shape=(n_vocab,)).copy()
+
+    def token_text(self, token: int) -> str:
+        """One token's text (a partial UTF-8 sequence decodes lossily)."""
+        raw: bytes = self._llama.detokenize([token])
+        return raw.decode("utf-8", errors="ignore")
+
+    def is_end(self, token: int) -> bool:
+        """True for end-of-generation tokens (e.g. Qwen's <|im_end|>)."""
+        import llama_cpp
+
+        return bool(llama_cpp.llama_vocab_is_eog(self._llama._model.vocab, token))
+
+
+def load_llama(model_path: str) -> Any:
+    """Load the GGUF with settings measured to suit these small CPU machines."""
+    import llama_cpp
+
+    return llama_cpp.Llama(
+        model_path=model_path,
+        n_ctx=N_CTX,
+        n_threads=os.cpu_count() or 1,
+        logits_all=False,
+        chat_format="chat_template.default",  # the GGUF's own template, on both paths
+        verbose=False,
+    )
+
+
+def load_default() -> tuple[Any, TokenModel]:
+    """The embedded model, assembled and verified if needed, with its token-level view."""
+    llama = load_llama(str(ensure_model_file()))
+    return llama, LlamaTokenModel(llama)
+
+
+class LocalServer:
+    """One lazily loaded model shared by every call, serialised by a lock.
+
+    `loader` returns the chat model (anything with llama-cpp's `create_chat_completion`) and its
+    `TokenModel`; tests pass fakes, the default loads the embedded model on the first call.
+    """
+
+    def __init__(self, loader: Callable[[], tuple[Any, TokenModel]] = load_default) -> None:
+        self._loader = loader
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, TokenModel] | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """True once the model has been loaded."""
+        return self._loaded is not None
+
+    def chat(self, request: LlamaRequest) -> dict[str, Any]:
+        """Serve one request; returns an OpenAI-shape chat completion dict."""
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = self._loader()
+            llama, tokens = self._loaded
+            if request.top_logprobs is not None:
+                text, content, n_prompt, n_out, finish = greedy_with_logprobs(
+                    tokens, request.messages, int(request.params["max_tokens"]),
+                    request.top_logprobs,
+                )
+                return chat_result(text, n_prompt, n_out, finish, content)
+            result: dict[str, Any] = llama.create_chat_completion(
+                messages=request.messages, **request.params
+            )
+            return result
+
+
+def to_model_response(result: dict[str, Any]) -> ModelResponse:
+    """An OpenAI-shape dict as the litellm response the engine reads."""
+    response = ModelResponse(**{**result, "model": LOCAL_MODEL})
+    response._hidden_params["response_cost"] = 0.0
+    return response
+
+
+class LocalHandler(CustomLLM):
+    """litellm custom provider for `LOCAL_MODEL`."""
+
+    def __init__(self, server: LocalServer | None = None) -> None:
+        super().__init__()
+        self.server = server or LocalServer()
+
+    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        """Serve `litellm.completion` in-process."""
+        request = translate_request(kwargs["messages"], kwargs.get("optional_params") or {})
+        return to_model_response(self.server.chat(request))
+
+    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        """Serve `litellm.acompletion` on a worker thread (the model lock still serialises)."""
+        return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+
+_register_lock = threading.Lock()
+_handler: LocalHandler | None = None
+
+
+def _zero_cost_entry() -> dict[str, Any]:
+    return {
+        LOCAL_MODEL: {
+            "max_tokens": N_CTX,
+            "max_input_tokens": N_CTX,
+            "max_output_tokens": N_CTX,
+            "input_cost_per_token": 0.0,
+            "output_cost_per_token": 0.0,
+            "litellm_provider": LOCAL_PROVIDER,
+            "mode": "chat",
+            "supports_response_schema": True,
+        }
+    }
+
+
+def register(handler: LocalHandler | None = None) -> LocalHandler:
+    """Add the provider to `litellm.custom_provider_map` once; return the handler in use."""
+    global _handler
+    with _register_lock:
+        registered = any(p.get("custom_handler") is _handler for p in litellm.custom_provider_map)
+        if registered and handler is None and _handler is not None:
+            return _handler
+        if _handler is None or handler is not None:
+            _handler = handler or LocalHandler()
+        others = [p for p in litellm.custom_provider_map if p.get("provider") != LOCAL_PROVIDER]
+        litellm.custom_provider_map = [
+            *others, {"provider": LOCAL_PROVIDER, "custom_handler": _handler}
+        ]
+        litellm.register_model(_zero_cost_entry())
+        return _handler
