@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -114,3 +116,15 @@ def test_the_real_local_module_is_optional() -> None:
     # Whatever is installed, resolving must not raise.
     models = factory.resolve_models(JudgeSettings(model="x/y"))
     assert set(models.values()) == {"x/y"}
+
+
+def test_importing_and_building_does_not_import_litellm() -> None:
+    # litellm is imported lazily on the first real model call, never by toolgrade.judging itself.
+    code = (
+        "import sys; from toolgrade.judging import build_judge; "
+        "from toolgrade.settings import JudgeSettings; "
+        "build_judge(JudgeSettings(model='openai/gpt-4o-mini', use_cache=False)); "
+        "assert 'litellm' not in sys.modules, 'litellm imported eagerly'"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

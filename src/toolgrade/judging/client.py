@@ -142,6 +142,10 @@ class LiteLLMClient:
             # Providers that lack a parameter (response_format, logprobs) drop it instead of
             # failing; the verdict parser copes with free text.
             "drop_params": True,
+            # The engine's tenacity loop is the one retry layer: attempts are bounded and
+            # counted in one place instead of multiplying with the SDK's own retries.
+            "max_retries": 0,
+            "num_retries": 0,
             **self.extra,
         }
         if request.response_format is not None:
