@@ -77,9 +77,11 @@ class JudgeEngine:
         self._settings = settings
         self._client = client
         self._templates = dict(templates) if templates is not None else load_templates()
+        # Resolved once: `for_dimension` copies the settings, and judge() runs per request.
+        self._dim_settings = {dim: settings.for_dimension(dim) for dim in JUDGE_DIMENSIONS}
         given = models or {}
         self._models: dict[JudgeDimension, str | None] = {
-            dim: given[dim] if dim in given else settings.for_dimension(dim).model
+            dim: given[dim] if dim in given else self._dim_settings[dim].model
             for dim in JUDGE_DIMENSIONS
         }
         if not settings.use_cache:
@@ -104,7 +106,7 @@ class JudgeEngine:
         if model is None:
             self._count(dim, unscored=1)
             return Verdict.unscored(f"no judge model is configured for {dim}")
-        settings = self._settings.for_dimension(dim)
+        settings = self._dim_settings[dim]
         template = self._templates[dim]
         key = cache_key(
             model=model,
