@@ -72,14 +72,19 @@ class ToolgradeCheckFailure(AssertionError):
         r = self.result
         score = "n/a" if r.score is None else f"{r.score:.3f}"
         lines = [f"{r.check} failed (score {score})"]
-        lines += [f"  {f.name} at step {f.step}: {f.message}" for f in r.failures]
+        lines += [f"  {f.name}{'' if f.step is None else f' at step {f.step}'}: {f.message}"
+                  for f in r.failures]
         if "error" in r.figures:
             lines.append(f"  check crashed: {r.figures['error']}")
         return "\n".join(lines)
 
 
-class ToolgradeSuite(pytest.Collector):
-    """Grades the suite once and yields one item per trajectory and check."""
+class ToolgradeSuite(pytest.File):
+    """The suite file as a collector of one item per trajectory and check.
+
+    A `File` (not a bare `Collector`) so node ids read `suite.yaml::case::check`, relative to
+    the rootdir like any test file, instead of `::suite.yaml::...`.
+    """
 
     def __init__(self, *, records: list[TrajectoryResult], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -89,7 +94,8 @@ class ToolgradeSuite(pytest.Collector):
         """The items, in input order."""
         per_case = Counter(r.case_id for r in self.records)
         for record in self.records:
-            suffix = f"[{record.agent or 'agent'}:{record.trial}]" if per_case[record.case_id] > 1 else ""
+            several = per_case[record.case_id] > 1
+            suffix = f"[{record.agent or 'agent'}:{record.trial}]" if several else ""
             for check in CHECK_NAMES:
                 result = record.checks.get(check)
                 if result is None:
@@ -107,34 +113,61 @@ def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResu
     inputs = validate_inputs(suite, runs)
     settings = load_settings()
     if no_judge:
-        settings = settings.model_copy(update={"judge": settings.judge.model_copy(update={"enabled": False})})
+        judge = settings.judge.model_copy(update={"enabled": False})
+        settings = settings.model_copy(update={"judge": judge})
     judges = setup_judges(settings, notify=lambda message: None)
     checks = default_checks()
     from toolgrade.loaders import iter_runs
 
     records = []
-    for _, _, run, _ in iter_runs(inputs.files):
-        if run is not None:
-            case = inputs.suite.cases[run.case_id]
-            records.append(grade_trajectory(case, run, checks, judges.engine, inputs.suite.base_dir))
+    try:
+        for _, _, run, _ in iter_runs(inputs.files):
+            if run is not None:
+                case = inputs.suite.cases[run.case_id]
+                records.append(grade_trajectory(case, run, checks, judges.engine,
+                                                inputs.suite.base_dir))
+    finally:
+        if judges.engine is not None:
+            judges.engine.close()  # flush the verdict cache
     return records
 
 
+def _paths(config: pytest.Config) -> tuple[Path, list[Path]] | None:
+    """The suite and run paths: options relative to the invocation folder, ini keys to the
+    ini file's folder (else the rootdir)."""
+    suite_opt = config.getoption("--toolgrade-suite")
+    runs_opt = config.getoption("--toolgrade-runs")
+    cli_base = config.invocation_params.dir
+    ini_base = config.inipath.parent if config.inipath is not None else config.rootpath
+    suite_base = cli_base if suite_opt else ini_base
+    suite_opt = suite_opt or config.getini("toolgrade_suite")
+    if not suite_opt:
+        return None
+    runs_base = cli_base if runs_opt else ini_base
+    runs_opt = runs_opt or config.getini("toolgrade_runs")
+    if not runs_opt:
+        raise pytest.UsageError("toolgrade: --toolgrade-suite needs --toolgrade-runs")
+    return suite_base / suite_opt, [runs_base / r for r in runs_opt]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Append the suite's items when a suite is configured."""
-    suite_opt = config.getoption("--toolgrade-suite") or config.getini("toolgrade_suite")
-    if not suite_opt:
+    """Append the suite's items when a suite is configured.
+
+    `tryfirst` so the items exist before `-k` / `-m` deselection runs; the collect report
+    makes the terminal count them ("collected N items").
+    """
+    paths = _paths(config)
+    if paths is None:
         return
-    runs_opt = config.getoption("--toolgrade-runs") or config.getini("toolgrade_runs")
-    root = config.rootpath
-    suite = Path(suite_opt) if Path(suite_opt).is_absolute() else root / suite_opt
-    runs = [Path(r) if Path(r).is_absolute() else root / r for r in runs_opt]
-    if not runs:
-        raise pytest.UsageError("toolgrade: --toolgrade-suite needs --toolgrade-runs")
+    suite, runs = paths
     try:
         records = _grade(suite, runs, bool(config.getoption("--toolgrade-no-judge")))
     except InputError as exc:
         raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
-    collector = ToolgradeSuite.from_parent(session, name=str(suite_opt), path=suite, records=records)
-    items.extend(collector.collect())
+    collector = ToolgradeSuite.from_parent(session, path=suite, records=records)
+    collected: list[pytest.Item | pytest.Collector] = list(collector.collect())
+    report = pytest.CollectReport(collector.nodeid, "passed", None, collected)
+    config.hook.pytest_collectreport(report=report)
+    items.extend(i for i in collected if isinstance(i, pytest.Item))

@@ -8,6 +8,7 @@ examples per failure name.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from typing import Any
 EXAMPLES_PER_FAILURE = 20
 #: Longest failure message kept, in characters (agent text can be arbitrarily long).
 MESSAGE_CHARS = 240
+# Terminal escapes and other control characters in agent text would garble every report.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class Digest:
     examples: dict[str, list[FailureExample]] = field(default_factory=dict)
     totals: Counter[str] = field(default_factory=Counter)
     failure_check: dict[str, str] = field(default_factory=dict)
+    crashes: list[FailureExample] = field(default_factory=list)
+    crash_total: int = 0
     lines: int = 0
 
     def omitted(self, name: str) -> int:
@@ -67,13 +72,23 @@ def iter_records(results_path: Path) -> Iterator[dict[str, Any]]:
 
 
 def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
-    """`text` on one line and at most `limit` characters, marked when cut."""
-    flat = " ".join(str(text).split())
+    """`text` on one line, without control characters, at most `limit` characters."""
+    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _example(record: dict[str, Any], check: str, step: Any, message: Any) -> FailureExample:
+    return FailureExample(case_id=str(record.get("case_id")), agent=record.get("agent"),
+                          trial=int(record.get("trial") or 0), check=check,
+                          step=step if isinstance(step, int) else None, message=clip(message or ""))
 
 
 def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> None:
     for check, result in sorted((record.get("checks") or {}).items()):
+        if isinstance(result, dict) and "error" in result and result.get("passed") is None:
+            digest.crash_total += 1
+            if len(digest.crashes) < EXAMPLES_PER_FAILURE:
+                digest.crashes.append(_example(record, check, None, result["error"]))
         for failure in (result or {}).get("failures") or []:
             name = str(failure.get("name", "unknown"))
             digest.totals[name] += 1
@@ -81,13 +96,7 @@ def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> N
             digest.failure_check.setdefault(name, check)
             kept = digest.examples.setdefault(name, [])
             if len(kept) < EXAMPLES_PER_FAILURE:
-                step = failure.get("step")
-                kept.append(FailureExample(
-                    case_id=str(record.get("case_id")), agent=record.get("agent"),
-                    trial=int(record.get("trial") or 0), check=check,
-                    step=step if isinstance(step, int) else None,
-                    message=clip(failure.get("message") or ""),
-                ))
+                kept.append(_example(record, check, failure.get("step"), failure.get("message")))
 
 
 def digest_results(results_path: Path) -> Digest:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from toolgrade.reporting.digest import clip
 from toolgrade.reporting.tables import Matrix, Table
 from toolgrade.reporting.view import ReportView
 
@@ -17,7 +18,7 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!])")
 
 def md_escape(text: str) -> str:
     """`text` safe inside a GitHub Markdown table cell: one line, specials escaped."""
-    return _SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return _SPECIAL.sub(r"\\\1", clip(text, limit=10_000))
 
 
 def _row(cells: list[str]) -> str:
@@ -88,7 +89,7 @@ def render_markdown(view: ReportView) -> str:
         lines += render_table(table)
     if view.failures is not None:
         lines += render_table(view.failures, links=True)
-    for table in (view.cases, view.reliability, view.judges):
+    for table in (view.crashes, view.cases, view.reliability, view.judges):
         if table is not None:
             lines += render_table(table)
     if view.examples:

@@ -43,6 +43,17 @@ def failure_example_tables(digest: Digest) -> list[Table]:
     return tables
 
 
+def crashes_table(digest: Digest) -> Table | None:
+    """Checks that raised instead of grading, with the error (first examples)."""
+    if not digest.crash_total:
+        return None
+    shown = len(digest.crashes)
+    note = f"first {shown} of {digest.crash_total} shown" if shown < digest.crash_total else ""
+    rows = [[e.case_id, _run_label(e.agent, e.trial), e.check, e.message] for e in digest.crashes]
+    return Table("crashes", "Crashed checks", ["case", "run", "check", "error"], rows, note=note,
+                 links=[anchor("case", e.case_id) for e in digest.crashes])
+
+
 def cases_table(digest: Digest) -> Table | None:
     """Per case: runs, passes and failure names with counts."""
     if not digest.cases:

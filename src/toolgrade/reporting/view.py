@@ -29,6 +29,7 @@ class ReportView:
     confusion: Matrix | None
     checks: list[Table]
     failures: Table | None
+    crashes: Table | None
     cases: Table | None
     reliability: Table | None
     judges: Table | None
@@ -61,6 +62,7 @@ def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
         confusion=confusion_matrix(summary),
         checks=[t for t in detail if t is not None],
         failures=run_tables.failure_counts_table(summary, digest),
+        crashes=run_tables.crashes_table(digest),
         cases=run_tables.cases_table(digest),
         reliability=run_tables.reliability_table(summary, digest),
         judges=run_tables.judges_table(summary),

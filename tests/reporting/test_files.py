@@ -1,0 +1,68 @@
+"""write_reports / rerender: all three files, streamed input, clear errors on a bad folder."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from builders_reporting import check, failure, small_summary, write_run_dir
+from toolgrade.errors import ToolgradeError
+from toolgrade.reporting.files import REPORT_FILES, rerender, write_reports
+
+
+def test_write_reports_writes_the_three_files(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path / "out")
+    written = write_reports(run_dir, small_summary(), run_dir / "results.jsonl")
+    assert [p.name for p in written] == list(REPORT_FILES)
+    assert all(p.stat().st_size > 0 for p in written)
+    assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# toolgrade report")
+
+
+def _big_results(path: Path, lines: int) -> None:
+    padding = "x" * 5000  # a long agent message on every line
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(lines):
+            line = {"case_id": f"case-{i % 50}", "trial": i // 50, "agent": "bot",
+                    "checks": {"selection": check(passed=False, score=0.0,
+                                                  failures=[failure("missing_tool", 0, padding)])},
+                    "aggregate": {"mode": "binary", "score": 0.0, "passed": False}}
+            fh.write(json.dumps(line) + "\n")
+
+
+def test_a_big_run_is_streamed_and_the_page_stays_small(tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    _big_results(results, 1200)
+    size = results.stat().st_size
+    tracemalloc.start()
+    try:
+        write_reports(tmp_path, small_summary(), results)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 3, f"peak {peak} bytes for a {size}-byte results file"
+    assert (tmp_path / "report.html").stat().st_size < 200_000
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "first 20 of 1200 shown" in page
+
+
+def test_rerender_needs_results_and_summary(tmp_path: Path) -> None:
+    (tmp_path / "results.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(ToolgradeError, match=r"no summary\.json"):
+        rerender(tmp_path)
+
+
+def test_rerender_rejects_a_results_file_that_is_not_json(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    (run_dir / "results.jsonl").write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(ToolgradeError, match="not a toolgrade results file"):
+        rerender(run_dir)
+
+
+def test_rerender_rewrites_reports_from_the_folder(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    written = rerender(run_dir)
+    assert {p.name for p in written} == set(REPORT_FILES)
+    assert "refund-01" in (run_dir / "report.html").read_text(encoding="utf-8")

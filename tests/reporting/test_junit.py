@@ -1,0 +1,85 @@
+"""junit.xml parsed back: one testcase per case-trial and check, names, outcomes, counts."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from builders_reporting import HOSTILE, check, failure, record, small_records, write_results
+from toolgrade.reporting.junit import check_test_id, write_junit, xml_text
+
+
+def _junit(tmp_path: Path, records: list[dict[str, object]]) -> ET.Element:
+    results = write_results(tmp_path / "results.jsonl", records)
+    path = tmp_path / "junit.xml"
+    write_junit(path, results)
+    return ET.parse(path).getroot()
+
+
+def _cases(root: ET.Element) -> dict[str, ET.Element]:
+    return {str(c.get("name")): c for c in root.iter("testcase")}
+
+
+def test_one_testcase_per_case_trial_and_check(tmp_path: Path) -> None:
+    root = _junit(tmp_path, small_records())
+    cases = _cases(root)
+    assert len(cases) == 12  # 3 lines x 4 checks, all names distinct
+    # refund-01 has two runs: names carry [agent:trial]; chat|02 has one: plain case::check.
+    assert "refund-01::selection[bot:0]" in cases and "refund-01::recovery[bot:1]" in cases
+    assert "chat|02::ordering" in cases
+    assert cases["refund-01::selection[bot:0]"].get("classname") == "bot"
+    assert cases["chat|02::selection"].get("classname") == "toolgrade"
+
+
+def test_outcomes_failure_skipped_and_error(tmp_path: Path) -> None:
+    cases = _cases(_junit(tmp_path, small_records()))
+    assert list(cases["refund-01::selection[bot:0]"]) == []  # passed
+    failed = cases["refund-01::selection[bot:1]"].find("failure")
+    assert failed is not None
+    assert failed.get("message") == "selection failed (score 0.500): substitution, extra_tool"
+    evidence = "substitution at step 1: expected lookup_order, called search_orders"
+    assert evidence in (failed.text or "")
+    assert cases["refund-01::recovery[bot:0]"].find("skipped") is not None
+    crashed = cases["chat|02::ordering"].find("error")
+    assert crashed is not None and "kaboom" in (crashed.text or "")
+
+
+def test_suite_counts_match_the_testcases(tmp_path: Path) -> None:
+    root = _junit(tmp_path, small_records())
+    assert root.tag == "testsuites"
+    suite = root.find("testsuite")
+    assert suite is not None
+    for element in (root, suite):
+        assert element.get("tests") == "12"
+        assert element.get("failures") == "2"  # refund-01 trial 1: selection and arguments
+        assert element.get("errors") == "1"
+        assert element.get("skipped") == "6"  # 2 per line: no reference
+
+
+def test_hostile_text_stays_well_formed(tmp_path: Path) -> None:
+    lines = [record("x<&\"'>\x00", agent="a\x1b]", passed=False,
+                    selection=check(passed=False, score=0.0,
+                                    failures=[failure("extra_tool", 1, HOSTILE + "\x00\x0b")]))]
+    cases = _cases(_junit(tmp_path, lines))
+    name = "x<&\"'>::selection"
+    assert name in cases
+    text = cases[name].find("failure").text or ""  # type: ignore[union-attr]
+    assert "<script>alert(1)</script>" in text and "\x00" not in text
+    assert cases[name].get("classname") == "a]"
+
+
+def test_test_ids_match_the_pytest_plugin_naming() -> None:
+    assert check_test_id("c1", "selection", "bot", 2, several_runs=True) == "c1::selection[bot:2]"
+    assert check_test_id("c1", "ordering", None, 0, several_runs=True) == "c1::ordering[agent:0]"
+    assert check_test_id("c1", "ordering", "bot", 0, several_runs=False) == "c1::ordering"
+
+
+@given(st.text(max_size=40))
+def test_xml_text_always_parses(text: str) -> None:
+    element = ET.Element("t", {"a": xml_text(text)})
+    element.text = xml_text(text)
+    back = ET.fromstring(ET.tostring(element, encoding="unicode"))
+    assert back.get("a") == xml_text(text)

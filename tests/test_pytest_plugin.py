@@ -1,0 +1,93 @@
+"""The pytest plugin on a small suite, through pytester: one test per case, trial and check."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
+
+pytest_plugins = ["pytester"]
+
+SECOND_CASE = """
+- id: c2
+  expected:
+    selection: {tools: [lookup_order]}
+"""
+
+GOOD = steps_run("c1", ("lookup_order", {"order_id": "A1"}),
+                 ("refund", {"order_id": "A1", "amount": 10}), trial=0)
+# Refund with no lookup before it, and the wrong amount: selection, arguments and ordering fail.
+BAD = steps_run("c1", ("refund", {"order_id": "A1", "amount": 99}), trial=1)
+ONLY_RUN = steps_run("c2", ("lookup_order", {"order_id": "B2"}))
+
+
+@pytest.fixture
+def suite_files(pytester: pytest.Pytester) -> tuple[str, str]:
+    """suite.yaml and runs.jsonl in pytester's folder, as relative paths."""
+    write_yaml_suite(pytester.path, SIMPLE_CASE + SECOND_CASE)
+    write_jsonl(pytester.path / "runs.jsonl", [GOOD, BAD, ONLY_RUN])
+    return "suite.yaml", "runs.jsonl"
+
+
+def test_one_item_per_case_trial_and_check_named_by_the_check(
+        pytester: pytest.Pytester, suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    result = pytester.runpytest("--toolgrade-suite", suite, "--toolgrade-runs", runs,
+                                "--toolgrade-no-judge", "-v", "-p", "no:cacheprovider")
+    # c1 trial 0: 3 pass + recovery skipped; trial 1: 3 fail + skipped; c2: 1 pass + 3 skipped.
+    result.assert_outcomes(passed=4, failed=3, skipped=5)
+    result.stdout.fnmatch_lines([
+        "*collected 12 items",
+        "suite.yaml::c1::selection[[]a:0[]] PASSED*",
+        "suite.yaml::c1::recovery[[]a:0[]] SKIPPED*",
+        "suite.yaml::c1::selection[[]a:1[]] FAILED*",
+        "suite.yaml::c2::selection PASSED*",  # a single run: no [agent:trial]
+    ])
+    text = result.stdout.str()
+    # A failing item's id names the case and the check; its report names the failures.
+    assert "FAILED suite.yaml::c1::selection[a:1] - selection failed" in text
+    assert "FAILED suite.yaml::c1::ordering[a:1] - ordering failed" in text
+    assert "missing_tool: expected lookup_order, never called" in text
+    assert "order_violation at step 0: lookup_order must come before refund" in text
+    assert "Traceback" not in text  # names and evidence, not a stack
+
+
+def test_k_selects_items_by_check(pytester: pytest.Pytester,
+                                  suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    result = pytester.runpytest("--toolgrade-suite", suite, "--toolgrade-runs", runs,
+                                "--toolgrade-no-judge", "-k", "ordering", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, skipped=1, deselected=9)
+
+
+def test_ini_options_collect_the_same_items(pytester: pytest.Pytester,
+                                            suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    pytester.makeini(f"[pytest]\ntoolgrade_suite = {suite}\ntoolgrade_runs = {runs}\n")
+    result = pytester.runpytest("--toolgrade-no-judge", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, failed=3, skipped=5)
+
+
+def test_without_a_suite_the_plugin_adds_nothing(pytester: pytest.Pytester,
+                                                 suite_files: tuple[str, str]) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_invalid_runs_are_a_usage_error_naming_the_line(pytester: pytest.Pytester,
+                                                        suite_files: tuple[str, str]) -> None:
+    suite, _ = suite_files
+    write_jsonl(pytester.path / "bad.jsonl", [steps_run("nope", ("lookup_order", {}))])
+    result = pytester.runpytest("--toolgrade-suite", suite, "--toolgrade-runs", "bad.jsonl",
+                                "--toolgrade-no-judge", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "bad.jsonl:1" in result.stderr.str() and "no case 'nope'" in result.stderr.str()
+
+
+def test_a_suite_without_runs_is_a_usage_error(pytester: pytest.Pytester,
+                                               suite_files: tuple[str, str]) -> None:
+    suite, _ = suite_files
+    result = pytester.runpytest("--toolgrade-suite", suite, "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--toolgrade-runs" in result.stderr.str()
