@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-dev
 LOCAL_STAMP := $(VENV)/.installed-local
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test test-local lint typecheck bench calibrate clean
+.PHONY: demo test test-local lint typecheck bench bench-peers calibrate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,22 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy src
 
-bench: $(STAMP)
-	$(BIN)/python benchmarks/run_all.py
+# Benchmarks run in their own virtualenv (.venv-bench): toolgrade editable plus the pinned peers.
+BENCH_VENV  := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed-bench
+
+$(BENCH_STAMP): pyproject.toml benchmarks/requirements-peers.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q --upgrade pip
+	$(BENCH_VENV)/bin/pip install -q -e . -r benchmarks/requirements-peers.txt
+	touch $@
+
+# One table: checks at 1k/10k/100k runs, peers at 1k/10k, judge economy (see benchmarks/README.md).
+bench: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python benchmarks/run_all.py $(BENCH_ARGS)
+
+bench-peers: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python benchmarks/run_all.py --sizes "" --peer-sizes 1000,10000 $(BENCH_ARGS)
 
 calibrate: $(LOCAL_STAMP)
 	for d in argument_equivalence alternate_route recovery_quality result_interpretation; do \

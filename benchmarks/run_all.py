@@ -1,0 +1,152 @@
+"""Run every benchmark and print one table (what `make bench` runs, inside .venv-bench).
+
+    python benchmarks/run_all.py [--sizes 1000,10000,100000] [--peer-sizes 1000,10000]
+                                 [--stream-max 10000] [--no-peers] [--json FILE]
+
+Each N of the checks benchmark runs in a fresh subprocess so that its peak RSS is its own.
+Above `--stream-max` only the runner pass is timed (the per-phase pass would double the time).
+Peers run at `--peer-sizes` only, since the slowest of them make 100k runs take many minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import OFFLINE_ENV  # noqa: E402
+from synth import write_synthetic  # noqa: E402
+
+
+def _script(name: str, *args: str) -> dict[str, Any]:
+    """Run one benchmark script in a fresh interpreter; its JSON output."""
+    env = {**os.environ, **OFFLINE_ENV}
+    done = subprocess.run([sys.executable, str(HERE / name), *args], env=env, cwd=HERE,
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _fmt(value: Any, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def checks_rows(results: dict[int, dict[str, Any]]) -> list[str]:
+    """Table rows for the checks benchmark, one per N."""
+    rows = ["| N runs | runner runs/s (validate+grade) | checks-only runs/s | floor runs/s "
+            "(json+validate) | ratio to floor | naive json+Counter runs/s | suite load s | "
+            "peak RSS validate / grade MiB | `seen` bytes/run |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for n, r in sorted(results.items()):
+        if "error" in r:
+            rows.append(f"| {n} | error: {r['error']} |")
+            continue
+        run, stream, seen = r["runner"], r.get("stream", {}), r["seen"]
+        rows.append(
+            f"| {n:,} | {_fmt(run['runs_per_s'])} | {_fmt(stream.get('checks_runs_per_s'))} | "
+            f"{_fmt(stream.get('floor_runs_per_s'))} | {_fmt(stream.get('ratio_to_floor'), 1)}x | "
+            f"{_fmt(stream.get('naive_runs_per_s'))} | {_fmt(r['suite_load_s'], 1)} | "
+            f"{_fmt(run['peak_rss_validate_mb'])} / {_fmt(run['peak_rss_grade_mb'])} | "
+            f"{_fmt(seen['bytes_per_run'])} |")
+    return rows
+
+
+def peers_rows(results: dict[int, dict[str, Any]]) -> list[str]:
+    """Table rows for the peers benchmark: runs/s per contestant and ours as a multiple."""
+    rows = ["| N runs | contestant | runs/s (line to verdict) | toolgrade (4 checks) / it |",
+            "|---|---|---|---|"]
+    for n, r in sorted(results.items()):
+        if "error" in r:
+            rows.append(f"| {n} | error: {r['error']} | | |")
+            continue
+        ours = r["runs_per_s"]["toolgrade"]
+        for name, value in r["runs_per_s"].items():
+            rows.append(f"| {n:,} | {name} | {_fmt(value)} | {_fmt(ours / value, 2)}x |")
+        for name, why in r["skipped"].items():
+            rows.append(f"| {n:,} | {name} | skipped: {why} | |")
+    return rows
+
+
+def agreement_rows(result: dict[str, Any]) -> list[str]:
+    """Agreement of each peer's figure with ours, at one N."""
+    rows = ["| peer | figure (ours) | compared | agree | disagreements |", "|---|---|---|---|---|"]
+    for peer, tally in result.get("agreement", {}).items():
+        figures = sorted({k.rsplit(":", 1)[0] for k in tally if k.endswith(":n")})
+        for fig in figures:
+            n, agree = tally[f"{fig}:n"], tally[f"{fig}:agree"]
+            diffs = ", ".join(f"{k[len(fig) + 1:]}={v}" for k, v in tally.items()
+                              if k.startswith(fig + ":ours_"))
+            rows.append(f"| {peer} | {fig} | {n} | {agree / n:.1%} | {diffs or '-'} |")
+    return rows
+
+
+def judge_rows(r: dict[str, Any]) -> list[str]:
+    """Rows for judge economy."""
+    if "error" in r:
+        return [f"judge economy: error {r['error']}"]
+    first, second = r["first"], r["second"]
+    return [
+        "| figure | value |", "|---|---|",
+        f"| runs (examples/helpdesk) | {r['runs']} |",
+        f"| judge requests, first run | {first['requests']} |",
+        f"| distinct judge requests | {first['distinct_requests']} |",
+        f"| model calls, first run | {first['client_calls']} |",
+        f"| model calls, second run (cache) | {second['client_calls']} |",
+        f"| cache hits, second run | {second['cache_hits']} |",
+        f"| semantic fields on paired calls | {r['semantic_fields']} ({r['statuses']}) |",
+        f"| settled without the judge | {r['settled_without_judge']} "
+        f"({_fmt(r['shortcut_share'] and 100 * r['shortcut_share'], 1)}%) |",
+    ]
+
+
+def main() -> None:
+    """Generate inputs, run every benchmark, print one table."""
+    parser = argparse.ArgumentParser(description="toolgrade benchmarks")
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--peer-sizes", default="1000,10000")
+    parser.add_argument("--stream-max", type=int, default=10000)
+    parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="also write every figure here")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    peer_sizes = [] if args.no_peers else [int(s) for s in args.peer_sizes.split(",") if s]
+    checks, peers = {}, {}
+    with tempfile.TemporaryDirectory(prefix="toolgrade-bench-") as tmp:
+        for n in sorted(set(sizes) | set(peer_sizes)):
+            suite, runs = write_synthetic(Path(tmp) / str(n), n)
+            if n in sizes:
+                extra = ["--skip-stream"] if n > args.stream_max else []
+                checks[n] = _script("bench_checks.py", str(suite), str(runs), *extra)
+                print(f"checks N={n}: done", file=sys.stderr)
+            if n in peer_sizes:
+                peers[n] = _script("bench_peers.py", str(suite), str(runs))
+                print(f"peers N={n}: done", file=sys.stderr)
+    judge = _script("bench_judge_economy.py")
+    lines = ["## Deterministic checks (no judge)", *checks_rows(checks)]
+    if peers:
+        lines += ["", "## Peers (same runs, same process)", *peers_rows(peers)]
+        top = max(peers)
+        lines += ["", f"## Agreement with ours (N={top:,})", *agreement_rows(peers[top])]
+    lines += ["", "## Judge economy (fake client)", *judge_rows(judge)]
+    print("\n".join(lines))
+    if args.json is not None:
+        args.json.write_text(json.dumps({"checks": checks, "peers": peers, "judge": judge},
+                                        indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
