@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolgrade.judging import local
+from toolgrade.judging import local_runtime as rt
 from toolgrade.judging.local import (
     LOCAL_MODEL,
     LocalModelError,
@@ -28,10 +29,9 @@ from toolgrade.judging.local import (
     ensure_model_file,
 )
 
-# The runtime module imports litellm; import it after `local` so the offline default applies.
-from toolgrade.judging import local_runtime as rt  # noqa: I001
-
-import litellm
+# litellm as the runtime module imported it: that import sets the offline cost-map default
+# first, so no test waits on a network fetch.
+litellm = rt.litellm
 
 # ---- builders -------------------------------------------------------------------------------
 
@@ -204,8 +204,12 @@ def test_defaults_and_passthrough_drop_unknown_params() -> None:
             {"type": "text", "text": "b"}]}],
         {"seed": 3, "user": "someone", "max_tokens": 64},
     )
-    assert request.messages == [{"role": "system", "content": "s"}, {"role": "user", "content": "ab"}]
-    assert request.params == {"seed": 3, "max_tokens": 64, "temperature": 0.0, "repeat_penalty": 1.0}
+    assert request.messages == [
+        {"role": "system", "content": "s"}, {"role": "user", "content": "ab"}
+    ]
+    assert request.params == {
+        "seed": 3, "max_tokens": 64, "temperature": 0.0, "repeat_penalty": 1.0
+    }
 
 
 def test_logprob_requests_use_the_logprob_path_and_cap_top_n() -> None:
@@ -265,6 +269,7 @@ def test_decoding_stops_at_the_end_token_and_feeds_each_chosen_token() -> None:
     model = FakeTokenModel([[0, 5, 0, 0, 0, 0], [0, 0, 0, 9, 0, 0]])
     text, content, _, n_out, finish = rt.greedy_with_logprobs(model, [], max_tokens=8, top_n=2)
     assert (text, n_out, finish) == ("no", 1, "stop")
+    assert [step["token"] for step in content] == ["no"]  # the end token is not reported
     assert model.fed == [[], [1]]
 
 
@@ -298,6 +303,11 @@ class FakeLlama:
         return rt.chat_result('{"verdict": "pass", "reason": "same"}', 40, 9, "stop")
 
 
+#: What the judge engine's client adds to every litellm call.
+ENGINE_KWARGS: dict[str, Any] = {"drop_params": True, "max_retries": 0, "num_retries": 0,
+                                 "timeout": 60.0}
+
+
 @pytest.fixture
 def provider() -> Iterator[tuple[FakeLlama, FakeTokenModel, rt.LocalServer]]:
     """The provider registered with a fake model; litellm's map is restored afterwards."""
@@ -315,7 +325,7 @@ def test_structured_output_through_litellm_completion(provider: Any) -> None:
     fmt = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": SCHEMA}}
     response = litellm.completion(
         model=LOCAL_MODEL, messages=[{"role": "user", "content": "q"}],
-        response_format=fmt, temperature=0.0, max_tokens=200,
+        response_format=fmt, temperature=0.0, max_tokens=200, **ENGINE_KWARGS,
     )
     assert response.choices[0].message.content == '{"verdict": "pass", "reason": "same"}'
     assert fake.calls[0]["response_format"] == {"type": "json_object", "schema": SCHEMA}
@@ -328,7 +338,7 @@ def test_structured_output_through_litellm_completion(provider: Any) -> None:
 def test_logprob_mode_through_litellm_completion(provider: Any) -> None:
     response = litellm.completion(
         model=LOCAL_MODEL, messages=[{"role": "user", "content": "q"}],
-        max_tokens=1, logprobs=True, top_logprobs=2,
+        max_tokens=1, logprobs=True, top_logprobs=2, temperature=0.0, **ENGINE_KWARGS,
     )
     top = response.choices[0].logprobs.content[0].top_logprobs
     assert [(t.token, round(t.logprob, 4)) for t in top] == [

@@ -1,0 +1,121 @@
+"""Seconds per verdict of the embedded local judge, in reasoned-JSON and log-probability modes.
+
+Runs the real judge engine (`build_judge`, cache off) over ten easy argument-equivalence pairs
+with known answers and prints, per mode, the model load time, the mean and median seconds per
+verdict and the accuracy. Needs `toolgrade[local]`:
+
+    .venv/bin/python benchmarks/judge_speed.py [--modes reasoned logprob] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any, Literal
+
+from toolgrade.judging import build_judge
+from toolgrade.judging.local import LOCAL_MODEL, ensure_model_file, local_available
+from toolgrade.models import JudgeRequest
+from toolgrade.settings import JudgeSettings
+
+Mode = Literal["reasoned", "logprob"]
+
+#: (tool, field, reference, agent value, expected verdict): easy for any sensible judge.
+PAIRS: list[tuple[str, str, str, str, str]] = [
+    ("search_flights", "query", "cheap flights NYC to London",
+     "low-cost flights New York to London", "pass"),
+    ("get_weather", "city", "Paris", "Rome", "fail"),
+    ("refund", "reason", "the item arrived damaged", "the package came broken", "pass"),
+    ("book_meeting", "when", "Monday at 3pm", "Friday at 9am", "fail"),
+    ("search_web", "query", "weather forecast for San Francisco", "SF weather forecast", "pass"),
+    ("find_restaurants", "query", "vegetarian restaurants in Berlin", "steakhouses in Berlin",
+     "fail"),
+    ("create_ticket", "summary", "user cannot log in to their account",
+     "customer is unable to sign in to the account", "pass"),
+    ("buy_tickets", "description", "two adult tickets", "five child tickets", "fail"),
+    ("send_email", "subject", "Invoice for March", "March invoice", "pass"),
+    ("manage_subscription", "action", "cancel my subscription", "upgrade my subscription", "fail"),
+]
+WARMUP = ("translate", "text", "good morning", "good morning!", "pass")
+
+
+def request_for(pair: tuple[str, str, str, str, str]) -> JudgeRequest:
+    """An argument-equivalence request for one pair."""
+    tool, field, expected, actual, _ = pair
+    return JudgeRequest(
+        dimension="argument_equivalence",
+        inputs={
+            "task": f"Use {tool} with {field} = {expected}",
+            "tool": tool,
+            "field": field,
+            "expected": expected,
+            "actual": actual,
+            "rubric": None,
+        },
+    )
+
+
+def run_mode(mode: Mode) -> dict[str, Any]:
+    """Judge every pair once in `mode`; time each verdict."""
+    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode=mode, use_cache=False))
+    if engine is None:
+        raise SystemExit("no judge could be built")
+    start = time.perf_counter()
+    engine.judge(request_for(WARMUP))  # loads the model (once per process) and warms the cache
+    warmup_s = time.perf_counter() - start
+    seconds, correct, rows = [], 0, []
+    for pair in PAIRS:
+        start = time.perf_counter()
+        verdict = engine.judge(request_for(pair))
+        seconds.append(time.perf_counter() - start)
+        correct += verdict.verdict == pair[4]
+        rows.append({"pair": f"{pair[2]!r} vs {pair[3]!r}", "want": pair[4],
+                     "got": verdict.verdict, "p_pass": verdict.p_pass, "s": seconds[-1]})
+    usage = engine.usage()["argument_equivalence"]
+    engine.close()
+    return {
+        "mode": mode,
+        "warmup_s": round(warmup_s, 2),
+        "s_per_verdict_mean": round(statistics.mean(seconds), 2),
+        "s_per_verdict_median": round(statistics.median(seconds), 2),
+        "accuracy": f"{correct}/{len(PAIRS)}",
+        "tokens": usage.get("tokens"),
+        "rows": rows,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the timings; exit 2 when the local judge is not installed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modes", nargs="+", choices=["reasoned", "logprob"],
+                        default=["logprob", "reasoned"])
+    parser.add_argument("--json", action="store_true", help="print one JSON record")
+    args = parser.parse_args(argv)
+    if not local_available():
+        print("toolgrade[local] is not installed: pip install 'toolgrade[local]'", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    path = ensure_model_file()
+    prepare_s = round(time.perf_counter() - start, 2)
+    results = [run_mode(mode) for mode in args.modes]
+    if args.json:
+        print(json.dumps({"model": LOCAL_MODEL, "file": str(path), "prepare_s": prepare_s,
+                          "modes": results}, indent=2))
+        return 0
+    print(f"model {LOCAL_MODEL} ({path}); assemble/verify: {prepare_s} s")
+    for result in results:
+        print(f"\n{result['mode']}: {result['s_per_verdict_mean']} s/verdict mean, "
+              f"{result['s_per_verdict_median']} median, accuracy {result['accuracy']}, "
+              f"first call (load + warm-up) {result['warmup_s']} s")
+        for row in result["rows"]:
+            p = "" if row["p_pass"] is None else f" P(pass)={row['p_pass']:.3f}"
+            mark = "ok " if row["got"] == row["want"] else "BAD"
+            print(f"  {mark} {row['s']:5.2f} s  {row['got']:8}{p}  {row['pair']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
