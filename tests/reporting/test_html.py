@@ -120,3 +120,11 @@ def test_shade_is_an_opacity_that_grows_with_the_count(count: int, peak: int) ->
     assert 0.0 <= value <= 0.9
     assert (value == 0.0) == (count == 0)
     assert float(shade(min(count + 1, peak), peak)) >= value
+
+
+def test_a_constantly_failing_field_is_first_and_red(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    section = page[page.index('id="per-field"'):page.index('id="efficiency"')]
+    rows = section.split("<tr")[2:]  # skip the section head and the header row
+    assert "<code>refund.method</code>" in rows[0] and 'class="low"' in rows[0]
+    assert "<code>refund.order_id</code>" in rows[-1] and 'class="high"' in rows[-1]

@@ -41,7 +41,7 @@ def per_field_table(summary: dict[str, Any]) -> Table | None:
     rows = [[name, fmt(f.get("n")), fmt(f.get("accuracy"))] for name, f in ordered]
     bars = [None if f.get("accuracy") is None else float(f["accuracy"]) for _, f in ordered]
     return Table("per-field", "Arguments per field (worst first)", ["field", "n", "accuracy"],
-                 rows, bars=bars)
+                 rows, bars=bars, bars_are_scores=True)
 
 
 def efficiency_table(summary: dict[str, Any]) -> Table | None:
@@ -54,7 +54,7 @@ def efficiency_table(summary: dict[str, Any]) -> Table | None:
     rows = [[task, fmt(value), fmt(counts.get(task))] for task, value in sorted(efficiency.items())]
     bars = [None if v is None else float(v) for _, v in sorted(efficiency.items())]
     return Table("efficiency", "Ordering: step efficiency per task type",
-                 ["task type", "efficiency", "runs pooled"], rows, bars=bars,
+                 ["task type", "efficiency", "runs pooled"], rows, bars=bars, bars_are_scores=True,
                  note="A dash: no run of that task type passed every check.")
 
 

@@ -37,6 +37,13 @@ def is_number(cell: str) -> bool:
     return bool(_NUMBER.match(cell))
 
 
+def bar_class(share: float, is_score: bool) -> str:
+    """CSS class of a bar: scores are red below 0.5 and amber below 0.9; counts stay neutral."""
+    if not is_score:
+        return ""
+    return "low" if share < 0.5 else "mid" if share < 0.9 else "high"
+
+
 @cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -46,7 +53,8 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(shade=shade, pct=pct, is_number=is_number)
+    env.globals.update(shade=shade, pct=pct, is_number=is_number,
+                       bar_class=bar_class)
     return env
 
 

@@ -42,7 +42,8 @@ class Table:
     """A titled table of string cells.
 
     `links[i]` is an anchor the row's first cell points at; `bars[i]` a share in [0, 1]
-    the HTML report draws beside the row; `row_ids[i]` an anchor placed on the row itself.
+    the HTML report draws beside the row (coloured by value when `bars_are_scores`, e.g. an
+    accuracy, rather than a share of a count); `row_ids[i]` an anchor placed on the row itself.
     """
 
     key: str
@@ -53,6 +54,7 @@ class Table:
     links: list[str | None] = field(default_factory=list)
     bars: list[float | None] = field(default_factory=list)
     row_ids: list[str | None] = field(default_factory=list)
+    bars_are_scores: bool = False
 
 
 @dataclass(frozen=True)
