@@ -1,0 +1,56 @@
+"""The format-neutral tables: ordering rules, anchors, and summaries with sections missing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from builders_reporting import small_summary, write_results
+from toolgrade.reporting.digest import digest_results
+from toolgrade.reporting.files import write_reports
+from toolgrade.reporting.run_tables import reliability_table
+from toolgrade.reporting.tables import anchor, confusion_matrix, fmt
+from toolgrade.reporting.view import build_view
+
+
+@given(st.lists(st.text(min_size=1, max_size=20), min_size=2, max_size=8, unique=True))
+def test_anchors_are_safe_ids_and_distinct(keys: list[str]) -> None:
+    anchors = [anchor("case", k) for k in keys]
+    assert all(re.fullmatch(r"case-[a-z0-9_-]*", a) for a in anchors)
+    assert len(set(anchors)) == len(keys)
+
+
+def test_confusion_matrix_puts_none_last_on_both_axes() -> None:
+    matrix = confusion_matrix(small_summary())
+    assert matrix is not None
+    assert matrix.labels == ["lookup_order", "refund", "none"]
+    assert matrix.actual == ["lookup_order", "refund", "search_orders"]
+    assert matrix.counts == [[1, 0, 1], [0, 2, 0], [0, 1, 0]]
+    assert matrix.peak == 2
+
+
+def test_fixed_number_formatting() -> None:
+    shown = [fmt(None), fmt(1 / 3), fmt(2), fmt(True), fmt(0.5, 2)]
+    assert shown == ["\N{EN DASH}", "0.333", "2", "yes", "0.50"]
+
+
+def test_reliability_columns_stop_at_the_largest_trial_count(tmp_path: Path) -> None:
+    summary = small_summary()
+    summary["reliability"] = {f"c{i}": {"n": 12, "c": i, "pass_at_k": {}, "pass_hat_k": {}}
+                              for i in range(2)}
+    digest = digest_results(write_results(tmp_path / "r.jsonl", []))
+    table = reliability_table(summary, digest)
+    assert table is not None
+    assert table.columns[3:9] == ["pass@1", "pass@2", "pass@3", "pass@5", "pass@10", "pass@12"]
+
+
+def test_an_empty_run_still_renders_every_report(tmp_path: Path) -> None:
+    results = write_results(tmp_path / "results.jsonl", [])
+    view = build_view({}, digest_results(results))
+    assert view.confusion is None and view.failures is None and view.examples == []
+    written = write_reports(tmp_path, {"cases": 0, "trajectories": 0}, results)
+    assert "**trajectories** 0" in written[0].read_text(encoding="utf-8")
+    assert 'tests="0"' in written[2].read_text(encoding="utf-8")
