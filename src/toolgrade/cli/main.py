@@ -12,6 +12,7 @@ from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
 from toolgrade.cli.common import EXIT_GATE, EXIT_OK, input_errors_exit, out
 from toolgrade.cli.import_cmd import import_app
+from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case
@@ -27,6 +28,7 @@ app = typer.Typer(
 )
 
 app.command("run")(run)
+app.command("report")(report)
 app.command("calibrate")(calibrate)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
