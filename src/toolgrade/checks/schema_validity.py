@@ -16,6 +16,10 @@ failure named as in DESIGN section 3, with the dotted field path, the value and 
 A tool without a catalogue entry is not validated (selection reports `unknown_tool`); a broken
 schema never crashes grading: the tool's schema is then treated as unknown and the error is
 returned so the check can list it in `figures["schema_errors"]`.
+
+Speed: each `ToolSpec` is prepared once (its schema checked and compiled, remembered by the
+spec's identity), and a call its fast checker (`schema_fastpath`) accepts skips jsonschema: it
+would report no error, so the verdict is the same. Every other call goes through jsonschema.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
 from toolgrade.checks.comparators import join_path, jsonable
+from toolgrade.checks.schema_fastpath import FastCheck, fast_checker
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
 
 _OUT_OF_RANGE = frozenset(
@@ -54,8 +59,14 @@ class Validity:
     schema_error: str | None = None
 
 
-def validate_call(call: ToolCall, step: int, spec: ToolSpec | None) -> Validity:
-    """Validate one call's arguments against its tool's schema (`spec` None: not in catalogue)."""
+def validate_call(
+    call: ToolCall, step: int, spec: ToolSpec | None, *, fast: bool = True
+) -> Validity:
+    """Validate one call's arguments against its tool's schema (`spec` None: not in catalogue).
+
+    `fast=False` skips the fast checker and always asks jsonschema (the verdict is the same;
+    tests compare the two).
+    """
     if call.unparseable:
         failure = Failure(
             name="unparseable_arguments",
@@ -66,13 +77,16 @@ def validate_call(call: ToolCall, step: int, spec: ToolSpec | None) -> Validity:
         return Validity(False, [failure])
     if spec is None:
         return Validity(None)
-    validator, problem = _validator(json.dumps(spec.parameters, sort_keys=True, default=str))
-    if validator is None:
-        return Validity(None, schema_error=problem)
-    try:
-        errors = list(validator.iter_errors(call.args))
-    except Exception as exc:
-        return Validity(None, schema_error=f"{type(exc).__name__}: {exc}")
+    prepared = _prepared(spec)
+    if prepared.validator is None:
+        return Validity(None, schema_error=prepared.problem)
+    if fast and prepared.fast is not None and prepared.fast(call.args):
+        errors: list[ValidationError] = []  # fast-valid implies jsonschema-valid
+    else:
+        try:
+            errors = list(prepared.validator.iter_errors(call.args))
+        except Exception as exc:
+            return Validity(None, schema_error=f"{type(exc).__name__}: {exc}")
     failures = _dedupe(
         [f for error in errors for f in _failures(error, call, step)]
         + [
@@ -83,15 +97,43 @@ def validate_call(call: ToolCall, step: int, spec: ToolSpec | None) -> Validity:
     return Validity(not failures, failures)
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A schema made ready once: its validator (None when broken, with the problem) and its
+    fast checker (None when the schema is outside the fast path's allow-list)."""
+
+    validator: Draft202012Validator | None
+    problem: str | None = None
+    fast: FastCheck | None = None
+
+
+#: Prepared schemas by `id(spec)`, each entry holding its spec so that the id stays its own.
+_BY_SPEC: dict[int, tuple[ToolSpec, _Prepared]] = {}
+_BY_SPEC_LIMIT = 4096
+
+
+def _prepared(spec: ToolSpec) -> _Prepared:
+    """The prepared schema of a spec; the canonical text is computed once per spec object."""
+    hit = _BY_SPEC.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    prepared = _prepare(json.dumps(spec.parameters, sort_keys=True, default=str))
+    if len(_BY_SPEC) >= _BY_SPEC_LIMIT:
+        _BY_SPEC.clear()  # bounded: a long-lived process grading many suites
+    _BY_SPEC[id(spec)] = (spec, prepared)
+    return prepared
+
+
 @lru_cache(maxsize=512)
-def _validator(schema_text: str) -> tuple[Draft202012Validator | None, str | None]:
+def _prepare(schema_text: str) -> _Prepared:
     """A cached validator for a schema (catalogues repeat across cases), or why it is broken."""
     schema = json.loads(schema_text)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        return None, f"invalid JSON Schema: {exc.message}"
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER), None
+        return _Prepared(None, f"invalid JSON Schema: {exc.message}")
+    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return _Prepared(validator, None, fast_checker(json.loads(schema_text)))
 
 
 def _failures(error: ValidationError, call: ToolCall, step: int) -> Iterator[Failure]:
