@@ -14,6 +14,7 @@ position can mis-pair when one call partly matches two references; an optimal as
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,14 +59,37 @@ def optimal_pairs(
     """
     if n_left == 0 or n_right == 0:
         return []
-    matrix = np.empty((n_left, n_right), dtype=float)
-    for i in range(n_left):
-        for j in range(n_right):
-            matrix[i, j] = float(score(i, j))
-            if prefer_order:
-                matrix[i, j] -= _TIE_BREAK * abs(i - j)
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    values = [[_weighted(score, i, j, prefer_order) for j in range(n_right)] for i in range(n_left)]
+    if n_left == 1 or n_right == 1:
+        single = _best_single(values)
+        if single is not None:
+            return [single]
+    rows, cols = linear_sum_assignment(np.array(values, dtype=float), maximize=True)
     return sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True))
+
+
+def _weighted(score: Callable[[int, int], float], i: int, j: int, prefer_order: bool) -> float:
+    """One cell of the assignment matrix: the score, less the positional tie-break."""
+    value = float(score(i, j))
+    return value - _TIE_BREAK * abs(i - j) if prefer_order else value
+
+
+def _best_single(values: list[list[float]]) -> tuple[int, int] | None:
+    """The best cell of a one-row or one-column matrix, as scipy would choose it.
+
+    With one row (or one column) the assignment is the best cell; among equal cells scipy's
+    solver keeps the lowest index, and so does this scan (a strict `>`). None when a cell is not
+    finite: scipy decides (or rejects) those.
+    """
+    cells = [(i, j, v) for i, row in enumerate(values) for j, v in enumerate(row)]
+    best: tuple[int, int] | None = None
+    best_value = -math.inf
+    for i, j, v in cells:
+        if not math.isfinite(v):
+            return None
+        if best is None or v > best_value:
+            best, best_value = (i, j), v
+    return best
 
 
 # --- comparing a value with a comparator -----------------------------------------------------
