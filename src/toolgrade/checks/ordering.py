@@ -242,7 +242,11 @@ def _first_difference(actual: Sequence[str], reference: Sequence[str]) -> int | 
 def call_key(c: ToolCall) -> str:
     """A canonical identity of a call: tool and arguments (5 and 5.0 are the same argument)."""
     payload: Any = {"raw": c.raw_arguments} if c.raw_arguments is not None else _canon(c.args)
-    return c.tool + "\x00" + json.dumps(payload, sort_keys=True, default=str)
+    return c.tool + "\x00" + _KEY_ENCODER.encode(payload)
+
+
+#: What `json.dumps(payload, sort_keys=True, default=str)` builds on every call, built once.
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
 
 
 def _canon(value: Any) -> Any:
@@ -256,17 +260,26 @@ def _canon(value: Any) -> Any:
     return value
 
 
-def find_loops(calls: list[tuple[int, ToolCall]], threshold: int) -> list[list[int]]:
+def call_keys(calls: list[tuple[int, ToolCall]]) -> list[str]:
+    """`call_key` of each call, computed once per grade and shared by the repeat detectors."""
+    return [call_key(c) for _, c in calls]
+
+
+def find_loops(
+    calls: list[tuple[int, ToolCall]], threshold: int, keys: list[str] | None = None
+) -> list[list[int]]:
     """Runs of `threshold` or more identical consecutive calls, as lists of their steps.
 
     A repeat that follows a failed identical call is a retry, graded by the recovery check
     against its retry ceiling, so it starts a new run instead of extending a loop.
+    `keys`: the calls' `call_keys`, when the caller already has them.
     """
+    keys = call_keys(calls) if keys is None else keys
     runs: list[list[int]] = []
     current: list[int] = []
     prev: ToolCall | None = None
-    for step, c in calls:
-        if prev is not None and not prev.failed and call_key(prev) == call_key(c):
+    for n, (step, c) in enumerate(calls):
+        if prev is not None and not prev.failed and keys[n - 1] == keys[n]:
             current.append(step)
         else:
             if len(current) >= threshold:
@@ -279,13 +292,13 @@ def find_loops(calls: list[tuple[int, ToolCall]], threshold: int) -> list[list[i
 
 
 def loop_failures(
-    calls: list[tuple[int, ToolCall]], threshold: int
+    calls: list[tuple[int, ToolCall]], threshold: int, keys: list[str] | None = None
 ) -> tuple[list[Failure], set[int]]:
     """One `loop` failure per run of repeats, and the steps those runs cover."""
     tool_at = dict(calls)
     failures: list[Failure] = []
     covered: set[int] = set()
-    for steps in find_loops(calls, threshold):
+    for steps in find_loops(calls, threshold, keys):
         tool = tool_at[steps[0]].tool
         covered.update(steps)
         failures.append(
@@ -304,16 +317,19 @@ def loop_failures(
     return failures, covered
 
 
-def redundant_failures(calls: list[tuple[int, ToolCall]], skip: set[int]) -> list[Failure]:
+def redundant_failures(
+    calls: list[tuple[int, ToolCall]], skip: set[int], keys: list[str] | None = None
+) -> list[Failure]:
     """`redundant_call`: a call identical to an earlier one that returned ok.
 
     The earlier call must strictly precede (not share the parallel group, whose results the
     agent had not seen). Steps inside a reported loop are skipped: the loop already says it.
     """
+    keys = call_keys(calls) if keys is None else keys
     ok_at: dict[str, _Event] = {}
     failures: list[Failure] = []
-    for step, c in calls:
-        key, here = call_key(c), _Event(step, c.tool, c.group)
+    for n, (step, c) in enumerate(calls):
+        key, here = keys[n], _Event(step, c.tool, c.group)
         earlier = ok_at.get(key)
         if earlier is not None and _precedes(earlier, here) and step not in skip:
             failures.append(
@@ -376,8 +392,9 @@ class OrderingCheck:
             over = budget_failure(side, limit, events, ordering)
             held += over is None
             failures += [over] if over else []
-        loops, looped_steps = loop_failures(calls, ordering.loop_threshold)
-        failures += loops + redundant_failures(calls, looped_steps)
+        keys = call_keys(calls)
+        loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys)
+        failures += loops + redundant_failures(calls, looped_steps, keys)
         failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
         figures.update(constraints_total=total, constraints_held=held, n_calls=len(calls))
