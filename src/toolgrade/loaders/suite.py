@@ -7,8 +7,10 @@ and raised together as one `InputError`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -124,11 +126,45 @@ def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
 def _schema_problems(case: Case) -> list[tuple[str, str]]:
     out = []
     for name, spec in case.tools.items():
-        try:
-            Draft202012Validator.check_schema(spec.parameters)
-        except SchemaError as exc:
-            out.append((f"tools.{name}.parameters", f"not a valid JSON Schema: {exc.message}"))
+        message = _schema_error(spec.parameters)
+        if message is not None:
+            out.append((f"tools.{name}.parameters", f"not a valid JSON Schema: {message}"))
     return out
+
+
+def _schema_error(schema: dict[str, Any]) -> str | None:
+    """Why `schema` is not a valid JSON Schema, or None; remembered per distinct schema.
+
+    Checking a schema costs milliseconds and a suite repeats one catalogue in every case. The
+    memo key is the schema's JSON text in its own key order, taken only for plain JSON data
+    (string keys, JSON leaves): then equal text means an equal schema and the same message.
+    Anything else (a YAML date, a non-string key) is checked afresh.
+    """
+    if not _plain_json(schema):
+        return _check_schema(schema)
+    return _checked_text(json.dumps(schema))
+
+
+@lru_cache(maxsize=1024)
+def _checked_text(schema_text: str) -> str | None:
+    return _check_schema(json.loads(schema_text))
+
+
+def _check_schema(schema: Any) -> str | None:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return str(exc.message)
+    return None
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether `value` is made only of JSON types with string keys (so its text is faithful)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain_json(v) for v in value)
+    return value is None or isinstance(value, str | int | float)
 
 
 def default_case_validators() -> list[CaseValidator]:
