@@ -33,7 +33,17 @@ from statistics import fmean
 from typing import Any
 
 from toolgrade.checks.base import GradeContext, PassRateAccumulator, pass_rate
-from toolgrade.checks.comparators import Comparator, JudgeAnswer, Semantic, jsonable, parse_args
+from toolgrade.checks.comparators import (
+    Comparator,
+    Fields,
+    InOrder,
+    JudgeAnswer,
+    OneOf,
+    Semantic,
+    Unordered,
+    jsonable,
+    parse_args,
+)
 from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
 from toolgrade.checks.schema_validity import Validity, validate_call
 from toolgrade.models import (
@@ -50,6 +60,7 @@ from toolgrade.models import (
 )
 
 Spec = dict[str, Comparator]
+FieldResults = dict[str, FieldResult]
 
 
 @dataclass
@@ -73,10 +84,11 @@ class ArgumentsCheck:
         refs = case.expected.arguments
         if refs is None:
             return CheckResult.not_applicable(self.name)
-        specs = [parse_args(ref.args) for ref in refs]
+        specs = [_parsed(ref) for ref in refs]
         calls = run.calls
         validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
-        pairs = pair_calls(refs, specs, [c for _, c in calls])
+        settled: dict[tuple[int, int], FieldResults] = {}
+        pairs = pair_calls(refs, specs, [c for _, c in calls], settled)
         out = _Grading()
         paired_refs = {call_index: k for k, call_index in pairs.items()}
         for n, (step, call) in enumerate(calls):
@@ -86,7 +98,10 @@ class ArgumentsCheck:
                 out.calls.append(_extra_call(call, step, validity[n]))
                 continue
             ask = _asker(case, call.tool, ctx.judge)
-            _grade_pair(out, ref_index, specs[ref_index], step, call, validity[n], ask)
+            results = settled.get((ref_index, n))
+            if results is None:
+                results = field_results(specs[ref_index], call.args, ask)
+            _grade_pair(out, ref_index, results, step, call, validity[n])
         for k, ref in enumerate(refs):
             if k not in pairs:
                 _grade_unpaired(out, k, ref, specs[k])
@@ -124,10 +139,19 @@ class ArgumentsCheck:
 
 
 def pair_calls(
-    refs: list[ArgumentExpectation], specs: list[Spec], calls: list[ToolCall]
+    refs: list[ArgumentExpectation],
+    specs: list[Spec],
+    calls: list[ToolCall],
+    settled: dict[tuple[int, int], FieldResults] | None = None,
 ) -> dict[int, int]:
-    """Reference index -> index into `calls`, by maximum total field agreement per tool."""
+    """Reference index -> index into `calls`, by maximum total field agreement per tool.
+
+    `settled`, when given, receives the field results computed while pairing, keyed by
+    (reference index, call index), for references no judge could change (no `semantic`
+    field): grading a pair then reuses them instead of comparing the same fields again.
+    """
     pairs: dict[int, int] = {}
+    judged = [_needs_judge(spec) for spec in specs] if settled is not None else []
     for tool in dict.fromkeys(ref.tool for ref in refs):
         ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
         call_ids = [n for n, call in enumerate(calls) if call.tool == tool]
@@ -135,16 +159,63 @@ def pair_calls(
         def agreement(
             i: int, j: int, ref_ids: list[int] = ref_ids, call_ids: list[int] = call_ids
         ) -> float:
-            return call_agreement(specs[ref_ids[i]], calls[call_ids[j]].args)
+            k, n = ref_ids[i], call_ids[j]
+            results = field_results(specs[k], calls[n].args, None)
+            if settled is not None and not judged[k]:
+                settled[k, n] = results
+            return _summed(results)
 
         for i, j in optimal_pairs(len(ref_ids), len(call_ids), agreement):
             pairs[ref_ids[i]] = call_ids[j]
     return pairs
 
 
+def field_results(spec: Spec, args: Mapping[str, Any], ask: AskJudge | None) -> FieldResults:
+    """Each reference field compared with the call's arguments (`ask` None: no judge)."""
+    return {k: compare(c, k in args, args.get(k), k, ask) for k, c in spec.items()}
+
+
 def call_agreement(spec: Spec, args: Mapping[str, Any]) -> float:
     """Summed field similarity of a call's arguments to a reference call, without the judge."""
-    return sum(compare(c, k in args, args.get(k), k, None).similarity for k, c in spec.items())
+    return _summed(field_results(spec, args, None))
+
+
+def _summed(results: FieldResults) -> float:
+    return sum(r.similarity for r in results.values())
+
+
+#: Parsed reference calls by `id(ref)`, each entry holding its ref so that the id stays its own:
+#: a case is graded once per run, and its comparators never change.
+_PARSED: dict[int, tuple[ArgumentExpectation, Spec]] = {}
+_PARSED_LIMIT = 8192
+
+
+def _parsed(ref: ArgumentExpectation) -> Spec:
+    """`parse_args(ref.args)`, parsed once per reference call object."""
+    hit = _PARSED.get(id(ref))
+    if hit is not None and hit[0] is ref:
+        return hit[1]
+    spec = parse_args(ref.args)
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[id(ref)] = (ref, spec)
+    return spec
+
+
+def _needs_judge(spec: Spec) -> bool:
+    """Whether any field of `spec` holds a `semantic` comparator (the judge may be asked)."""
+    return any(_has_semantic(c) for c in spec.values())
+
+
+def _has_semantic(cmp: Comparator) -> bool:
+    if isinstance(cmp, Semantic):
+        return True
+    if isinstance(cmp, OneOf | InOrder | Unordered):
+        children = cmp.options if isinstance(cmp, OneOf) else cmp.items
+        return any(_has_semantic(c) for c in children)
+    if isinstance(cmp, Fields):
+        return any(_has_semantic(c) for c in cmp.fields.values())
+    return False
 
 
 def _asker(case: Case, tool: str, judge: JudgePort | None) -> AskJudge:
@@ -170,14 +241,12 @@ def _asker(case: Case, tool: str, judge: JudgePort | None) -> AskJudge:
 def _grade_pair(
     out: _Grading,
     ref_index: int,
-    spec: Spec,
+    results: FieldResults,
     step: int,
     call: ToolCall,
     validity: Validity,
-    ask: AskJudge,
 ) -> None:
-    """Compare one paired call's fields and record its figures and failures."""
-    results = {k: compare(c, k in call.args, call.args.get(k), k, ask) for k, c in spec.items()}
+    """Record one paired call's compared fields: its figures and failures."""
     statuses = {k: r.status for k, r in results.items()}
     for result in results.values():
         _record_findings(out, result, call.tool, step, ref_index)
