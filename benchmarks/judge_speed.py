@@ -58,8 +58,14 @@ def request_for(pair: tuple[str, str, str, str, str]) -> JudgeRequest:
     )
 
 
-def run_mode(mode: Mode) -> dict[str, Any]:
-    """Judge every pair once in `mode`; time each verdict."""
+def _show(row: dict[str, Any]) -> None:
+    p = "" if row["p_pass"] is None else f" P(pass)={row['p_pass']:.3f}"
+    mark = "ok " if row["got"] == row["want"] else "BAD"
+    print(f"  {mark} {row['s']:5.2f} s  {row['got']:8}{p}  {row['pair']}", flush=True)
+
+
+def run_mode(mode: Mode, pairs: int = len(PAIRS), progress: bool = False) -> dict[str, Any]:
+    """Judge every pair once in `mode`; time each verdict (printed as it goes if `progress`)."""
     engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode=mode, use_cache=False))
     if engine is None:
         raise SystemExit("no judge could be built")
@@ -67,13 +73,15 @@ def run_mode(mode: Mode) -> dict[str, Any]:
     engine.judge(request_for(WARMUP))  # loads the model (once per process) and warms the cache
     warmup_s = time.perf_counter() - start
     seconds, correct, rows = [], 0, []
-    for pair in PAIRS:
+    for pair in PAIRS[:pairs]:
         start = time.perf_counter()
         verdict = engine.judge(request_for(pair))
         seconds.append(time.perf_counter() - start)
         correct += verdict.verdict == pair[4]
         rows.append({"pair": f"{pair[2]!r} vs {pair[3]!r}", "want": pair[4],
                      "got": verdict.verdict, "p_pass": verdict.p_pass, "s": seconds[-1]})
+        if progress:
+            _show(rows[-1])
     usage = engine.usage()["argument_equivalence"]
     engine.close()
     return {
@@ -81,7 +89,7 @@ def run_mode(mode: Mode) -> dict[str, Any]:
         "warmup_s": round(warmup_s, 2),
         "s_per_verdict_mean": round(statistics.mean(seconds), 2),
         "s_per_verdict_median": round(statistics.median(seconds), 2),
-        "accuracy": f"{correct}/{len(PAIRS)}",
+        "accuracy": f"{correct}/{pairs}",
         "tokens": usage.get("tokens"),
         "rows": rows,
     }
@@ -92,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", nargs="+", choices=["reasoned", "logprob"],
                         default=["logprob", "reasoned"])
+    parser.add_argument("--pairs", type=int, default=len(PAIRS), help="judge only the first N")
     parser.add_argument("--json", action="store_true", help="print one JSON record")
     args = parser.parse_args(argv)
     if not local_available():
@@ -100,20 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     path = ensure_model_file()
     prepare_s = round(time.perf_counter() - start, 2)
-    results = [run_mode(mode) for mode in args.modes]
     if args.json:
+        results = [run_mode(mode, args.pairs) for mode in args.modes]
         print(json.dumps({"model": LOCAL_MODEL, "file": str(path), "prepare_s": prepare_s,
                           "modes": results}, indent=2))
         return 0
-    print(f"model {LOCAL_MODEL} ({path}); assemble/verify: {prepare_s} s")
-    for result in results:
-        print(f"\n{result['mode']}: {result['s_per_verdict_mean']} s/verdict mean, "
+    print(f"model {LOCAL_MODEL} ({path}); assemble/verify: {prepare_s} s", flush=True)
+    for mode in args.modes:
+        print(f"\n{mode}:", flush=True)
+        result = run_mode(mode, args.pairs, progress=True)
+        print(f"{mode}: {result['s_per_verdict_mean']} s/verdict mean, "
               f"{result['s_per_verdict_median']} median, accuracy {result['accuracy']}, "
-              f"first call (load + warm-up) {result['warmup_s']} s")
-        for row in result["rows"]:
-            p = "" if row["p_pass"] is None else f" P(pass)={row['p_pass']:.3f}"
-            mark = "ok " if row["got"] == row["want"] else "BAD"
-            print(f"  {mark} {row['s']:5.2f} s  {row['got']:8}{p}  {row['pair']}")
+              f"first call (load + warm-up) {result['warmup_s']} s", flush=True)
     return 0
 
 

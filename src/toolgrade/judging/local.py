@@ -159,6 +159,7 @@ def assemble_model(chunks: Sequence[Path], target: Path, spec: ModelSpec) -> Pat
             raise _integrity_error(target, "size", f"{spec.size} bytes", f"{size} bytes")
         if actual_sha != spec.sha256:
             raise _integrity_error(target, "sha256", spec.sha256, actual_sha)
+        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; the cache may be shared
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)

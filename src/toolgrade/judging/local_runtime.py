@@ -17,6 +17,7 @@ Two paths:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import threading
 import time
@@ -297,11 +298,23 @@ class LocalServer:
         """True once the model has been loaded."""
         return self._loaded is not None
 
+    def close(self) -> None:
+        """Free the model (it is loaded again on the next call)."""
+        with self._lock:
+            if self._loaded is not None:
+                close = getattr(self._loaded[0], "close", None)
+                if close is not None:
+                    close()
+                self._loaded = None
+
     def chat(self, request: LlamaRequest) -> dict[str, Any]:
         """Serve one request; returns an OpenAI-shape chat completion dict."""
         with self._lock:
             if self._loaded is None:
                 self._loaded = self._loader()
+                # Free the model before interpreter teardown: llama-cpp's own __del__ runs too
+                # late and prints a TypeError on exit.
+                atexit.register(self.close)
             llama, tokens = self._loaded
             if request.top_logprobs is not None:
                 text, content, n_prompt, n_out, finish = greedy_with_logprobs(
@@ -351,6 +364,8 @@ def _zero_cost_entry() -> dict[str, Any]:
             "max_output_tokens": N_CTX,
             "input_cost_per_token": 0.0,
             "output_cost_per_token": 0.0,
+            "cache_creation_input_token_cost": 0.0,
+            "cache_read_input_token_cost": 0.0,
             "litellm_provider": LOCAL_PROVIDER,
             "mode": "chat",
             "supports_response_schema": True,
