@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from toolgrade.checks.schema_fastpath import eligible, fast_checker
-from toolgrade.checks.schema_validity import Validity, validate_call
+from toolgrade.checks.schema_validity import (
+    Validity,
+    _flat_plan,
+    _flat_undeclared,
+    undeclared_keys,
+    validate_call,
+)
 from toolgrade.models import ToolCall, ToolSpec
 
 NUMBERS = {
@@ -232,3 +238,56 @@ def test_lookaround_with_dollar_would_have_widened_the_match() -> None:
     assert not Draft202012Validator(schema).is_valid(value)
     fast, slow = both(schema, value)
     assert fast == slow and fast.valid is False
+
+
+# --- the flat plan for undeclared keys --------------------------------------------------------
+
+UNDECLARED_SCHEMAS: list[Any] = [
+    NUMBERS,
+    NESTED,
+    STRINGS,
+    {"type": "object"},
+    {"additionalProperties": False},
+    {"properties": {"a": {"type": "object"}, "b": {"type": "array", "items": {"type": "string"}}}},
+    {"properties": {"a": {"type": "array", "items": {"properties": {"x": {}}}}}},
+    {"properties": {"a": {"additionalProperties": False}}},
+    {"properties": {"a": {"additionalProperties": {"properties": {"y": {}}}}}},
+    {"properties": {"a": {}}, "patternProperties": {"^x": {}}},
+    {"properties": {"a": {}}, "additionalProperties": {"properties": {"z": {}}}},
+    {"properties": {"a": {"items": {"items": {"properties": {}}}}}},
+    {"properties": 5},
+    "not a schema",
+]
+NESTED_ARGS = st.dictionaries(
+    st.sampled_from(["a", "b", "n", "x1", "lines", "z"]),
+    JSON
+    | st.dictionaries(st.sampled_from(["x", "y", "q"]), JSON, max_size=3)
+    | st.lists(st.dictionaries(st.sampled_from(["x", "y"]), SCALARS, max_size=2), max_size=3)
+    | st.lists(st.lists(st.dictionaries(st.just("q"), SCALARS, max_size=1), max_size=2)),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(range(len(UNDECLARED_SCHEMAS))), NESTED_ARGS)
+def test_flat_plan_names_the_same_undeclared_keys_as_the_full_walk(
+    index: int, args: dict[str, Any]
+) -> None:
+    schema = UNDECLARED_SCHEMAS[index]
+    plan = _flat_plan(schema)
+    if plan is not None:
+        assert _flat_undeclared(plan, args) == list(undeclared_keys(args, schema))
+
+
+@pytest.mark.parametrize(
+    ("schema", "flat"),
+    [
+        (NUMBERS, True),
+        (NESTED, False),
+        ({"properties": {"a": {"type": "array", "items": {"type": "string"}}}}, True),
+        ({"properties": {"a": {"type": "array", "items": {"properties": {"x": {}}}}}}, False),
+        ({"properties": {"a": {}}, "patternProperties": {"^x": {}}}, False),
+    ],
+)
+def test_which_schemas_have_a_flat_plan(schema: dict[str, Any], flat: bool) -> None:
+    assert (_flat_plan(schema) is not None) == flat

@@ -77,7 +77,7 @@ def validate_call(
         return Validity(False, [failure])
     if spec is None:
         return Validity(None)
-    prepared = _prepared(spec)
+    prepared, plan = _prepared(spec)
     if prepared.validator is None:
         return Validity(None, schema_error=prepared.problem)
     if fast and prepared.fast is not None and prepared.fast(call.args):
@@ -87,12 +87,16 @@ def validate_call(
             errors = list(prepared.validator.iter_errors(call.args))
         except Exception as exc:
             return Validity(None, schema_error=f"{type(exc).__name__}: {exc}")
+    undeclared = (
+        list(undeclared_keys(call.args, spec.parameters))
+        if plan is None or not fast
+        else _flat_undeclared(plan, call.args)
+    )
+    if not errors and not undeclared:
+        return Validity(True, [])
     failures = _dedupe(
         [f for error in errors for f in _failures(error, call, step)]
-        + [
-            _undeclared(path, value, call, step)
-            for path, value in undeclared_keys(call.args, spec.parameters)
-        ]
+        + [_undeclared(path, value, call, step) for path, value in undeclared]
     )
     return Validity(not failures, failures)
 
@@ -107,21 +111,65 @@ class _Prepared:
     fast: FastCheck | None = None
 
 
+#: A schema whose undeclared keys can only sit at the top level: (described, properties).
+_FlatPlan = tuple[bool, Mapping[str, Any]]
 #: Prepared schemas by `id(spec)`, each entry holding its spec so that the id stays its own.
-_BY_SPEC: dict[int, tuple[ToolSpec, _Prepared]] = {}
+_BY_SPEC: dict[int, tuple[ToolSpec, _Prepared, _FlatPlan | None]] = {}
 _BY_SPEC_LIMIT = 4096
 
 
-def _prepared(spec: ToolSpec) -> _Prepared:
-    """The prepared schema of a spec; the canonical text is computed once per spec object."""
+def _prepared(spec: ToolSpec) -> tuple[_Prepared, _FlatPlan | None]:
+    """The prepared schema of a spec and its flat plan, computed once per spec object."""
     hit = _BY_SPEC.get(id(spec))
     if hit is not None and hit[0] is spec:
-        return hit[1]
+        return hit[1], hit[2]
     prepared = _prepare(json.dumps(spec.parameters, sort_keys=True, default=str))
+    plan = _flat_plan(spec.parameters)
     if len(_BY_SPEC) >= _BY_SPEC_LIMIT:
         _BY_SPEC.clear()  # bounded: a long-lived process grading many suites
-    _BY_SPEC[id(spec)] = (spec, prepared)
-    return prepared
+    _BY_SPEC[id(spec)] = (spec, prepared, plan)
+    return prepared, plan
+
+
+def _flat_plan(schema: Any) -> _FlatPlan | None:
+    """When `undeclared_keys` on this schema can only ever name top-level keys, what it needs
+    to name them; None when nested levels or patterns could matter (the full walk decides).
+
+    That holds when the top level has no pattern properties and no schema for additional
+    properties, and no property's schema declares anything below it (`_inert`).
+    """
+    if not isinstance(schema, Mapping):
+        return (False, {})
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, Mapping) or _patterns(schema.get("patternProperties")):
+        return None
+    if not all(_inert(sub) for sub in props.values()):
+        return None
+    return ("properties" in schema or extra is False, props)
+
+
+def _inert(schema: Any) -> bool:
+    """Whether `_undeclared_inside` can never yield anything under this schema."""
+    if not isinstance(schema, Mapping):
+        return True
+    extra = schema.get("additionalProperties")
+    items = schema.get("items")
+    return (
+        "properties" not in schema
+        and extra is not False
+        and not isinstance(extra, Mapping)
+        and (not isinstance(items, Mapping) or _inert(items))
+    )
+
+
+def _flat_undeclared(plan: _FlatPlan, args: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """`undeclared_keys` for a schema with a flat plan: the top-level keys it does not declare."""
+    described, props = plan
+    if not described:
+        return []
+    return [(str(key), value) for key, value in args.items() if key not in props]
 
 
 @lru_cache(maxsize=512)
