@@ -24,7 +24,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -226,7 +226,7 @@ class LlamaTokenModel:
 
     def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
         """The chat-templated prompt, tokenized as llama-cpp's chat handler does."""
-        result = self._formatter(messages=messages)
+        result = self._formatter(messages=cast(Any, messages))  # TypedDicts in llama_cpp
         tokens: list[int] = self._llama.tokenize(
             result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
         )
