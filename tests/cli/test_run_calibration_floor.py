@@ -1,0 +1,96 @@
+"""`toolgrade run` with a kappa floor: refuse an uncalibrated or weak judge (exit 2) before any
+grading, and show a calibrated judge's record in summary.json."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
+from toolgrade.calibration.records import CalibrationRecord, shipped_set_sha256, write_record
+from toolgrade.cli.main import app
+from toolgrade.models import JUDGE_DIMENSIONS
+
+runner = CliRunner()
+MODEL = "openai/never-called"  # the suite has no judge-only field, so no request is made
+
+
+def _record(dimension: str, low: float) -> CalibrationRecord:
+    return CalibrationRecord.model_validate(
+        {
+            "model": MODEL,
+            "dimension": dimension,
+            "set_sha256": shipped_set_sha256(dimension),
+            "n": 80,
+            "observations": 80,
+            "unscored": 0,
+            "human_pass_rate": 0.5,
+            "judge_pass_rate": 0.5,
+            "confusion": {"pass": {"pass": 35, "fail": 5}, "fail": {"pass": 5, "fail": 35}},
+            "agreement": 0.875,
+            "kappa": 0.75,
+            "kappa_ci": (low, 0.9),
+            "ac1": 0.75,
+            "catch_rate": 0.875,
+            "false_pass_rate": 0.125,
+            "flip_rate": None,
+            "created_at": datetime.now(UTC).isoformat(),
+        }
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    monkeypatch.chdir(tmp_path)
+    records = tmp_path / "records"
+    (tmp_path / "toolgrade.toml").write_text(
+        f'[judge]\nmodel = "{MODEL}"\nkappa_floor = 0.5\ncalibration_dir = "{records}"\n'
+        f'cache_dir = "{tmp_path / "cache"}"\n'
+    )
+    suite = write_yaml_suite(tmp_path, SIMPLE_CASE)
+    runs = write_jsonl(
+        tmp_path / "runs.jsonl", [steps_run("c1", ("lookup_order", {"order_id": "A1"}))]
+    )
+    return suite, runs, records
+
+
+def test_uncalibrated_judge_is_refused_before_grading(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    suite, runs, _ = project
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 2
+    assert "kappa floor" in result.output and "no calibration record" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_weak_judge_is_refused_with_its_figures(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    suite, runs, records = project
+    for dimension in JUDGE_DIMENSIONS:
+        write_record(
+            _record(dimension, low=0.3 if dimension == "recovery_quality" else 0.6), records
+        )
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 2
+    assert "recovery_quality" in result.output and "0.300 is under the floor 0.50" in result.output
+
+
+def test_calibrated_judge_runs_and_its_record_is_reported(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    suite, runs, records = project
+    for dimension in JUDGE_DIMENSIONS:
+        write_record(_record(dimension, low=0.6), records)
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 0, result.output
+    judges = json.loads((tmp_path / "o" / "summary.json").read_text())["judges"]
+    block = judges["argument_equivalence"]
+    assert block["model"] == MODEL
+    assert block["calibration"]["kappa"] == 0.75
+    assert block["calibration"]["kappa_ci"] == [0.6, 0.9]
