@@ -47,9 +47,10 @@ def _precedes(a: _Event, b: _Event) -> bool:
     return a.step < b.step and (a.group is None or a.group != b.group)
 
 
-def _events(run: Trajectory) -> list[_Event]:
-    """The run's tool calls, plus the final answer when there is one."""
-    events = [_Event(i, c.tool, c.group) for i, c in run.calls]
+def _events(run: Trajectory, calls: list[tuple[int, ToolCall]] | None = None) -> list[_Event]:
+    """The run's tool calls (`calls`: `run.calls`, when already at hand), plus the final answer
+    when there is one."""
+    events = [_Event(i, c.tool, c.group) for i, c in (run.calls if calls is None else calls)]
     final = run.final_answer()
     if final is not None:
         events.append(_Event(final[0], ANSWER, None, is_answer=True))
@@ -150,6 +151,8 @@ def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[s
     hold (or holds fewer times) last, in their recorded order. When any order of the groups
     equals the reference, this one does.
     """
+    if all(c.group is None for c in calls):
+        return [c.tool for c in calls]  # no parallel group: every block is one call, in order
     positions: dict[str, list[int]] = {}
     for pos, name in enumerate(reference):
         positions.setdefault(name, []).append(pos)
@@ -200,9 +203,16 @@ class ModeOutcome:
     figures: dict[str, Any]
 
 
-def check_mode(mode: str, run: Trajectory, reference: list[str]) -> ModeOutcome:
-    """Compare the whole call sequence with the reference by `exact`, `in_order` or `any_order`."""
-    calls = run.calls
+def check_mode(
+    mode: str,
+    run: Trajectory,
+    reference: list[str],
+    calls: list[tuple[int, ToolCall]] | None = None,
+) -> ModeOutcome:
+    """Compare the whole call sequence with the reference by `exact`, `in_order` or `any_order`.
+
+    `calls`: `run.calls`, when the caller already has them."""
+    calls = run.calls if calls is None else calls
     actual = aligned_names([c for _, c in calls], reference)
     evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
     figures: dict[str, Any] = {}
@@ -261,8 +271,15 @@ def _canon(value: Any) -> Any:
 
 
 def call_keys(calls: list[tuple[int, ToolCall]]) -> list[str]:
-    """`call_key` of each call, computed once per grade and shared by the repeat detectors."""
-    return [call_key(c) for _, c in calls]
+    """A key per call such that two calls' keys are equal exactly when their `call_key`s are.
+
+    Computed once per grade and shared by the repeat detectors. A `call_key` starts with the
+    tool name, so a call whose tool occurs once in the run cannot equal any other: it gets a
+    placeholder no real key can equal (a real key's JSON part starts with `{`), and its
+    arguments are never serialised.
+    """
+    counts = Counter(c.tool for _, c in calls)
+    return [call_key(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
 
 
 def find_loops(
@@ -370,8 +387,8 @@ class OrderingCheck:
         ordering = case.expected.ordering
         if ordering is None:
             return CheckResult.not_applicable(self.name)
-        events = _events(run)
         calls = run.calls
+        events = _events(run, calls)
         held, total = 0, 0
         failures: list[Failure] = []
         figures: dict[str, Any] = {}
@@ -383,7 +400,7 @@ class OrderingCheck:
         reference = _reference_sequence(case)
         if ordering.mode is not None and reference is not None:
             total += 1
-            outcome = check_mode(ordering.mode, run, reference)
+            outcome = check_mode(ordering.mode, run, reference, calls)
             held += outcome.held
             failures += [outcome.failure] if outcome.failure else []
             figures.update(outcome.figures)
