@@ -79,9 +79,12 @@ class SelectionCheck:
         if spec is None:
             return CheckResult.not_applicable(self.name)
         routes = [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
-        steps = [i for i, _ in run.calls]
-        called = [call.tool for _, call in run.calls]
-        index, counts = best_route(routes, called, case.side_effect_tools())
+        calls = run.calls
+        steps = [i for i, _ in calls]
+        called = [call.tool for _, call in calls]
+        # The mutating tools only break ties between routes: not needed with a single route.
+        mutating = case.side_effect_tools() if len(routes) > 1 else set()
+        index, counts = best_route(routes, called, mutating)
         route = routes[index]
         builder = _FailureBuilder(case, spec, route, called, steps)
         failures = builder.build(align(route, called))

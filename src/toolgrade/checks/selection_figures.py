@@ -64,7 +64,8 @@ class Counts:
 
 def multiset_counts(expected: Counter[str], actual: Counter[str]) -> Counts:
     """Count TP/FP/FN between two multisets of tool names (repeats count, never collapse)."""
-    tp = sum((expected & actual).values())
+    # The size of the multiset intersection (`expected & actual`), without building it.
+    tp = sum(m for name, n in expected.items() if (m := min(n, actual[name])) > 0)
     return Counts(tp=tp, fp=sum(actual.values()) - tp, fn=sum(expected.values()) - tp)
 
 
@@ -96,6 +97,8 @@ def best_route(
     ties go to the first listed.
     """
     actual = Counter(called)
+    if len(routes) == 1:
+        return 0, multiset_counts(Counter(routes[0]), actual)  # nothing to choose between
     best: tuple[float, int, int] | None = None
     chosen = (0, multiset_counts(Counter(routes[0]), actual))
     for index, route in enumerate(routes):

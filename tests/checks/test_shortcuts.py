@@ -1,6 +1,12 @@
-"""`optimal_pairs` answers one-row and one-column problems without scipy, with scipy's choice."""
+"""Shortcuts in the checks' arithmetic give the results of the general path they bypass.
+
+`optimal_pairs` answers one-row and one-column problems without scipy, with scipy's choice;
+`multiset_counts` counts the intersection without building it.
+"""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 from hypothesis import given, settings
@@ -8,6 +14,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
 from toolgrade.checks.matching import optimal_pairs
+from toolgrade.checks.selection_figures import Counts, multiset_counts
 
 #: Few distinct values, some a tie-break apart, so that ties and near-ties are common.
 SCORES = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 1e-9, 2e-9, 1.0 - 1e-9, 3.0])
@@ -63,3 +70,19 @@ def test_equal_scores_pair_the_nearest_position_then_the_lowest_index() -> None:
     assert optimal_pairs(3, 1, lambda i, j: 1.0) == [(0, 0)]
     assert optimal_pairs(1, 3, lambda i, j: 1.0, prefer_order=False) == [(0, 0)]
     assert optimal_pairs(1, 3, lambda i, j: [0.0, 2.0, 2.0][j]) == [(0, 1)]
+
+
+NAMES = st.sampled_from(["a", "b", "c", "d"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(NAMES, st.integers(-2, 3)),
+    st.dictionaries(NAMES, st.integers(-2, 3)),
+)
+def test_multiset_counts_equal_the_counter_intersection(
+    expected: dict[str, int], actual: dict[str, int]
+) -> None:
+    e, a = Counter(expected), Counter(actual)
+    tp = sum((e & a).values())
+    assert multiset_counts(e, a) == Counts(tp=tp, fp=sum(a.values()) - tp, fn=sum(e.values()) - tp)
