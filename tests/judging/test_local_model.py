@@ -39,19 +39,29 @@ SAME = equivalence("cheap flights NYC to London", "low-cost flights New York to 
 DIFFERENT = equivalence("Paris", "Rome")
 
 
-@pytest.mark.parametrize("mode", ["logprob", "reasoned"])
-def test_the_local_judge_gets_two_easy_pairs_right(mode: str) -> None:
+def test_reasoned_mode_gets_two_easy_pairs_right() -> None:
     from toolgrade.judging import build_judge
 
-    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode=mode, use_cache=False))
+    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode="reasoned", use_cache=False))
     assert engine is not None
     same, different = engine.judge(SAME), engine.judge(DIFFERENT)
     assert (same.verdict, different.verdict) == ("pass", "fail"), (same, different)
-    if mode == "logprob":
-        assert same.p_pass is not None and different.p_pass is not None
-        assert same.p_pass > 0.5 > different.p_pass
+    assert same.reason and different.reason
     usage = engine.usage()["argument_equivalence"]
     assert usage["model"] == LOCAL_MODEL and usage["cost_usd"] == 0.0
+    engine.close()
+
+
+def test_logprob_mode_ranks_the_equivalent_pair_above_the_different_one() -> None:
+    # The verdict is P(pass) against the threshold that calibration sets for this model; what
+    # the model itself must get right is the order of the two easy pairs.
+    from toolgrade.judging import build_judge
+
+    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode="logprob", use_cache=False))
+    assert engine is not None
+    same, different = engine.judge(SAME), engine.judge(DIFFERENT)
+    assert same.p_pass is not None and different.p_pass is not None, (same, different)
+    assert same.p_pass > different.p_pass, (same.p_pass, different.p_pass)
     engine.close()
 
 
