@@ -13,10 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from toolgrade.adapters import AdapterError, decode_arguments, messages_to_steps
+from toolgrade.adapters.common import build_call
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import problems_from_validation
-from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
+from toolgrade.models import Message, Step, ToolResult, Trajectory
 
 
 class RunRecord(BaseModel):
@@ -63,19 +64,13 @@ def _normalised_step(raw: dict[str, Any], index: int) -> Step:
             reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
             raise AdapterError(f"steps[{index}].{field}", reason) from exc
         args, raw_text = decode_arguments(call.args)
-        return ToolCall(
-            tool=call.tool,
-            args=args,
-            id=call.id,
-            result=call.result,
-            group=call.group,
-            raw_arguments=raw_text,
-        )
+        return build_call(call.tool, args, call.id, call.result, call.group, raw_text)
     if "role" in raw:
         unknown = set(raw) - {"role", "content"}
         if unknown:
             raise AdapterError(f"steps[{index}].{sorted(unknown)[0]}", "unknown key")
-        return Message(role=str(raw["role"]), content=raw.get("content"))
+        # role is a str and content is Any: nothing for the Message validator to check.
+        return Message.model_construct(role=str(raw["role"]), content=raw.get("content"))
     raise AdapterError(f"steps[{index}]", "a step needs 'tool' (a call) or 'role' (a message)")
 
 
@@ -86,7 +81,9 @@ def to_trajectory(record: RunRecord) -> Trajectory:
     else:
         fmt = None if record.format in (None, "steps") else record.format
         steps = messages_to_steps(record.messages or [], fmt)  # type: ignore[arg-type]
-    return Trajectory(
+    # Every field was validated by RunRecord (same types, same bounds) and every step is a
+    # built ToolCall or Message: validating the Trajectory again would only copy them.
+    return Trajectory.model_construct(
         case_id=record.case_id,
         trial=record.trial,
         agent=record.agent,
