@@ -76,33 +76,14 @@ class PendingCall:
     def build(self) -> ToolCall:
         """The frozen ToolCall."""
         args, raw = decode_arguments(self.raw_args)
-        return build_call(self.tool, args, self.id, self.result, self.group, raw)
-
-
-def build_call(
-    tool: Any, args: dict[str, Any], id: Any, result: Any, group: Any, raw_arguments: str | None
-) -> ToolCall:
-    """A ToolCall, without a second validation when every value already has its field's type.
-
-    Loading validates each step once; running the ToolCall validator again over the same
-    values is pure cost (it copies `args` and returns equal values). When a value is of any
-    other type, the validating constructor runs, so its errors are exactly those it raises.
-    """
-    if (
-        type(tool) is str
-        and (id is None or type(id) is str)
-        and (group is None or type(group) is int or type(group) is str)
-        and (result is None or type(result) is ToolResult)
-        and (raw_arguments is None or type(raw_arguments) is str)
-        and type(args) is dict
-        and all(type(k) is str for k in args)
-    ):
-        return ToolCall.model_construct(
-            tool=tool, args=args, id=id, result=result, group=group, raw_arguments=raw_arguments
+        return ToolCall(
+            tool=self.tool,
+            args=args,
+            id=self.id,
+            result=self.result,
+            group=self.group,
+            raw_arguments=raw,
         )
-    return ToolCall(
-        tool=tool, args=args, id=id, result=result, group=group, raw_arguments=raw_arguments
-    )
 
 
 def text_of(content: Any) -> Any:

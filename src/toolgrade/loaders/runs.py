@@ -13,11 +13,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from toolgrade.adapters import AdapterError, decode_arguments, messages_to_steps
-from toolgrade.adapters.common import build_call
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import problems_from_validation
-from toolgrade.models import Message, Step, ToolResult, Trajectory
+from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
 
 
 class RunRecord(BaseModel):
@@ -64,13 +63,19 @@ def _normalised_step(raw: dict[str, Any], index: int) -> Step:
             reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
             raise AdapterError(f"steps[{index}].{field}", reason) from exc
         args, raw_text = decode_arguments(call.args)
-        return build_call(call.tool, args, call.id, call.result, call.group, raw_text)
+        return ToolCall(
+            tool=call.tool,
+            args=args,
+            id=call.id,
+            result=call.result,
+            group=call.group,
+            raw_arguments=raw_text,
+        )
     if "role" in raw:
         unknown = set(raw) - {"role", "content"}
         if unknown:
             raise AdapterError(f"steps[{index}].{sorted(unknown)[0]}", "unknown key")
-        # role is a str and content is Any: nothing for the Message validator to check.
-        return Message.model_construct(role=str(raw["role"]), content=raw.get("content"))
+        return Message(role=str(raw["role"]), content=raw.get("content"))
     raise AdapterError(f"steps[{index}]", "a step needs 'tool' (a call) or 'role' (a message)")
 
 
@@ -81,9 +86,7 @@ def to_trajectory(record: RunRecord) -> Trajectory:
     else:
         fmt = None if record.format in (None, "steps") else record.format
         steps = messages_to_steps(record.messages or [], fmt)  # type: ignore[arg-type]
-    # Every field was validated by RunRecord (same types, same bounds) and every step is a
-    # built ToolCall or Message: validating the Trajectory again would only copy them.
-    return Trajectory.model_construct(
+    return Trajectory(
         case_id=record.case_id,
         trial=record.trial,
         agent=record.agent,
