@@ -53,30 +53,71 @@ class _StepCall(BaseModel):
     group: int | str | None = None
 
 
+_STEP_KEYS = frozenset(_StepCall.model_fields)
+_RESULT_KEYS = frozenset({"status", "content"})
+
+
+def _plain_call(raw: dict[str, Any]) -> bool:
+    """Whether `_StepCall` would accept this step unchanged (plain JSON types, known keys).
+
+    Such a step goes straight to `ToolCall`, validated once; any other step is validated by
+    `_StepCall` first, which names the offending field exactly as before.
+    """
+    tool, id_, group, result = raw.get("tool"), raw.get("id"), raw.get("group"), raw.get("result")
+    return (
+        raw.keys() <= _STEP_KEYS
+        and type(tool) is str
+        and tool != ""
+        and (id_ is None or type(id_) is str)
+        and (group is None or type(group) is int or type(group) is str)
+        and (result is None or (type(result) is dict and _plain_result(result)))
+    )
+
+
+def _plain_result(result: dict[str, Any]) -> bool:
+    status = result.get("status", "ok")
+    return result.keys() <= _RESULT_KEYS and type(status) is str and status in ("ok", "error")
+
+
 def _normalised_step(raw: dict[str, Any], index: int) -> Step:
-    if "tool" in raw:
-        try:
-            call = _StepCall.model_validate(raw)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"])
-            reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
-            raise AdapterError(f"steps[{index}].{field}", reason) from exc
-        args, raw_text = decode_arguments(call.args)
+    if "tool" in raw and _plain_call(raw):
+        args, raw_text = decode_arguments(raw.get("args"))
         return ToolCall(
-            tool=call.tool,
+            tool=raw["tool"],
             args=args,
-            id=call.id,
-            result=call.result,
-            group=call.group,
+            id=raw.get("id"),
+            result=raw.get("result"),
+            group=raw.get("group"),
             raw_arguments=raw_text,
         )
+    if "tool" in raw:
+        return _normalised_step_validated(raw, index)
     if "role" in raw:
         unknown = set(raw) - {"role", "content"}
         if unknown:
             raise AdapterError(f"steps[{index}].{sorted(unknown)[0]}", "unknown key")
         return Message(role=str(raw["role"]), content=raw.get("content"))
     raise AdapterError(f"steps[{index}]", "a step needs 'tool' (a call) or 'role' (a message)")
+
+
+def _normalised_step_validated(raw: dict[str, Any], index: int) -> ToolCall:
+    """A call step validated by `_StepCall` first, so a problem names its field."""
+    try:
+        call = _StepCall.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
+        raise AdapterError(f"steps[{index}].{field}", reason) from exc
+    args, raw_text = decode_arguments(call.args)
+    return ToolCall(
+        tool=call.tool,
+        args=args,
+        id=call.id,
+        result=call.result,
+        group=call.group,
+        raw_arguments=raw_text,
+    )
 
 
 def to_trajectory(record: RunRecord) -> Trajectory:
