@@ -133,7 +133,7 @@ def test_every_test_schema_takes_the_fast_path(name: str) -> None:
     assert fast_checker(SCHEMAS[name]) is not None
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema_and_args())
 def test_fast_and_slow_paths_give_identical_validity(case: tuple[str, dict[str, Any]]) -> None:
     name, args = case
@@ -141,7 +141,7 @@ def test_fast_and_slow_paths_give_identical_validity(case: tuple[str, dict[str, 
     assert fast == slow
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema_and_args())
 def test_fast_valid_implies_jsonschema_valid(case: tuple[str, dict[str, Any]]) -> None:
     name, args = case
@@ -268,7 +268,7 @@ NESTED_ARGS = st.dictionaries(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.sampled_from(range(len(UNDECLARED_SCHEMAS))), NESTED_ARGS)
 def test_flat_plan_names_the_same_undeclared_keys_as_the_full_walk(
     index: int, args: dict[str, Any]
