@@ -1,14 +1,26 @@
-"""Call keys computed once per grade: equal exactly when the calls' `call_key`s are equal."""
+"""Ordering shortcuts agree with what they replace.
+
+Call keys computed once per grade are equal exactly when the calls' `call_key`s are; group-free
+runs align to their call order; `_matching` selects the events `_matcher` accepts.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.checks.ordering import aligned_names, call_key, call_keys
-from toolgrade.models import ToolCall
+from toolgrade.checks.ordering import (
+    _Event,
+    _matcher,
+    _matching,
+    aligned_names,
+    call_key,
+    call_keys,
+)
+from toolgrade.models import ANSWER, OrderingExpectation, ToolCall
 
 VALUES = st.sampled_from([1, 1.0, 2, True, "1", None, [1], [1.0], {"k": 1}, {"k": 1.0}])
 
@@ -52,3 +64,27 @@ def test_without_groups_the_aligned_names_are_the_call_order(
     run: list[tuple[int, ToolCall]], reference: list[str]
 ) -> None:
     assert aligned_names([c for _, c in run], reference) == [c.tool for _, c in run]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", ANSWER]), st.sampled_from([None, 1, "m2"])),
+        max_size=6,
+    ),
+    st.sampled_from(["a", "b", ANSWER, "@reads", "@none"]),
+)
+def test_matching_selects_what_the_matcher_accepts(raw: list[tuple[str, Any]], side: str) -> None:
+    ordering = OrderingExpectation(groups={"reads": ["a", "c"], "none": []})
+    events = [
+        _Event(i, name, group, is_answer=name == ANSWER) for i, (name, group) in enumerate(raw)
+    ]
+    assert _matching(side, events, ordering) == [e for e in events if _matcher(side, ordering)(e)]
+
+
+def test_an_unknown_group_is_an_error_in_both() -> None:
+    ordering = OrderingExpectation()
+    with pytest.raises(ValueError, match="unknown ordering group '@x'"):
+        _matcher("@x", ordering)
+    with pytest.raises(ValueError, match="unknown ordering group '@x'"):
+        _matching("@x", [_Event(0, "a")], ordering)

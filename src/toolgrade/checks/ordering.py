@@ -69,6 +69,19 @@ def _matcher(side: str, ordering: OrderingExpectation) -> Matcher:
     return lambda e: not e.is_answer and e.name == side
 
 
+def _matching(side: str, events: list[_Event], ordering: OrderingExpectation) -> list[_Event]:
+    """The events a constraint side matches, in order: `[e for e in events if _matcher(e)]`
+    without a call per event."""
+    if side == ANSWER:
+        return [e for e in events if e.is_answer]
+    if side.startswith("@"):
+        if side[1:] not in ordering.groups:
+            raise ValueError(f"unknown ordering group {side!r}")
+        tools = frozenset(ordering.groups[side[1:]])
+        return [e for e in events if not e.is_answer and e.name in tools]
+    return [e for e in events if not e.is_answer and e.name == side]
+
+
 def validate_ordering(case: Case) -> list[str]:
     """Problems with the case's ordering reference, for the loader to report before grading."""
     ordering = case.expected.ordering
@@ -110,9 +123,9 @@ def check_before(
     pair: tuple[str, str], events: list[_Event], ordering: OrderingExpectation
 ) -> Failure | None:
     """One `before` pair: every event matching b must come after some event matching a."""
-    is_a, is_b = _matcher(pair[0], ordering), _matcher(pair[1], ordering)
-    a_events = [e for e in events if is_a(e)]
-    offending = [b for b in events if is_b(b) and not any(_precedes(a, b) for a in a_events)]
+    a_events = _matching(pair[0], events, ordering)
+    b_events = _matching(pair[1], events, ordering)
+    offending = [b for b in b_events if not any(_precedes(a, b) for a in a_events)]
     if not offending:
         return None
     first = offending[0]
@@ -366,7 +379,8 @@ def budget_failure(
     side: str, limit: int, events: list[_Event], ordering: OrderingExpectation
 ) -> Failure | None:
     """`over_budget` when the calls of a tool (or `@group`) exceed `max_calls`."""
-    matches = [e for e in events if _matcher(side, ordering)(e)]
+    # As before, an unknown group is only an error when there is an event to test against it.
+    matches = _matching(side, events, ordering) if events else []
     if len(matches) <= limit:
         return None
     return Failure(
