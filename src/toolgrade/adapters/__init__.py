@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from toolgrade.adapters.anthropic_messages import anthropic_to_steps
-from toolgrade.adapters.common import AdapterError, decode_arguments
+from toolgrade.adapters.common import AdapterError, build_call, decode_arguments
 from toolgrade.adapters.openai_messages import openai_to_steps
 from toolgrade.models import Step
 
@@ -32,6 +32,7 @@ def messages_to_steps(messages: list[Any], fmt: MessageFormat | None = None) -> 
 __all__ = [
     "AdapterError",
     "MessageFormat",
+    "build_call",
     "decode_arguments",
     "detect_format",
     "messages_to_steps",

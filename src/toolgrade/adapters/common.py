@@ -75,15 +75,22 @@ class PendingCall:
 
     def build(self) -> ToolCall:
         """The frozen ToolCall."""
-        args, raw = decode_arguments(self.raw_args)
-        return ToolCall(
-            tool=self.tool,
-            args=args,
-            id=self.id,
-            result=self.result,
-            group=self.group,
-            raw_arguments=raw,
+        return build_call(
+            self.tool, self.raw_args, id=self.id, result=self.result, group=self.group
         )
+
+
+def build_call(
+    tool: str,
+    raw_args: Any,
+    *,
+    id: str | None,
+    result: ToolResult | None,
+    group: int | str | None,
+) -> ToolCall:
+    """A ToolCall whose arguments are decoded; undecodable ones are kept as raw text."""
+    args, raw = decode_arguments(raw_args)
+    return ToolCall(tool=tool, args=args, id=id, result=result, group=group, raw_arguments=raw)
 
 
 def text_of(content: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolgrade.adapters import AdapterError, decode_arguments, messages_to_steps
+from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import problems_from_validation
@@ -109,15 +109,7 @@ def _normalised_step_validated(raw: dict[str, Any], index: int) -> ToolCall:
         field = ".".join(str(p) for p in err["loc"])
         reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
         raise AdapterError(f"steps[{index}].{field}", reason) from exc
-    args, raw_text = decode_arguments(call.args)
-    return ToolCall(
-        tool=call.tool,
-        args=args,
-        id=call.id,
-        result=call.result,
-        group=call.group,
-        raw_arguments=raw_text,
-    )
+    return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group)
 
 
 def to_trajectory(record: RunRecord) -> Trajectory:
