@@ -118,6 +118,15 @@ def calibration_dir(configured: Path | None = None) -> Path:
     return Path(env).expanduser() if env else DEFAULT_CALIBRATION_DIR.expanduser()
 
 
+def shipped_records_dir() -> Path:
+    """Records measured by the toolgrade developers and shipped with the package.
+
+    They cover the embedded local judge, so a fresh install shows its calibration; a user's own
+    records (in `calibration_dir`) take precedence.
+    """
+    return Path(str(resources.files("toolgrade").joinpath("calibration_records")))
+
+
 def shipped_set_bytes(dimension: str) -> bytes:
     """The bytes of the calibration set shipped with the package for `dimension`."""
     return (

@@ -61,6 +61,7 @@ def _calibration(
         calibration_dir,
         check_floor,
         find_record,
+        shipped_records_dir,
         summary_for_run,
     )
 
@@ -69,7 +70,11 @@ def _calibration(
     refusals = []
     for dimension in JUDGE_DIMENSIONS:
         dim_settings = settings.for_dimension(dimension)
-        record = find_record(directory, model_for(dimension), dimension)
+        model = model_for(dimension)
+        # The user's own records first; then the records shipped for the default local judge.
+        record = find_record(directory, model, dimension) or find_record(
+            shipped_records_dir(), model, dimension
+        )
         found[dimension] = summary_for_run(record)
         if dim_settings.kappa_floor is not None:
             reason = check_floor(record, dim_settings.kappa_floor)
