@@ -22,6 +22,10 @@ class _Settings(BaseModel):
 class DimensionSettings(_Settings):
     """Per-dimension overrides of the judge settings."""
 
+    enabled: bool | None = Field(
+        default=None,
+        description="False: this dimension is not judged; its judge-only fields stay unscored.",
+    )
     model: str | None = None
     mode: Literal["reasoned", "logprob"] | None = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -115,3 +115,13 @@ def test_judge_settings_apply_model_and_mode_to_the_dimension() -> None:
     assert js.enabled and not js.use_cache and js.cache_dir == Path("c")
     assert dim.model == "m" and dim.mode == "logprob"
     assert js.for_dimension("recovery_quality").mode == "reasoned"
+
+
+def test_calibrating_a_dimension_switched_off_in_the_settings_judges_it() -> None:
+    from toolgrade.settings import JudgeSettings
+
+    base = JudgeSettings.model_validate({"dimensions": {"alternate_route": {"enabled": False}}})
+    js = calibrate_cmd._judge_settings(
+        base, "alternate_route", model="m", cache_dir=None, no_cache=True, logprob=False
+    )
+    assert js.for_dimension("alternate_route").enabled is True

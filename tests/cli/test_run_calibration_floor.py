@@ -94,3 +94,22 @@ def test_calibrated_judge_runs_and_its_record_is_reported(
     assert block["model"] == MODEL
     assert block["calibration"]["kappa"] == 0.75
     assert block["calibration"]["kappa_ci"] == [0.6, 0.9]
+
+
+def test_a_dimension_switched_off_needs_no_record_and_says_off(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    suite, runs, records = project
+    for dimension in JUDGE_DIMENSIONS:
+        if dimension != "recovery_quality":
+            write_record(_record(dimension, low=0.6), records)
+    config = (tmp_path / "toolgrade.toml").read_text()
+    config += "\n[judge.dimensions.recovery_quality]\nenabled = false\n"
+    (tmp_path / "toolgrade.toml").write_text(config)
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 0, result.output
+    judges = json.loads((tmp_path / "o" / "summary.json").read_text())["judges"]
+    assert judges["recovery_quality"]["model"] is None
+    assert judges["recovery_quality"]["status"] == "off (settings)"
+    assert judges["recovery_quality"]["calibration"] is None
+    assert judges["argument_equivalence"]["model"] == MODEL

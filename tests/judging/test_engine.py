@@ -14,6 +14,7 @@ from toolgrade.judging.client import ChatReply, ChatRequest
 from toolgrade.judging.fakes import FakeClient, logprob_reply, verdict_json
 from toolgrade.judging.prompts import load_template
 from toolgrade.models import JudgeRequest
+from toolgrade.settings import DimensionSettings
 
 
 def test_a_scored_verdict_carries_model_reason_and_template_hash() -> None:
@@ -313,3 +314,14 @@ def test_a_replied_chatreply_passes_through_usage() -> None:
     judge = engine(client)
     judge.judge(request_for("recovery_quality"))
     assert judge.usage()["recovery_quality"]["tokens"] == 10
+
+
+def test_a_dimension_switched_off_is_unscored_and_never_asked() -> None:
+    client = FakeClient([verdict_json("pass")])
+    off = settings(dimensions={"recovery_quality": DimensionSettings(enabled=False)})
+    judge = JudgeEngine(off, client, sleep=lambda s: None)
+    verdict = judge.judge(request_for("recovery_quality"))
+    assert verdict.verdict == "unscored" and "off" in verdict.reason
+    assert client.calls == 0
+    assert judge.judge(request_for("argument_equivalence")).verdict == "pass"
+    assert judge.model_for("recovery_quality") == "unconfigured"

@@ -14,6 +14,7 @@ from builders_judging import request_for
 from toolgrade.judging import NO_JUDGE_MESSAGE, JudgeEngine, build_judge, factory
 from toolgrade.judging.client import LiteLLMClient
 from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.models import JUDGE_DIMENSIONS
 from toolgrade.settings import JudgeSettings
 
 
@@ -128,3 +129,21 @@ def test_importing_and_building_does_not_import_litellm() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_dimension_switched_off_gets_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_local(monkeypatch, FakeLocal(available=True))
+    settings = JudgeSettings.model_validate(
+        {"dimensions": {"alternate_route": {"enabled": False}}}
+    )
+    models = factory.resolve_models(settings)
+    assert models["alternate_route"] is None
+    assert models["argument_equivalence"] == "local/tiny"
+
+
+def test_every_dimension_switched_off_builds_nothing_and_says_nothing() -> None:
+    off = {dim: {"enabled": False} for dim in JUDGE_DIMENSIONS}
+    said: list[str] = []
+    settings = JudgeSettings.model_validate({"model": "openai/x", "dimensions": off})
+    assert build_judge(settings, notify=said.append) is None
+    assert said == []

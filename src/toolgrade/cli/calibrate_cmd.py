@@ -40,7 +40,7 @@ def _judge_settings(
 ) -> JudgeSettings:
     """The settings' judge table with the command's options applied to this dimension."""
     override = base.dimensions.get(dimension) or DimensionSettings()
-    changes: dict[str, Any] = {}
+    changes: dict[str, Any] = {"enabled": True}  # calibrating a dimension judges it
     if model is not None:
         changes["model"] = model
     if logprob:

@@ -49,6 +49,8 @@ class JudgeSetup:
                 block["status"] = self.disabled_reason or "off"
             else:
                 block.setdefault("model", self.engine.model_for(dimension))
+                if not self.settings.for_dimension(dimension).enabled:
+                    block["status"] = "off (settings)"
             block["calibration"] = self.calibration.get(dimension)
             out[dimension] = block
         return out
@@ -70,6 +72,8 @@ def _calibration(
     refusals = []
     for dimension in JUDGE_DIMENSIONS:
         dim_settings = settings.for_dimension(dimension)
+        if not dim_settings.enabled:
+            continue  # not judged: no record to show, no floor to apply
         model = model_for(dimension)
         # The user's own records first; then the records shipped for the default local judge.
         record = find_record(directory, model, dimension) or find_record(

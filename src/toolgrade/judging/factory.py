@@ -42,15 +42,21 @@ def _local_model() -> str | None:
 
 
 def resolve_models(settings: JudgeSettings) -> dict[JudgeDimension, str | None]:
-    """Each dimension's model: its override, else `settings.model`, else the local model."""
+    """Each dimension's model: its override, else `settings.model`, else the local model; None
+    for a dimension switched off (`enabled = false` in its table) or with no model at all."""
     default = settings.model
     models: dict[JudgeDimension, str | None] = {}
-    for dim in JUDGE_DIMENSIONS:
+    for dim in switched_on(settings):
         models[dim] = settings.for_dimension(dim).model or default
     if default is None and any(m is None for m in models.values()):
         local = _local_model()
         models = {dim: model or local for dim, model in models.items()}
-    return models
+    return {dim: models.get(dim) for dim in JUDGE_DIMENSIONS}
+
+
+def switched_on(settings: JudgeSettings) -> list[JudgeDimension]:
+    """The dimensions the settings judge: all but those whose table says `enabled = false`."""
+    return [dim for dim in JUDGE_DIMENSIONS if settings.for_dimension(dim).enabled]
 
 
 def build_judge(
@@ -62,12 +68,14 @@ def build_judge(
     """The judge engine for `settings`, or None when judging is off or no model is available."""
     if not settings.enabled:
         return None
+    if not switched_on(settings):
+        return None  # every dimension's table says `enabled = false`
     say = notify or (lambda message: None)
     models = resolve_models(settings)
     if all(model is None for model in models.values()):
         say(NO_JUDGE_MESSAGE)
         return None
-    missing = [dim for dim, model in models.items() if model is None]
+    missing = [dim for dim in switched_on(settings) if models[dim] is None]
     if missing:
         say(f"No judge model for {', '.join(missing)}. {NO_JUDGE_MESSAGE}")
     if any(model and model.startswith(LOCAL_PREFIX) for model in models.values()):

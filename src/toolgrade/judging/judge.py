@@ -81,7 +81,11 @@ class JudgeEngine:
         self._dim_settings = {dim: settings.for_dimension(dim) for dim in JUDGE_DIMENSIONS}
         given = models or {}
         self._models: dict[JudgeDimension, str | None] = {
-            dim: given[dim] if dim in given else self._dim_settings[dim].model
+            dim: None
+            if not self._dim_settings[dim].enabled
+            else given[dim]
+            if dim in given
+            else self._dim_settings[dim].model
             for dim in JUDGE_DIMENSIONS
         }
         if not settings.use_cache:
@@ -105,6 +109,8 @@ class JudgeEngine:
         model = self._models[dim]
         if model is None:
             self._count(dim, unscored=1)
+            if not self._dim_settings[dim].enabled:
+                return Verdict.unscored(f"judging is off for {dim} in the settings")
             return Verdict.unscored(f"no judge model is configured for {dim}")
         settings = self._dim_settings[dim]
         template = self._templates[dim]
