@@ -109,6 +109,8 @@ def _print_judges(console: Console, judges: dict[str, Any]) -> None:
         kappa = (
             f"{fmt(calib.get('kappa'), 2)} {[round(x, 2) for x in calib.get('kappa_ci') or []]}"
             if calib
+            else "-"
+            if block.get("model") is None
             else "not calibrated"
         )
         table.add_row(
