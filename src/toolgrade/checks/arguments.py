@@ -45,7 +45,6 @@ from toolgrade.checks.comparators import (
     parse_args,
 )
 from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
-from toolgrade.checks.memo import IdentityMemo, args_key
 from toolgrade.checks.schema_validity import Validity, validate_call
 from toolgrade.models import (
     ArgumentExpectation,
@@ -87,13 +86,9 @@ class ArgumentsCheck:
             return CheckResult.not_applicable(self.name)
         specs = [_parsed(ref) for ref in refs]
         calls = run.calls
-        keys = [args_key(c) for _, c in calls]
-        validity = [
-            validate_call(c, step, case.tools.get(c.tool), key=key)
-            for (step, c), key in zip(calls, keys, strict=True)
-        ]
+        validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
         settled: dict[tuple[int, int], FieldResults] = {}
-        pairs = pair_calls(refs, specs, [c for _, c in calls], settled, keys)
+        pairs = pair_calls(refs, specs, [c for _, c in calls], settled)
         out = _Grading()
         paired_refs = {call_index: k for k, call_index in pairs.items()}
         for n, (step, call) in enumerate(calls):
@@ -148,15 +143,12 @@ def pair_calls(
     specs: list[Spec],
     calls: list[ToolCall],
     settled: dict[tuple[int, int], FieldResults] | None = None,
-    keys: list[str | None] | None = None,
 ) -> dict[int, int]:
     """Reference index -> index into `calls`, by maximum total field agreement per tool.
 
     `settled`, when given, receives the field results computed while pairing, keyed by
     (reference index, call index), for references no judge could change (no `semantic`
     field): grading a pair then reuses them instead of comparing the same fields again.
-    `keys` (`memo.args_key` of each call), when given, lets those results be remembered across
-    runs: the same reference and the same arguments always compare the same.
     """
     pairs: dict[int, int] = {}
     judged = [_needs_judge(spec) for spec in specs] if settled is not None else []
@@ -168,11 +160,9 @@ def pair_calls(
             i: int, j: int, ref_ids: list[int] = ref_ids, call_ids: list[int] = call_ids
         ) -> float:
             k, n = ref_ids[i], call_ids[j]
+            results = field_results(specs[k], calls[n].args, None)
             if settled is not None and not judged[k]:
-                results = _deterministic_results(specs[k], calls[n], keys[n] if keys else None)
                 settled[k, n] = results
-            else:
-                results = field_results(specs[k], calls[n].args, None)
             return _summed(results)
 
         for i, j in optimal_pairs(len(ref_ids), len(call_ids), agreement):
@@ -183,22 +173,6 @@ def pair_calls(
 def field_results(spec: Spec, args: Mapping[str, Any], ask: AskJudge | None) -> FieldResults:
     """Each reference field compared with the call's arguments (`ask` None: no judge)."""
     return {k: compare(c, k in args, args.get(k), k, ask) for k, c in spec.items()}
-
-
-#: Field results of references without a `semantic` field, by parsed spec and `args_key`.
-_SETTLED: IdentityMemo[FieldResults] = IdentityMemo()
-
-
-def _deterministic_results(spec: Spec, call: ToolCall, key: str | None) -> FieldResults:
-    """`field_results(spec, call.args, None)` for a spec no judge could change, remembered.
-
-    The dict is shared between runs: nothing that reads field results changes them.
-    """
-    results = _SETTLED.get(spec, key)
-    if results is None:
-        results = field_results(spec, call.args, None)
-        _SETTLED.put(spec, key, results)
-    return results
 
 
 def call_agreement(spec: Spec, args: Mapping[str, Any]) -> float:

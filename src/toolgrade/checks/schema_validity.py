@@ -35,7 +35,6 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
 from toolgrade.checks.comparators import join_path, jsonable
-from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.schema_fastpath import FastCheck, fast_checker
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
 
@@ -61,19 +60,12 @@ class Validity:
 
 
 def validate_call(
-    call: ToolCall,
-    step: int,
-    spec: ToolSpec | None,
-    *,
-    fast: bool = True,
-    key: str | None = None,
+    call: ToolCall, step: int, spec: ToolSpec | None, *, fast: bool = True
 ) -> Validity:
     """Validate one call's arguments against its tool's schema (`spec` None: not in catalogue).
 
     `fast=False` skips the fast checker and always asks jsonschema (the verdict is the same;
-    tests compare the two). `key` (`memo.args_key(call)`, when the caller has it) lets a call
-    already found valid under the same schema skip validation; invalid calls are always
-    validated afresh, as their failures name the step.
+    tests compare the two).
     """
     if call.unparseable:
         failure = Failure(
@@ -88,8 +80,6 @@ def validate_call(
     prepared, plan = _prepared(spec)
     if prepared.validator is None:
         return Validity(None, schema_error=prepared.problem)
-    if fast and _VALID.get(prepared, key) is not None:
-        return _VALID_VERDICT
     if fast and prepared.fast is not None and prepared.fast(call.args):
         errors: list[ValidationError] = []  # fast-valid implies jsonschema-valid
     else:
@@ -103,20 +93,12 @@ def validate_call(
         else _flat_undeclared(plan, call.args)
     )
     if not errors and not undeclared:
-        if fast:
-            _VALID.put(prepared, key, True)
-        return _VALID_VERDICT
+        return Validity(True, [])
     failures = _dedupe(
         [f for error in errors for f in _failures(error, call, step)]
         + [_undeclared(path, value, call, step) for path, value in undeclared]
     )
     return Validity(not failures, failures)
-
-
-#: The verdict on every valid call (shared: nothing mutates a Validity's failures).
-_VALID_VERDICT = Validity(True, [])
-#: Calls found valid, by prepared schema and `memo.args_key` (equal schemas share one entry).
-_VALID: IdentityMemo[bool] = IdentityMemo()
 
 
 @dataclass(frozen=True)
