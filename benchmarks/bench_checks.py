@@ -11,8 +11,6 @@ Prints one JSON object. Phases, in order:
 2. `stream`: one pass over the same lines, timing separately `json.loads`, the model validation
    (`parse_line`: RunRecord, steps, Trajectory), the four checks (`grade_trajectory`), and a
    Counter-based P/R/F1 on the parsed names (the naive baseline). The floor is json + validate.
-   Also the share of per-call verdicts served by the memos (`checks/memo.py`), and the checks'
-   rate with the memos off (every call graded afresh: the worst case, all calls distinct).
 3. `seen`: the bytes the runner's duplicate-run index (`_SeenRuns`) holds at N, measured by
    filling one under tracemalloc.
 """
@@ -31,7 +29,7 @@ from typing import Any
 
 from common import Clock, counter_prf, iter_lines, peak_rss_mb, rate
 
-from toolgrade.checks import arguments, default_checks, memo, schema_validity
+from toolgrade.checks import default_checks
 from toolgrade.loaders import Suite, load_suite
 from toolgrade.loaders.runs import parse_line
 from toolgrade.scoring.runner import _SeenRuns, grade, grade_trajectory, validate_inputs
@@ -78,10 +76,7 @@ def bench_stream(suite: Suite, runs: Path) -> dict[str, Any]:
         n += 1
     t = clock.totals
     floor = t["json"] + t["validate"]
-    valid, settled = schema_validity._VALID, arguments._SETTLED
     return {
-        "memo_hit_rate": _share(valid.hits + settled.hits,
-                                valid.hits + valid.misses + settled.hits + settled.misses),
         "n": n,
         "json_s": t["json"],
         "validate_s": t["validate"],
@@ -93,28 +88,6 @@ def bench_stream(suite: Suite, runs: Path) -> dict[str, Any]:
         "naive_runs_per_s": rate(n, t["json"] + t["counter"]),
         "peak_rss_mb": peak_rss_mb(),
     }
-
-
-def _share(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
-
-
-def bench_fresh(suite: Suite, runs: Path) -> float | None:
-    """Runs/s of the four checks with the per-call memos off: every call graded afresh."""
-    checks = default_checks()
-    memo.enabled = False
-    try:
-        total, n = 0.0, 0
-        for number, line in enumerate(iter_lines(runs), start=1):
-            trajectory, _ = parse_line(json.loads(line), "runs", number)
-            case = suite.cases[trajectory.case_id]
-            start = time.perf_counter()
-            grade_trajectory(case, trajectory, checks, None, suite.base_dir)
-            total += time.perf_counter() - start
-            n += 1
-    finally:
-        memo.enabled = True
-    return rate(n, total)
 
 
 def bench_seen(runs: Path) -> dict[str, Any]:
@@ -137,7 +110,7 @@ def bench_seen(runs: Path) -> dict[str, Any]:
 class _Key:
     """The three fields of a trajectory `_SeenRuns` reads, without building the trajectory."""
 
-    __slots__ = ("case_id", "trial", "agent")
+    __slots__ = ("agent", "case_id", "trial")
 
     def __init__(self, case_id: str, trial: int, agent: str | None) -> None:
         self.case_id, self.trial, self.agent = case_id, trial, agent
@@ -159,7 +132,6 @@ def main() -> None:
     out["runner"] = bench_runner(args.suite, args.runs)
     if not args.skip_stream:
         out["stream"] = bench_stream(suite, args.runs)
-        out["stream"]["checks_fresh_runs_per_s"] = bench_fresh(suite, args.runs)
     out["seen"] = bench_seen(args.runs)
     json.dump(out, sys.stdout)
     print()

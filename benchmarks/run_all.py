@@ -47,10 +47,10 @@ def _fmt(value: Any, digits: int = 0) -> str:
 
 def checks_rows(results: dict[int, dict[str, Any]]) -> list[str]:
     """Table rows for the checks benchmark, one per N."""
-    rows = ["| N runs | runner runs/s (validate+grade) | checks-only runs/s | checks, memos off "
-            "| memo hits | floor runs/s (json+validate) | ratio to floor | naive json+Counter "
-            "runs/s | suite load s | peak RSS validate / grade MiB | `seen` bytes/run |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| N runs | runner runs/s (validate+grade) | checks-only runs/s | floor runs/s "
+            "(json+validate) | ratio to floor | naive json+Counter runs/s | suite load s | "
+            "peak RSS validate / grade MiB | `seen` bytes/run |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for n, r in sorted(results.items()):
         if "error" in r:
             rows.append(f"| {n} | error: {r['error']} |")
@@ -58,8 +58,6 @@ def checks_rows(results: dict[int, dict[str, Any]]) -> list[str]:
         run, stream, seen = r["runner"], r.get("stream", {}), r["seen"]
         rows.append(
             f"| {n:,} | {_fmt(run['runs_per_s'])} | {_fmt(stream.get('checks_runs_per_s'))} | "
-            f"{_fmt(stream.get('checks_fresh_runs_per_s'))} | "
-            f"{_fmt(stream.get('memo_hit_rate') and 100 * stream['memo_hit_rate'], 0)}% | "
             f"{_fmt(stream.get('floor_runs_per_s'))} | {_fmt(stream.get('ratio_to_floor'), 1)}x | "
             f"{_fmt(stream.get('naive_runs_per_s'))} | {_fmt(r['suite_load_s'], 1)} | "
             f"{_fmt(run['peak_rss_validate_mb'])} / {_fmt(run['peak_rss_grade_mb'])} | "
