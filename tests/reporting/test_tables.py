@@ -47,6 +47,15 @@ def test_reliability_columns_stop_at_the_largest_trial_count(tmp_path: Path) -> 
     assert table.columns[3:9] == ["pass@1", "pass@2", "pass@3", "pass@5", "pass@10", "pass@12"]
 
 
+def test_reliability_columns_stop_at_the_largest_k_the_summary_holds(tmp_path: Path) -> None:
+    summary = small_summary()
+    summary["reliability"] = {"c": {"n": 500, "c": 250, "pass_at_k": {}, "pass_hat_k": {}}}
+    digest = digest_results(write_results(tmp_path / "r.jsonl", []))
+    table = reliability_table(summary, digest)
+    assert table is not None
+    assert table.columns[3:9] == ["pass@1", "pass@2", "pass@3", "pass@5", "pass@10", "pass@32"]
+
+
 def test_an_empty_run_still_renders_every_report(tmp_path: Path) -> None:
     results = write_results(tmp_path / "results.jsonl", [])
     view = build_view({}, digest_results(results))

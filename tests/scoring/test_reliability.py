@@ -10,7 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgrade.models import Aggregate, TrajectoryResult
-from toolgrade.scoring.reliability import ReliabilityAccumulator, pass_at_k, pass_hat_k
+from toolgrade.scoring.reliability import (
+    MAX_K,
+    ReliabilityAccumulator,
+    pass_at_k,
+    pass_hat_k,
+)
 
 
 @st.composite
@@ -106,6 +111,18 @@ def test_accumulator_means_pool_cases_with_enough_trials() -> None:
     assert means["pass_at_k"]["2"] == pytest.approx(0.7)  # only case a has 2 trials
     assert means["pass_hat_k"]["5"] == pytest.approx(0.0)
     assert set(means["pass_hat_k"]) == {"1", "2", "3", "4", "5"}
+
+
+def test_k_is_capped_so_the_summary_does_not_grow_with_trials() -> None:
+    acc = ReliabilityAccumulator()
+    n = MAX_K + 40
+    for trial in range(n):
+        acc.add("many", trial % 2 == 0)
+    case = acc.summary()["many"]
+    assert (case["n"], case["c"]) == (n, (n + 1) // 2)
+    assert list(case["pass_hat_k"]) == [str(k) for k in range(1, MAX_K + 1)]
+    assert case["pass_at_k"][str(MAX_K)] == pytest.approx(pass_at_k(n, (n + 1) // 2, MAX_K))
+    assert set(acc.means()["pass_hat_k"]) == {str(k) for k in range(1, MAX_K + 1)}
 
 
 def test_accumulator_empty() -> None:

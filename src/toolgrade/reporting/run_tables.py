@@ -6,6 +6,7 @@ from typing import Any
 
 from toolgrade.reporting.digest import Digest
 from toolgrade.reporting.tables import DASH, Table, anchor, fmt
+from toolgrade.scoring.reliability import MAX_K
 
 #: pass@k / pass^k columns shown when trials allow them (all k would not fit a page).
 SHOWN_K = (1, 2, 3, 5, 10)
@@ -71,7 +72,8 @@ def cases_table(digest: Digest) -> Table | None:
 
 
 def _ks(reliability: dict[str, Any]) -> list[str]:
-    largest = max((int(r.get("n") or 0) for r in reliability.values()), default=0)
+    # The summary holds k up to MAX_K only: the largest column is min(largest n, MAX_K).
+    largest = min(max((int(r.get("n") or 0) for r in reliability.values()), default=0), MAX_K)
     wanted = {k for k in SHOWN_K if k <= largest} | ({largest} if largest else set())
     return [str(k) for k in sorted(wanted)]
 

@@ -8,6 +8,10 @@ From n trials of one case with c passes, the unbiased estimators are
 
 Both are computed with exact integer binomials and one rounding at the end, so they stay exact
 for large n where floating-point products would underflow or lose precision.
+
+The summary reports k = 1 .. min(n, MAX_K). Reporting every k up to n would make `summary.json`
+and the runner's memory grow with the number of trials (a case tried 500 times would carry 1,000
+figures), and pass^k for large k only says whether every trial passed.
 """
 
 from __future__ import annotations
@@ -41,13 +45,19 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return float(Fraction(comb(c, k), comb(n, k)))
 
 
+#: The largest k reported per case and in the suite means.
+MAX_K = 32
+
+
 def case_reliability(n: int, c: int) -> dict[str, Any]:
-    """`{n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}` for k = 1..n; keys are strings for JSON."""
+    """`{n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}` for k = 1..min(n, MAX_K); keys are
+    strings for JSON."""
+    ks = range(1, min(n, MAX_K) + 1)
     return {
         "n": n,
         "c": c,
-        "pass_at_k": {str(k): pass_at_k(n, c, k) for k in range(1, n + 1)},
-        "pass_hat_k": {str(k): pass_hat_k(n, c, k) for k in range(1, n + 1)},
+        "pass_at_k": {str(k): pass_at_k(n, c, k) for k in ks},
+        "pass_hat_k": {str(k): pass_hat_k(n, c, k) for k in ks},
     }
 
 
@@ -72,9 +82,9 @@ class ReliabilityAccumulator:
         return {cid: case_reliability(n, self.passes[cid]) for cid, n in self.trials.items()}
 
     def means(self) -> dict[str, dict[str, float]]:
-        """Suite means per k, each over the cases with at least k trials."""
+        """Suite means per k (up to MAX_K), each over the cases with at least k trials."""
         per_case = self.summary()
-        max_n = max(self.trials.values(), default=0)
+        max_n = min(max(self.trials.values(), default=0), MAX_K)
         out: dict[str, dict[str, float]] = {"pass_at_k": {}, "pass_hat_k": {}}
         for metric, values in out.items():
             for k in range(1, max_n + 1):
