@@ -234,6 +234,8 @@ class FakeTokenModel:
     def __init__(self, steps: list[list[float]]) -> None:
         self.steps = steps
         self.fed: list[list[int]] = []
+        self.appended: list[list[int]] = []
+        self.reusable_upto: int | None = None
 
     def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
         return [4, 5] * len(messages)
@@ -241,8 +243,14 @@ class FakeTokenModel:
     def feed(self, tokens: list[int]) -> None:
         self.fed.append(list(tokens))
 
+    def append(self, tokens: list[int]) -> None:
+        self.appended.append(list(tokens))
+
+    def keep_reusable(self, upto: int) -> None:
+        self.reusable_upto = upto
+
     def last_logits(self) -> np.ndarray:
-        return np.array(self.steps[len(self.fed) - 1], dtype=np.float32)
+        return np.array(self.steps[len(self.fed) + len(self.appended) - 1], dtype=np.float32)
 
     def token_text(self, token: int) -> str:
         return VOCAB[token]
@@ -270,7 +278,7 @@ def test_decoding_stops_at_the_end_token_and_feeds_each_chosen_token() -> None:
     text, content, _, n_out, finish = rt.greedy_with_logprobs(model, [], max_tokens=8, top_n=2)
     assert (text, n_out, finish) == ("no", 1, "stop")
     assert [step["token"] for step in content] == ["no"]  # the end token is not reported
-    assert model.fed == [[], [1]]
+    assert model.fed == [[]] and model.appended == [[1]]  # the chosen token follows the prompt
 
 
 def test_an_immediate_end_still_reports_the_first_distribution() -> None:
@@ -290,6 +298,73 @@ def test_log_softmax_is_a_distribution_and_keeps_order(logits: list[float]) -> N
     raw = np.array(logits, dtype=np.float32)
     order = np.argsort(raw, kind="stable")
     assert np.all(np.diff(lp[order]) >= 0)
+
+
+# ---- evaluating prompts on a fixed chunk grid -------------------------------------------------
+
+
+class RecordingContext:
+    """Stands in for llama_cpp.Llama's context: `eval` appends at `n_tokens`, recorded."""
+
+    def __init__(self) -> None:
+        self.input_ids: list[int] = []
+        self.n_tokens = 0
+        self.batches: list[tuple[int, int]] = []
+
+    def eval(self, tokens: list[int]) -> None:
+        self.batches.append((self.n_tokens, len(tokens)))
+        self.input_ids[self.n_tokens :] = tokens
+        self.n_tokens += len(tokens)
+
+
+def grid_model() -> tuple[Any, RecordingContext]:
+    context = RecordingContext()
+    model = rt.LlamaTokenModel.__new__(rt.LlamaTokenModel)  # no real model behind it
+    model._llama = context
+    model._whole_chunks = 0
+    return model, context
+
+
+def test_a_prompt_is_evaluated_in_grid_chunks() -> None:
+    model, context = grid_model()
+    model.feed(list(range(150)))
+    assert context.batches == [(0, 64), (64, 64), (128, 22)]
+
+
+def test_only_whole_chunks_of_the_last_prompt_are_reused() -> None:
+    model, context = grid_model()
+    model.feed(list(range(150)))
+    context.batches.clear()
+    model.feed([*range(100), *range(1000, 1050)])  # shares 100 tokens: one whole chunk
+    assert context.batches == [(64, 64), (128, 22)]
+    context.batches.clear()
+    model.feed([*range(100), *range(1000, 1050)])  # the same prompt: its partial chunk again
+    assert context.batches == [(128, 22)]
+
+
+def test_a_batch_always_starts_on_the_grid_whatever_came_before() -> None:
+    prompt = list(range(200))
+    seen = []
+    for before in ([], list(range(70)), list(range(130)), [9] * 300):
+        model, context = grid_model()
+        if before:
+            model.feed(before)
+        context.batches.clear()
+        model.feed(prompt)
+        seen.append(context.batches)
+        assert all(start % rt.PROMPT_CHUNK == 0 for start, _ in context.batches)
+        assert context.batches[-1] == (192, 8)
+    assert seen[0] == [(0, 64), (64, 64), (128, 64), (192, 8)]
+
+
+def test_generated_tokens_and_foreign_evaluation_are_never_reused() -> None:
+    model, context = grid_model()
+    model.feed(list(range(128)))
+    model.append([7, 7])
+    model.keep_reusable(127)  # someone re-evaluated position 127
+    context.batches.clear()
+    model.feed([*range(128), 5])
+    assert context.batches == [(64, 64), (128, 1)]
 
 
 # ---- the litellm provider -------------------------------------------------------------------
@@ -333,6 +408,9 @@ def test_structured_output_through_litellm_completion(provider: Any) -> None:
     assert response.choices[0].message.content == '{"verdict": "pass", "reason": "same"}'
     assert fake.calls[0]["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert fake.calls[0]["max_tokens"] == 200
+    _, tokens, _ = provider
+    assert tokens.fed == [[4, 5]]  # the prompt went through the chunk grid first
+    assert tokens.reusable_upto == 1  # llama-cpp re-evaluated its last token
     assert (response.usage.prompt_tokens, response.usage.completion_tokens) == (40, 9)
     assert response.model == LOCAL_MODEL
     assert litellm.completion_cost(completion_response=response) == 0.0

@@ -46,6 +46,12 @@ DEFAULT_MAX_TOKENS = 512
 #: OpenAI caps top_logprobs at 20; so do we.
 MAX_TOP_LOGPROBS = 20
 _PASSED_THROUGH = ("temperature", "top_p", "seed", "stop", "max_tokens")
+#: Prompts are evaluated in chunks starting at multiples of this many tokens, and only whole
+#: chunks of the previous prompt are reused. llama.cpp's results vary slightly with where a
+#: batch is cut (logits moved by up to 0.3 here, enough to flip a borderline P(pass)); with a
+#: fixed grid, every token is computed in the same batch whatever was asked before, so a verdict
+#: depends on its prompt alone.
+PROMPT_CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,16 @@ class TokenModel(Protocol):
         ...
 
     def feed(self, tokens: list[int]) -> None:
-        """Evaluate `tokens` after the current context (reusing a shared prefix is allowed)."""
+        """Evaluate a whole prompt from the start (reusing a shared prefix is allowed, as long
+        as the logits do not depend on what was evaluated before)."""
+        ...
+
+    def append(self, tokens: list[int]) -> None:
+        """Evaluate `tokens` after the current context (a generated token)."""
+        ...
+
+    def keep_reusable(self, upto: int) -> None:
+        """Something else re-evaluated the context from position `upto`: reuse nothing past it."""
         ...
 
     def last_logits(self) -> NDArray[np.float32]:
@@ -177,7 +192,7 @@ def greedy_with_logprobs(
             break
         text += step["token"]
         if len(content) < max_tokens:
-            model.feed([chosen])
+            model.append([chosen])
     return text, content, len(prompt), len(content), finish
 
 
@@ -215,6 +230,8 @@ class LlamaTokenModel:
         from llama_cpp import llama_chat_format
 
         self._llama = llama
+        # Where the prompt tokens evaluated as whole grid chunks end: only they may be reused.
+        self._whole_chunks = 0
         model = llama._model  # the GGUF's own template, as Llama itself builds it
         eos, bos = llama.token_eos(), llama.token_bos()
         self._formatter = llama_chat_format.Jinja2ChatFormatter(
@@ -233,15 +250,28 @@ class LlamaTokenModel:
         return tokens
 
     def feed(self, tokens: list[int]) -> None:
-        """Evaluate `tokens`, keeping the KV cache of the prefix shared with the last prompt."""
+        """Evaluate a prompt on the `PROMPT_CHUNK` grid, keeping the whole chunks it shares with
+        the last prompt."""
         llama = self._llama
         keep = 0
         # At least one token must be evaluated so that fresh logits exist.
-        limit = min(llama.n_tokens, len(tokens) - 1)
+        limit = min(self._whole_chunks, len(tokens) - 1)
         while keep < limit and llama.input_ids[keep] == tokens[keep]:
             keep += 1
+        keep -= keep % PROMPT_CHUNK
         llama.n_tokens = keep
-        llama.eval(tokens[keep:])
+        self._whole_chunks = keep
+        for start in range(keep, len(tokens), PROMPT_CHUNK):
+            llama.eval(tokens[start : start + PROMPT_CHUNK])
+        self._whole_chunks = len(tokens) - len(tokens) % PROMPT_CHUNK
+
+    def append(self, tokens: list[int]) -> None:
+        """Evaluate generated tokens after the context (they never count as reusable chunks)."""
+        self._llama.eval(tokens)
+
+    def keep_reusable(self, upto: int) -> None:
+        """Reuse no chunk that reaches past position `upto` (another caller changed it)."""
+        self._whole_chunks = min(self._whole_chunks, upto - upto % PROMPT_CHUNK)
 
     def last_logits(self) -> NDArray[np.float32]:
         """The last position's logits, read from the context (not kept by Llama itself)."""
@@ -322,9 +352,14 @@ class LocalServer:
                     request.top_logprobs,
                 )
                 return chat_result(text, n_prompt, n_out, finish, content)
+            # The prompt goes through the chunk grid first; llama-cpp then finds it in the context
+            # and evaluates only its last token again, so the answer depends on this prompt alone.
+            prompt = tokens.prompt_tokens(request.messages)
+            tokens.feed(prompt)
             result: dict[str, Any] = llama.create_chat_completion(
                 messages=request.messages, **request.params
             )
+            tokens.keep_reusable(len(prompt) - 1)
             return result
 
 
