@@ -24,4 +24,11 @@ def test_demo_judges_exactly_the_dimensions_that_clear_its_kappa_floor() -> None
         if record.kappa_ci[0] >= judge.kappa_floor:
             clear.add(dimension)
     assert set(switched_on(judge)) == clear == {"argument_equivalence"}
-    assert judge.mode == "logprob" and judge.threshold == 0.36
+
+
+def test_demo_uses_the_cut_fitted_by_the_shipped_argument_record() -> None:
+    judge = load_settings(DEMO).judge
+    record = find_record(shipped_records_dir(), LOCAL_MODEL, "argument_equivalence")
+    assert record is not None and record.fitted_threshold is not None
+    assert judge.mode == "logprob"
+    assert abs(judge.threshold - record.fitted_threshold) < 0.001
