@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,9 +39,6 @@ class _Event:
     is_answer: bool = False
 
 
-Matcher = Callable[[_Event], bool]
-
-
 def _precedes(a: _Event, b: _Event) -> bool:
     """True when `a` happened strictly before `b` (not in the same parallel group)."""
     return a.step < b.step and (a.group is None or a.group != b.group)
@@ -57,21 +54,9 @@ def _events(run: Trajectory, calls: list[tuple[int, ToolCall]] | None = None) ->
     return events
 
 
-def _matcher(side: str, ordering: OrderingExpectation) -> Matcher:
-    """What a constraint side matches: `answer`, any tool of `@group`, or one tool name."""
-    if side == ANSWER:
-        return lambda e: e.is_answer
-    if side.startswith("@"):
-        if side[1:] not in ordering.groups:
-            raise ValueError(f"unknown ordering group {side!r}")
-        tools = frozenset(ordering.groups[side[1:]])
-        return lambda e: not e.is_answer and e.name in tools
-    return lambda e: not e.is_answer and e.name == side
-
-
 def _matching(side: str, events: list[_Event], ordering: OrderingExpectation) -> list[_Event]:
-    """The events a constraint side matches, in order: `[e for e in events if _matcher(e)]`
-    without a call per event."""
+    """The events a constraint side matches, in order: the final answer for `answer`, any tool
+    of `@group`, or one tool name."""
     if side == ANSWER:
         return [e for e in events if e.is_answer]
     if side.startswith("@"):

@@ -66,16 +66,15 @@ def build_judge(
     notify: Callable[[str], None] | None = None,
 ) -> JudgeEngine | None:
     """The judge engine for `settings`, or None when judging is off or no model is available."""
-    if not settings.enabled:
-        return None
-    if not switched_on(settings):
-        return None  # every dimension's table says `enabled = false`
+    on = switched_on(settings)
+    if not settings.enabled or not on:
+        return None  # judging is off, or every dimension's table says `enabled = false`
     say = notify or (lambda message: None)
     models = resolve_models(settings)
     if all(model is None for model in models.values()):
         say(NO_JUDGE_MESSAGE)
         return None
-    missing = [dim for dim in switched_on(settings) if models[dim] is None]
+    missing = [dim for dim in on if models[dim] is None]
     if missing:
         say(f"No judge model for {', '.join(missing)}. {NO_JUDGE_MESSAGE}")
     if any(model and model.startswith(LOCAL_PREFIX) for model in models.values()):

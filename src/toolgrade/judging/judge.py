@@ -80,14 +80,10 @@ class JudgeEngine:
         # Resolved once: `for_dimension` copies the settings, and judge() runs per request.
         self._dim_settings = {dim: settings.for_dimension(dim) for dim in JUDGE_DIMENSIONS}
         given = models or {}
-        self._models: dict[JudgeDimension, str | None] = {
-            dim: None
-            if not self._dim_settings[dim].enabled
-            else given[dim]
-            if dim in given
-            else self._dim_settings[dim].model
-            for dim in JUDGE_DIMENSIONS
-        }
+        self._models: dict[JudgeDimension, str | None] = {}
+        for dim, dim_settings in self._dim_settings.items():
+            model = given.get(dim, dim_settings.model)
+            self._models[dim] = model if dim_settings.enabled else None
         if not settings.use_cache:
             cache = None
         elif cache is None:

@@ -106,13 +106,11 @@ def _print_judges(console: Console, judges: dict[str, Any]) -> None:
         table.add_column(column)
     for dimension, block in judges.items():
         calib = block.get("calibration") or {}
-        kappa = (
-            f"{fmt(calib.get('kappa'), 2)} {[round(x, 2) for x in calib.get('kappa_ci') or []]}"
-            if calib
-            else "-"
-            if block.get("model") is None
-            else "not calibrated"
-        )
+        if calib:
+            ci = [round(x, 2) for x in calib.get("kappa_ci") or []]
+            kappa = f"{fmt(calib.get('kappa'), 2)} {ci}"
+        else:
+            kappa = "-" if block.get("model") is None else "not calibrated"
         table.add_row(
             dimension,
             str(block.get("model") or block.get("status") or "off"),
