@@ -37,7 +37,7 @@ warnings.filterwarnings("ignore")
 
 from toolgrade.checks import default_checks  # noqa: E402
 from toolgrade.loaders import load_suite  # noqa: E402
-from toolgrade.loaders.runs import parse_line  # noqa: E402
+from toolgrade.loaders.runs import read_line  # noqa: E402
 from toolgrade.scoring.runner import grade_trajectory  # noqa: E402
 
 Evaluate = Callable[[dict[str, Any], list[dict[str, Any]], str], dict[str, bool]]
@@ -226,7 +226,8 @@ def run(suite_path: Path, runs_path: Path) -> dict[str, Any]:
     start = time.perf_counter()
     for k, line in enumerate(lines, start=1):
         t0 = time.perf_counter()
-        trajectory, _ = parse_line(json.loads(line), "runs", k)
+        trajectory, _ = read_line(line, runs_path, k)
+        assert trajectory is not None, f"line {k}: {_}"
         case = suite.cases[trajectory.case_id]
         record = grade_trajectory(case, trajectory, checks, None, suite.base_dir)
         clock.totals["toolgrade"] += time.perf_counter() - t0

@@ -48,7 +48,7 @@ def _fmt(value: Any, digits: int = 0) -> str:
 def checks_rows(results: dict[int, dict[str, Any]]) -> list[str]:
     """Table rows for the checks benchmark, one per N."""
     rows = ["| N runs | runner runs/s (validate+grade) | checks-only runs/s | floor runs/s "
-            "(json+validate) | ratio to floor | naive json+Counter runs/s | suite load s | "
+            "(read+validate) | ratio to floor | naive json+Counter runs/s | suite load s | "
             "peak RSS validate / grade MiB | `seen` bytes/run |",
             "|---|---|---|---|---|---|---|---|---|"]
     for n, r in sorted(results.items()):

@@ -12,12 +12,23 @@ from toolgrade.errors import InputProblem
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, InputProblem | None]]:
     """Yield (line number, parsed value or None, problem or None) for each non-blank line."""
+    for number, line in iter_text_lines(path):
+        value, problem = decode_line(path, number, line)
+        yield number, value, problem
+
+
+def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (line number, text) for each non-blank line, undecoded."""
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line), None
-            except json.JSONDecodeError as exc:
-                reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
-                yield number, None, InputProblem(str(path), number, "", reason)
+            if line.strip():
+                yield number, line
+
+
+def decode_line(path: Path, number: int, line: str) -> tuple[Any, InputProblem | None]:
+    """(parsed value, None), or (None, the problem naming the file, line and column)."""
+    try:
+        return json.loads(line), None
+    except json.JSONDecodeError as exc:
+        reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
+        return None, InputProblem(str(path), number, "", reason)

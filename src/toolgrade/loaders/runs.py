@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
-from toolgrade.loaders.jsonl import iter_jsonl
+from toolgrade.loaders.fast_runs import plain_trajectory
+from toolgrade.loaders.jsonl import decode_line, iter_text_lines
 from toolgrade.loaders.locate import problems_from_validation
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
 
@@ -150,6 +151,23 @@ def parse_line(value: Any, file: str, line: int) -> tuple[Trajectory | None, lis
         return None, [InputProblem(file, line, exc.field, exc.reason)]
 
 
+def read_line(
+    line: str, path: Path, number: int
+) -> tuple[Trajectory | None, list[InputProblem]]:
+    """One raw run line to a trajectory, or the problems that stop it.
+
+    A plain line is read in one pydantic-core call (`fast_runs`); any other line, including
+    every line with a problem, is read the careful way, which words the problem.
+    """
+    plain = plain_trajectory(line)
+    if plain is not None:
+        return plain, []
+    value, problem = decode_line(path, number, line)
+    if problem is not None:
+        return None, [problem]
+    return parse_line(value, str(path), number)
+
+
 def iter_runs(
     files: Iterable[Path],
 ) -> Iterator[tuple[str, int, Trajectory | None, list[InputProblem]]]:
@@ -158,11 +176,8 @@ def iter_runs(
         if not path.is_file():
             yield str(path), 0, None, [InputProblem(str(path), None, "", "no such file")]
             continue
-        for number, value, problem in iter_jsonl(path):
-            if problem is not None:
-                yield str(path), number, None, [problem]
-                continue
-            trajectory, problems = parse_line(value, str(path), number)
+        for number, line in iter_text_lines(path):
+            trajectory, problems = read_line(line, path, number)
             yield str(path), number, trajectory, problems
 
 

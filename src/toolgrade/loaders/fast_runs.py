@@ -1,0 +1,72 @@
+"""A one-call read path for the common run line: plain `steps`, validated by pydantic-core.
+
+Reading a run the careful way (`json.loads`, then `RunRecord`, then one model per step in Python)
+costs more than most of grading does. Most lines are plain: a `steps` list of calls with object
+arguments and chat messages with string roles. For those, pydantic-core parses and validates the
+raw line in a single strict call straight into the `ToolCall` and `Message` models the checks
+read.
+
+Soundness is one-sided, as in `schema_fastpath`: the fast path accepts a line only when the
+careful path would accept it and build the same trajectory. Strict mode turns every coercion
+(a float `group`, a string `trial`, a numeric `role`, string `args`) into a rejection, and a
+rejected line is simply read the careful way, which also words any problem. So the fast path
+decides nothing on its own: it only skips work whose outcome is already known.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+
+from toolgrade.models import Message, ToolCall, Trajectory
+
+#: Keys a plain call step may have: `raw_arguments` is the model's own field, not input.
+_CALL_KEYS = frozenset({"tool", "args", "id", "result", "group"})
+
+
+def _step_kind(value: Any) -> str | None:
+    """'call' or 'message' for a step the fast path can take as it is; None sends it back."""
+    if not isinstance(value, dict):
+        return None
+    if "tool" in value:
+        return "call" if value.keys() <= _CALL_KEYS else None
+    return "message" if "role" in value else None
+
+
+_PlainStep = Annotated[
+    Annotated[ToolCall, Tag("call")] | Annotated[Message, Tag("message")],
+    Discriminator(_step_kind),
+]
+
+
+class _PlainRun(BaseModel):
+    """The shape of a plain run line; anything else is left to `RunRecord`."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    case_id: str = Field(min_length=1)
+    trial: int = Field(default=0, ge=0)
+    agent: str | None = None
+    format: Literal["steps"] | None = None
+    steps: list[_PlainStep]
+    final_state: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def plain_trajectory(line: str | bytes) -> Trajectory | None:
+    """The trajectory of a plain run line, or None when the line needs the careful path."""
+    try:
+        run = _PlainRun.model_validate_json(line, strict=True)
+    except ValidationError:
+        return None
+    # `RunRecord` refuses an empty tool name; `ToolCall` itself does not check it.
+    if any(isinstance(step, ToolCall) and not step.tool for step in run.steps):
+        return None
+    return Trajectory(
+        case_id=run.case_id,
+        trial=run.trial,
+        agent=run.agent,
+        steps=run.steps,
+        final_state=run.final_state,
+    )
