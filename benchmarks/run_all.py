@@ -113,6 +113,47 @@ def judge_rows(r: dict[str, Any]) -> list[str]:
     ]
 
 
+#: The issue's targets for the four checks together: (peer, minimum multiple of its rate).
+PEER_TARGETS = [("agentevals", 10.0), ("deepeval", 10.0), ("pydantic-evals", 1.5)]
+FLOOR_TARGET = 3.0
+#: Peak RSS may grow by this share from the smallest to the largest N and still count as flat.
+FLAT_MEMORY = 0.10
+
+
+def target_rows(checks: dict[int, dict[str, Any]], peers: dict[int, dict[str, Any]]) -> list[str]:
+    """Each target of the issue, the figure measured against it, and whether it is met."""
+    rows = ["| target | measured | met? |", "|---|---|---|"]
+    ok = {n: r for n, r in peers.items() if "error" not in r}
+    if ok:
+        n = max(ok)
+        rates = ok[n]["runs_per_s"]
+        for peer, multiple in PEER_TARGETS:
+            if peer in rates:
+                ours, theirs = rates["toolgrade"], rates[peer]
+                met = _yes(ours >= multiple * theirs)
+                rows.append(f"| >= {multiple:g}x {peer} | {ours / theirs:.2f}x ({_fmt(ours)} vs "
+                            f"{_fmt(theirs)} runs/s, N={n:,}) | {met} |")
+    streamed = {n: r["stream"] for n, r in checks.items() if "stream" in r}
+    if streamed:
+        n = max(streamed)
+        ratio = streamed[n]["ratio_to_floor"]
+        rows.append(f"| within {FLOOR_TARGET:g}x of the read-and-validate floor | {ratio:.1f}x "
+                    f"(N={n:,}) | {_yes(ratio <= FLOOR_TARGET)} |")
+    rss = [(n, r["runner"]["peak_rss_grade_mb"]) for n, r in sorted(checks.items())
+           if "runner" in r]
+    if len(rss) > 1:
+        growth = rss[-1][1] / rss[0][1] - 1
+        shown = " / ".join(f"{_fmt(mb)}" for _, mb in rss)
+        rows.append(f"| flat memory (peak RSS grows under {FLAT_MEMORY:.0%}) | {shown} MiB "
+                    f"({growth:+.0%} from N={rss[0][0]:,} to {rss[-1][0]:,}) | "
+                    f"{_yes(growth < FLAT_MEMORY)} |")
+    return rows
+
+
+def _yes(met: bool) -> str:
+    return "yes" if met else "no"
+
+
 def main() -> None:
     """Generate inputs, run every benchmark, print one table."""
     parser = argparse.ArgumentParser(description="toolgrade benchmarks")
@@ -142,6 +183,7 @@ def main() -> None:
         top = max(peers)
         lines += ["", f"## Agreement with ours (N={top:,})", *agreement_rows(peers[top])]
     lines += ["", "## Judge economy (fake client)", *judge_rows(judge)]
+    lines += ["", "## Against the targets (four checks together)", *target_rows(checks, peers)]
     print("\n".join(lines))
     if args.json is not None:
         args.json.write_text(json.dumps({"checks": checks, "peers": peers, "judge": judge},

@@ -52,3 +52,23 @@ def test_our_checks_grade_every_synthetic_run(tmp_path: Path) -> None:
     assert 0.0 < summary["aggregate"]["pass_rate"] < 1.0
     for check in ("selection", "arguments", "ordering", "recovery"):
         assert summary["checks"][check]["applicable"] > 0
+
+
+def test_the_targets_table_says_which_targets_are_met() -> None:
+    run_all = _load("run_all")
+    rates = {"toolgrade": 1000.0, "agentevals": 90.0, "deepeval": 110.0, "pydantic-evals": 600.0}
+    peers = {1000: {"runs_per_s": rates}, 10000: {"error": "boom"}}
+    checks = {
+        1000: {"runner": {"peak_rss_grade_mb": 100.0}, "stream": {"ratio_to_floor": 3.5}},
+        100000: {"runner": {"peak_rss_grade_mb": 109.0}},
+    }
+    rows = run_all.target_rows(checks, peers)
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows[2:]]
+    met = {target: verdict for target, _, verdict in cells}
+    assert met == {
+        ">= 10x agentevals": "yes",
+        ">= 10x deepeval": "no",
+        ">= 1.5x pydantic-evals": "yes",
+        "within 3x of the read-and-validate floor": "no",
+        "flat memory (peak RSS grows under 10%)": "yes",
+    }
