@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from builders_reporting import HOSTILE, check, failure, record, small_records, write_results
-from toolgrade.reporting.junit import check_test_id, write_junit, xml_text
+from toolgrade.reporting.junit import _outcome, _testcase, check_test_id, write_junit, xml_text
 
 
 def _junit(tmp_path: Path, records: list[dict[str, object]]) -> ET.Element:
@@ -83,3 +84,43 @@ def test_xml_text_always_parses(text: str) -> None:
     element.text = xml_text(text)
     back = ET.fromstring(ET.tostring(element, encoding="unicode"))
     assert back.get("a") == xml_text(text)
+
+
+def _element_tree_testcase(rec: dict[str, Any], check_name: str) -> str:
+    """The testcase as ElementTree serialises it: the oracle for the text-built XML."""
+    name = check_test_id(str(rec["case_id"]), check_name, rec["agent"], rec["trial"], False)
+    case = ET.Element(
+        "testcase", {"name": xml_text(name), "classname": xml_text(rec["agent"] or "toolgrade"),
+                     "time": "0"},
+    )
+    outcome = _outcome(check_name, rec["checks"][check_name])
+    if outcome.tag is not None:
+        child = ET.SubElement(case, outcome.tag, {"message": xml_text(outcome.message)})
+        if outcome.tag != "skipped":
+            child.set("type", check_name)
+            child.text = xml_text(outcome.text)
+    return ET.tostring(case, encoding="unicode")
+
+
+_any_text = st.text(alphabet=st.sampled_from(list("ab &<>\"'\r\n\t\x00\x1b|é")), max_size=12)
+
+
+@given(
+    case_id=_any_text,
+    agent=st.one_of(st.none(), _any_text),
+    passed=st.sampled_from([True, False, None]),
+    applicable=st.booleans(),
+    message=_any_text,
+    with_failures=st.booleans(),
+)
+def test_testcases_are_written_exactly_as_element_tree_would(
+    case_id: str, agent: str | None, passed: bool | None, applicable: bool, message: str,
+    with_failures: bool,
+) -> None:
+    failures = [failure("extra_tool", 1, message)] if with_failures else []
+    block = check(applicable=applicable, passed=passed, score=0.5, failures=failures)
+    if passed is None and applicable:
+        block["error"] = message
+    rec = record(case_id, agent=agent, selection=block)
+    text, _ = _testcase(rec, "selection", False)
+    assert text == _element_tree_testcase(rec, "selection")

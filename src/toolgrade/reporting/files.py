@@ -23,11 +23,13 @@ def write_reports(out_dir: Path, summary: dict[str, Any], results_path: Path) ->
     run costs time, not memory.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    view = build_view(summary, digest_results(results_path))
+    digest = digest_results(results_path)
+    view = build_view(summary, digest)
     written = [out_dir / name for name in REPORT_FILES]
     written[0].write_text(render_markdown(view), encoding="utf-8")
     written[1].write_text(render_html(view), encoding="utf-8")
-    write_junit(written[2], results_path)
+    runs_per_case = {case_id: tally.runs for case_id, tally in digest.cases.items()}
+    write_junit(written[2], results_path, runs_per_case=runs_per_case)
     return written
 
 

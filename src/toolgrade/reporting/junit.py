@@ -3,15 +3,18 @@
 Names follow the pytest plugin: `case_id::check`, with `[agent:trial]` appended when a case has
 several runs; the classname is the agent (or "toolgrade"). A failed check is a <failure>
 carrying the failure names and messages; a check with no reference is <skipped/>; a crashed
-check is an <error/>. The file is written testcase by testcase while results.jsonl is streamed
-a second time, so memory does not grow with the run.
+check is an <error/>. The file is written testcase by testcase while results.jsonl is streamed,
+so memory does not grow with the run; the XML is built as text, escaped exactly as ElementTree
+would escape it (building an element per testcase cost more than grading the run).
 """
 
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
+import shutil
+import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -57,56 +60,92 @@ def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
     return _Outcome("failure", f"{check} failed (score {shown}): {names}", "\n".join(lines))
 
 
-def _testcase(record: dict[str, Any], check: str, several: bool) -> tuple[ET.Element, str | None]:
+def _attrs(attrs: dict[str, str]) -> str:
+    return "".join(f' {key}="{_escape_attr(value)}"' for key, value in attrs.items())
+
+
+def _escape_attr(value: str) -> str:
+    """Attribute escaping exactly as ElementTree writes it (so the file is unchanged)."""
+    if "&" in value:
+        value = value.replace("&", "&amp;")
+    for raw, escaped in _ATTR_ESCAPES:
+        if raw in value:
+            value = value.replace(raw, escaped)
+    return value
+
+
+_ATTR_ESCAPES = (
+    ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"),
+    ("\t", "&#09;"),
+)  # fmt: skip
+
+
+def _escape_text(value: str) -> str:
+    """Element text escaping as ElementTree writes it."""
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _testcase(record: dict[str, Any], check: str, several: bool) -> tuple[str, str | None]:
+    """One testcase element as a line of XML, and its outcome tag (None: passed)."""
     agent = record.get("agent")
     trial = int(record.get("trial") or 0)
     name = check_test_id(str(record.get("case_id")), check, agent, trial, several)
-    case = ET.Element("testcase", {"name": xml_text(name),
-                                   "classname": xml_text(agent or "toolgrade"), "time": "0"})
+    head = "<testcase" + _attrs(
+        {"name": xml_text(name), "classname": xml_text(agent or "toolgrade"), "time": "0"}
+    )
     outcome = _outcome(check, record["checks"][check])
-    if outcome.tag is not None:
-        child = ET.SubElement(case, outcome.tag, {"message": xml_text(outcome.message)})
-        if outcome.tag != "skipped":
-            child.set("type", check)
-            child.text = xml_text(outcome.text)
-    return case, outcome.tag
+    if outcome.tag is None:
+        return head + " />", None
+    attrs = {"message": xml_text(outcome.message)}
+    text = ""
+    if outcome.tag != "skipped":
+        attrs["type"] = check
+        text = _escape_text(xml_text(outcome.text))
+    # ElementTree closes an element with no text as `<tag ... />`.
+    child = f"<{outcome.tag}{_attrs(attrs)}" + (f">{text}</{outcome.tag}>" if text else " />")
+    return f"{head}>{child}</testcase>", outcome.tag
 
 
-def _count(results_path: Path) -> tuple[Counter[str], Counter[str]]:
-    runs_per_case: Counter[str] = Counter()
+def _write_cases(fh: IO[str], results_path: Path, runs_per_case: Mapping[str, int]) -> Counter[str]:
+    """Write every testcase to `fh` in one pass; return the outcome counts for the header."""
     outcomes: Counter[str] = Counter()
     for record in iter_records(results_path):
-        runs_per_case[str(record.get("case_id"))] += 1
+        several = runs_per_case.get(str(record.get("case_id")), 0) > 1
         for check in CHECKS:
             if check in (record.get("checks") or {}):
+                element, tag = _testcase(record, check, several)
                 outcomes["tests"] += 1
-                tag = _outcome(check, record["checks"][check]).tag
                 if tag is not None:
                     outcomes[tag] += 1
-    return runs_per_case, outcomes
+                fh.write("    " + element + "\n")
+    return outcomes
 
 
-def _write_cases(fh: IO[str], results_path: Path, runs_per_case: Counter[str]) -> None:
-    for record in iter_records(results_path):
-        several = runs_per_case[str(record.get("case_id"))] > 1
-        for check in CHECKS:
-            if check in (record.get("checks") or {}):
-                element, _ = _testcase(record, check, several)
-                fh.write("    " + ET.tostring(element, encoding="unicode") + "\n")
+def _runs_per_case(results_path: Path) -> Counter[str]:
+    return Counter(str(record.get("case_id")) for record in iter_records(results_path))
 
 
-def write_junit(path: Path, results_path: Path, suite_name: str = "toolgrade") -> None:
-    """Write `path` from `results_path` in two streaming passes (counts, then testcases)."""
-    runs_per_case, outcomes = _count(results_path)
-    attrs = {"name": suite_name, "tests": str(outcomes["tests"]),
-             "failures": str(outcomes["failure"]), "errors": str(outcomes["error"]),
-             "skipped": str(outcomes["skipped"]), "time": "0"}
-    # The root elements are written by hand so testcases can be streamed between them;
-    # quoteattr-equivalent escaping comes from ElementTree on a throwaway element.
-    head = ET.tostring(ET.Element("testsuite", attrs), encoding="unicode").removesuffix(" />")
-    with path.open("w", encoding="utf-8") as fh:
-        fh.write('<?xml version="1.0" encoding="utf-8"?>\n')
-        fh.write(head.replace("<testsuite", "<testsuites", 1) + ">\n")
-        fh.write("  " + head + ">\n")
-        _write_cases(fh, results_path, runs_per_case)
-        fh.write("  </testsuite>\n</testsuites>\n")
+def write_junit(
+    path: Path,
+    results_path: Path,
+    suite_name: str = "toolgrade",
+    runs_per_case: Mapping[str, int] | None = None,
+) -> None:
+    """Write `path` from `results_path`, streaming.
+
+    The testcases go to a temporary file beside `path` in one pass over the results, which
+    also counts the outcomes the header needs; the file is then assembled. `runs_per_case`
+    (runs per case id, as the report digest already knows them) saves a counting pass.
+    """
+    counts = _runs_per_case(results_path) if runs_per_case is None else runs_per_case
+    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=path.parent) as cases:
+        outcomes = _write_cases(cases, results_path, counts)
+        attrs = {"name": suite_name, "tests": str(outcomes["tests"]),
+                 "failures": str(outcomes["failure"]), "errors": str(outcomes["error"]),
+                 "skipped": str(outcomes["skipped"]), "time": "0"}
+        cases.seek(0)
+        with path.open("w", encoding="utf-8") as fh:
+            fh.write('<?xml version="1.0" encoding="utf-8"?>\n')
+            fh.write(f"<testsuites{_attrs(attrs)}>\n  <testsuite{_attrs(attrs)}>\n")
+            shutil.copyfileobj(cases, fh)
+            fh.write("  </testsuite>\n</testsuites>\n")
