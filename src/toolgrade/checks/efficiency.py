@@ -39,7 +39,9 @@ class StepEfficiency:
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
         """Take one graded run; only successful runs with at least one call are pooled."""
-        pool = self._pools.setdefault(case.effective_task_type, Counter())
+        pool = self._pools.get(case.effective_task_type)
+        if pool is None:
+            pool = self._pools[case.effective_task_type] = Counter()
         n_calls = len(run.calls)
         # A run with no tool call has no step count to compare (s_min / 0); it is skipped.
         if n_calls == 0 or not run_succeeded(record):

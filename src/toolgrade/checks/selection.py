@@ -241,9 +241,17 @@ class SelectionAccumulator:
         self.fn += int(fig.get("fn", 0))
         per_tool: dict[str, dict[str, int]] = fig.get("per_tool", {})
         for name, row in per_tool.items():
-            self.per_tool.setdefault(name, Counter()).update(row)
-        self.confusion.update(confusion_cells(per_tool, fig.get("substitutions", [])))
-        self.side_effect_extras.update(fig.get("side_effect_extras", []))
+            totals = self.per_tool.get(name)
+            if totals is None:
+                totals = self.per_tool[name] = Counter()
+            # Plain additions: Counter.update, and a Counter built per row, cost more than
+            # grading selection itself.
+            for key, value in row.items():
+                totals[key] += value
+        for cell, count in confusion_cells(per_tool, fig.get("substitutions", [])).items():
+            self.confusion[cell] += count
+        for tool in fig.get("side_effect_extras", []):
+            self.side_effect_extras[tool] += 1
 
     def summary(self) -> dict[str, Any]:
         """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras."""
