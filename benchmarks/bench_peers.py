@@ -13,6 +13,9 @@ runs the evaluator its users would pick for the same question:
 - DeepEval: `ToolCorrectnessMetric` with `INPUT_PARAMETERS`, given a model stub that raises
   if called, so the run proves no model is asked.
 
+Two baselines are timed beside them: json.loads plus a Counter P/R/F1 (the cheapest tool-call
+metric there is) and `lean_bound.py`'s four bare verdicts (a ceiling for any redesign of ours).
+
 Agreement is computed on an untimed pass, only where definitions coincide (see README).
 A peer that cannot be imported is reported as skipped with the reason.
 """
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from common import OFFLINE_ENV, Clock, counter_prf, iter_lines, mode_held, rate, selection_passed
+from lean_bound import case_plan, verdicts
 
 os.environ.update(OFFLINE_ENV)
 warnings.filterwarnings("ignore")
@@ -39,6 +43,9 @@ from toolgrade.checks import default_checks  # noqa: E402
 from toolgrade.loaders import load_suite  # noqa: E402
 from toolgrade.loaders.runs import read_line  # noqa: E402
 from toolgrade.scoring.runner import grade_trajectory  # noqa: E402
+
+#: Not a grader: the four bare verdicts of `lean_bound.py`, a ceiling for any redesign.
+LEAN_BOUND = "lean bound: 4 bare verdicts (not a grader)"
 
 Evaluate = Callable[[dict[str, Any], list[dict[str, Any]], str], dict[str, bool]]
 
@@ -219,6 +226,7 @@ def run(suite_path: Path, runs_path: Path) -> dict[str, Any]:
     modes = {cid: c.expected.ordering.mode if c.expected.ordering else None
              for cid, c in suite.cases.items()}
     lines = list(iter_lines(runs_path))
+    plans = {cid: case_plan(case) for cid, case in suite.cases.items()}
     contestants, skipped = load_contestants()
     checks = default_checks()
     clock = Clock()
@@ -237,6 +245,9 @@ def run(suite_path: Path, runs_path: Path) -> dict[str, Any]:
         counter_prf([c["tool"] for c in refs[value["case_id"]]],
                     [c["tool"] for c in calls_of(value)])
         clock.totals["naive json+Counter P/R/F1"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        verdicts(line, plans)
+        clock.totals[LEAN_BOUND] += time.perf_counter() - t0
         for name, (timed, _) in contestants.items():
             t0 = time.perf_counter()
             value = json.loads(line)

@@ -131,8 +131,10 @@ def target_rows(checks: dict[int, dict[str, Any]], peers: dict[int, dict[str, An
             if peer in rates:
                 ours, theirs = rates["toolgrade"], rates[peer]
                 met = _yes(ours >= multiple * theirs)
+                lean = next((v for k, v in rates.items() if k.startswith("lean bound")), None)
+                bound = f"; lean bound {lean / theirs:.2f}x" if lean else ""
                 rows.append(f"| >= {multiple:g}x {peer} | {ours / theirs:.2f}x ({_fmt(ours)} vs "
-                            f"{_fmt(theirs)} runs/s, N={n:,}) | {met} |")
+                            f"{_fmt(theirs)} runs/s, N={n:,}{bound}) | {met} |")
     streamed = {n: r["stream"] for n, r in checks.items() if "stream" in r}
     if streamed:
         n = max(streamed)

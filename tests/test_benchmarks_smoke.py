@@ -11,7 +11,9 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from toolgrade.loaders import load_suite
 from toolgrade.scoring.runner import grade, validate_inputs
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -56,7 +58,8 @@ def test_our_checks_grade_every_synthetic_run(tmp_path: Path) -> None:
 
 def test_the_targets_table_says_which_targets_are_met() -> None:
     run_all = _load("run_all")
-    rates = {"toolgrade": 1000.0, "agentevals": 90.0, "deepeval": 110.0, "pydantic-evals": 600.0}
+    rates = {"toolgrade": 1000.0, "agentevals": 90.0, "deepeval": 110.0, "pydantic-evals": 600.0,
+             "lean bound: 4 bare verdicts": 3000.0}
     peers = {1000: {"runs_per_s": rates}, 10000: {"error": "boom"}}
     checks = {
         1000: {"runner": {"peak_rss_grade_mb": 100.0}, "stream": {"ratio_to_floor": 3.5}},
@@ -65,6 +68,8 @@ def test_the_targets_table_says_which_targets_are_met() -> None:
     rows = run_all.target_rows(checks, peers)
     cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows[2:]]
     met = {target: verdict for target, _, verdict in cells}
+    measured = {target: figure for target, figure, _ in cells}
+    assert measured[">= 10x agentevals"].endswith("lean bound 33.33x)")
     assert met == {
         ">= 10x agentevals": "yes",
         ">= 10x deepeval": "no",
@@ -72,3 +77,17 @@ def test_the_targets_table_says_which_targets_are_met() -> None:
         "within 3x of the read-and-validate floor": "no",
         "flat memory (peak RSS grows under 10%)": "yes",
     }
+
+
+def test_the_lean_bound_gives_four_verdicts_that_vary(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    synth, lean = _load("synth"), _load("lean_bound")
+    suite_path, runs = synth.write_synthetic(tmp_path / "in", 60, n_cases=20, seed=5)
+    suite = load_suite(suite_path)
+    plans = {cid: lean.case_plan(case) for cid, case in suite.cases.items()}
+    results = [lean.verdicts(line, plans) for line in runs.read_text().splitlines()]
+    assert all(len(r) == 4 and all(type(v) is bool for v in r) for r in results)
+    # Selection, arguments and ordering both hold and fail somewhere in a realistic mix (three
+    # errors in a row, the recovery verdict's only failure, are rare in 60 runs).
+    for k in range(3):
+        assert {r[k] for r in results} == {True, False}, k
