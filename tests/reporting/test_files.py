@@ -10,7 +10,9 @@ import pytest
 
 from builders_reporting import check, failure, small_summary, write_run_dir
 from toolgrade.errors import ToolgradeError
-from toolgrade.reporting.files import REPORT_FILES, rerender, write_reports
+from toolgrade.reporting.files import REPORT_FILES, ReportStream, rerender, write_reports
+from toolgrade.reporting.junit import JunitCases
+from toolgrade.scoring.runner import grade, validate_inputs
 
 
 def test_write_reports_writes_the_three_files(tmp_path: Path) -> None:
@@ -66,3 +68,30 @@ def test_rerender_rewrites_reports_from_the_folder(tmp_path: Path) -> None:
     written = rerender(run_dir)
     assert {p.name for p in written} == set(REPORT_FILES)
     assert "refund-01" in (run_dir / "report.html").read_text(encoding="utf-8")
+
+
+def test_reports_fed_while_grading_equal_reports_read_back_from_the_file(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "helpdesk"
+    inputs = validate_inputs(example / "suite.yaml", [example / "runs"])
+    fed: list[dict[str, object]] = []
+    with ReportStream() as stream:
+
+        def take(record: dict[str, object]) -> None:
+            fed.append(record)
+            stream.add(record)
+
+        output = grade(inputs, tmp_path / "live", on_record=take)
+        live = stream.write(tmp_path / "live", output.summary)
+    lines = output.results_path.read_text(encoding="utf-8").splitlines()
+    assert fed == [json.loads(line) for line in lines] and len(fed) == inputs.n_runs
+    again = write_reports(tmp_path / "again", output.summary, output.results_path)
+    for a, b in zip(live, again, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_junit_cases_drop_their_pending_file(tmp_path: Path) -> None:
+    cases = JunitCases()
+    cases.add({"case_id": "c", "trial": 0, "agent": None, "checks": {"selection": check()}})
+    cases.write(tmp_path / "junit.xml")
+    assert cases._pending.closed
+    assert 'tests="1"' in (tmp_path / "junit.xml").read_text(encoding="utf-8")

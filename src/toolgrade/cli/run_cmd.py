@@ -10,7 +10,7 @@ import typer
 from toolgrade.cli.common import EXIT_GATE, EXIT_OK, err, input_errors_exit, out
 from toolgrade.cli.judges import JudgeSetup, setup_judges
 from toolgrade.cli.progress import progress_bar
-from toolgrade.reporting import print_scorecard, write_reports
+from toolgrade.reporting import ReportStream, print_scorecard
 from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
 from toolgrade.scoring.runner import grade, validate_inputs, write_summary
 from toolgrade.settings import Settings, load_settings
@@ -71,15 +71,17 @@ def run(
         validate_gate_names(settings.gates)
         inputs = validate_inputs(suite, runs)
         judges: JudgeSetup = setup_judges(settings, notify=lambda m: err.print(m, markup=False))
-        with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
-            output = grade(
-                inputs, out_dir, judge=judges.engine, workers=judges.workers, progress=hook
-            )
-        output.summary["judges"] = judges.summary()
-        gates = evaluate_gates(settings.gates, output.summary)
-        output.summary["gates"] = [g.to_json() for g in gates]
-        write_summary(output)
-        write_reports(out_dir, output.summary, output.results_path)
+        with ReportStream() as reports:
+            with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
+                output = grade(
+                    inputs, out_dir, judge=judges.engine, workers=judges.workers, progress=hook,
+                    on_record=reports.add,
+                )
+            output.summary["judges"] = judges.summary()
+            gates = evaluate_gates(settings.gates, output.summary)
+            output.summary["gates"] = [g.to_json() for g in gates]
+            write_summary(output)
+            reports.write(out_dir, output.summary)
     if not quiet:
         print_scorecard(out, output.summary)
         out.print(

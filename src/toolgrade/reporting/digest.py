@@ -60,6 +60,14 @@ class Digest:
         """Trajectory-failures of `name` not listed as examples."""
         return self.totals[name] - len(self.examples.get(name, []))
 
+    def add(self, record: dict[str, Any]) -> None:
+        """Fold one results.jsonl record in."""
+        self.lines += 1
+        tally = self.cases.setdefault(str(record.get("case_id")), CaseTally())
+        tally.runs += 1
+        tally.passed += bool((record.get("aggregate") or {}).get("passed"))
+        _add_failures(self, record, tally)
+
 
 def iter_records(results_path: Path) -> Iterator[dict[str, Any]]:
     """The records of a results file, one at a time (blank lines skipped)."""
@@ -103,9 +111,5 @@ def digest_results(results_path: Path) -> Digest:
     """Read `results_path` once and keep the per-case tallies and capped failure examples."""
     digest = Digest()
     for record in iter_records(results_path):
-        digest.lines += 1
-        tally = digest.cases.setdefault(str(record.get("case_id")), CaseTally())
-        tally.runs += 1
-        tally.passed += bool((record.get("aggregate") or {}).get("passed"))
-        _add_failures(digest, record, tally)
+        digest.add(record)
     return digest

@@ -7,30 +7,56 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.errors import ToolgradeError
-from toolgrade.reporting.digest import digest_results
+from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
-from toolgrade.reporting.junit import write_junit
+from toolgrade.reporting.junit import JunitCases
 from toolgrade.reporting.markdown import render_markdown
 from toolgrade.reporting.view import build_view
 
 REPORT_FILES = ("report.md", "report.html", "junit.xml")
 
 
-def write_reports(out_dir: Path, summary: dict[str, Any], results_path: Path) -> list[Path]:
-    """Render every report file from the summary and the streamed results; return their paths.
+class ReportStream:
+    """What the report files need from the results, taken one record at a time.
 
-    results.jsonl is read twice, line by line (once for the digest, once for JUnit), so a huge
-    run costs time, not memory.
+    The runner feeds it each record as it writes results.jsonl (`grade(on_record=...)`), so the
+    reports cost no second reading of the file; `write_reports` feeds it from the file instead.
+    Memory stays bounded (the digest keeps capped examples; JUnit testcases wait on disk).
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    digest = digest_results(results_path)
-    view = build_view(summary, digest)
-    written = [out_dir / name for name in REPORT_FILES]
-    written[0].write_text(render_markdown(view), encoding="utf-8")
-    written[1].write_text(render_html(view), encoding="utf-8")
-    runs_per_case = {case_id: tally.runs for case_id, tally in digest.cases.items()}
-    write_junit(written[2], results_path, runs_per_case=runs_per_case)
-    return written
+
+    def __init__(self) -> None:
+        self.digest = Digest()
+        self.junit = JunitCases()
+
+    def __enter__(self) -> ReportStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.junit.close()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Take one results.jsonl record (as a dict)."""
+        self.digest.add(record)
+        self.junit.add(record)
+
+    def write(self, out_dir: Path, summary: dict[str, Any]) -> list[Path]:
+        """Render every report file from the summary and the records taken; return the paths."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        view = build_view(summary, self.digest)
+        written = [out_dir / name for name in REPORT_FILES]
+        written[0].write_text(render_markdown(view), encoding="utf-8")
+        written[1].write_text(render_html(view), encoding="utf-8")
+        self.junit.write(written[2])
+        return written
+
+
+def write_reports(out_dir: Path, summary: dict[str, Any], results_path: Path) -> list[Path]:
+    """Render every report file from the summary and results.jsonl, read once line by line
+    (so a huge run costs time, not memory); return their paths."""
+    with ReportStream() as stream:
+        for record in iter_records(results_path):
+            stream.add(record)
+        return stream.write(out_dir, summary)
 
 
 def rerender(out_dir: Path) -> list[Path]:

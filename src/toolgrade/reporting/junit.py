@@ -3,18 +3,18 @@
 Names follow the pytest plugin: `case_id::check`, with `[agent:trial]` appended when a case has
 several runs; the classname is the agent (or "toolgrade"). A failed check is a <failure>
 carrying the failure names and messages; a check with no reference is <skipped/>; a crashed
-check is an <error/>. The file is written testcase by testcase while results.jsonl is streamed,
-so memory does not grow with the run; the XML is built as text, escaped exactly as ElementTree
-would escape it (building an element per testcase cost more than grading the run).
+check is an <error/>. Testcases are taken one record at a time (`JunitCases`: while the runner
+grades, or from results.jsonl streamed once), so memory does not grow with the run; the XML is
+built as text, escaped exactly as ElementTree would escape it (an element per testcase cost
+more than grading the run did).
 """
 
 from __future__ import annotations
 
+import json
 import re
-import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -89,13 +89,24 @@ def _testcase(record: dict[str, Any], check: str, several: bool) -> tuple[str, s
     """One testcase element as a line of XML, and its outcome tag (None: passed)."""
     agent = record.get("agent")
     trial = int(record.get("trial") or 0)
-    name = check_test_id(str(record.get("case_id")), check, agent, trial, several)
-    head = "<testcase" + _attrs(
-        {"name": xml_text(name), "classname": xml_text(agent or "toolgrade"), "time": "0"}
-    )
+    rest, tag = _after_name(record, check)
+    return _with_name(str(record.get("case_id")), check, agent, trial, several, rest), tag
+
+
+def _with_name(
+    case_id: str, check: str, agent: str | None, trial: int, several: bool, rest: str
+) -> str:
+    name = check_test_id(case_id, check, agent, trial, several)
+    return "<testcase" + _attrs({"name": xml_text(name)}) + rest
+
+
+def _after_name(record: dict[str, Any], check: str) -> tuple[str, str | None]:
+    """A testcase's XML after its name attribute (the name waits for the run count), and its
+    outcome tag (None: passed)."""
+    rest = _attrs({"classname": xml_text(record.get("agent") or "toolgrade"), "time": "0"})
     outcome = _outcome(check, record["checks"][check])
     if outcome.tag is None:
-        return head + " />", None
+        return rest + " />", None
     attrs = {"message": xml_text(outcome.message)}
     text = ""
     if outcome.tag != "skipped":
@@ -103,49 +114,64 @@ def _testcase(record: dict[str, Any], check: str, several: bool) -> tuple[str, s
         text = _escape_text(xml_text(outcome.text))
     # ElementTree closes an element with no text as `<tag ... />`.
     child = f"<{outcome.tag}{_attrs(attrs)}" + (f">{text}</{outcome.tag}>" if text else " />")
-    return f"{head}>{child}</testcase>", outcome.tag
+    return f"{rest}>{child}</testcase>", outcome.tag
 
 
-def _write_cases(fh: IO[str], results_path: Path, runs_per_case: Mapping[str, int]) -> Counter[str]:
-    """Write every testcase to `fh` in one pass; return the outcome counts for the header."""
-    outcomes: Counter[str] = Counter()
-    for record in iter_records(results_path):
-        several = runs_per_case.get(str(record.get("case_id")), 0) > 1
+class JunitCases:
+    """The testcases of junit.xml, taken one results record at a time; `write` makes the file.
+
+    A testcase's name carries `[agent:trial]` only when its case has several runs, which is
+    known once every record was seen, so each testcase waits in a temporary file (its name
+    parts and the rest of its XML) and is named when the file is written. Memory does not grow
+    with the number of records.
+    """
+
+    def __init__(self) -> None:
+        # Owned by this object for its whole life: `write` or `close` closes (and deletes) it.
+        self._pending: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self._runs_per_case: Counter[str] = Counter()
+        self.outcomes: Counter[str] = Counter()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Take one record's testcases (one per check it holds)."""
+        case_id = str(record.get("case_id"))
+        self._runs_per_case[case_id] += 1
+        agent, trial = record.get("agent"), int(record.get("trial") or 0)
         for check in CHECKS:
             if check in (record.get("checks") or {}):
-                element, tag = _testcase(record, check, several)
-                outcomes["tests"] += 1
+                rest, tag = _after_name(record, check)
+                self.outcomes["tests"] += 1
                 if tag is not None:
-                    outcomes[tag] += 1
-                fh.write("    " + element + "\n")
-    return outcomes
+                    self.outcomes[tag] += 1
+                self._pending.write(json.dumps([case_id, check, agent, trial, rest]) + "\n")
 
-
-def _runs_per_case(results_path: Path) -> Counter[str]:
-    return Counter(str(record.get("case_id")) for record in iter_records(results_path))
-
-
-def write_junit(
-    path: Path,
-    results_path: Path,
-    suite_name: str = "toolgrade",
-    runs_per_case: Mapping[str, int] | None = None,
-) -> None:
-    """Write `path` from `results_path`, streaming.
-
-    The testcases go to a temporary file beside `path` in one pass over the results, which
-    also counts the outcomes the header needs; the file is then assembled. `runs_per_case`
-    (runs per case id, as the report digest already knows them) saves a counting pass.
-    """
-    counts = _runs_per_case(results_path) if runs_per_case is None else runs_per_case
-    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=path.parent) as cases:
-        outcomes = _write_cases(cases, results_path, counts)
-        attrs = {"name": suite_name, "tests": str(outcomes["tests"]),
-                 "failures": str(outcomes["failure"]), "errors": str(outcomes["error"]),
-                 "skipped": str(outcomes["skipped"]), "time": "0"}
-        cases.seek(0)
+    def write(self, path: Path, suite_name: str = "toolgrade") -> None:
+        """Write junit.xml with every testcase taken so far, then let the pending file go."""
+        attrs = {"name": suite_name, "tests": str(self.outcomes["tests"]),
+                 "failures": str(self.outcomes["failure"]), "errors": str(self.outcomes["error"]),
+                 "skipped": str(self.outcomes["skipped"]), "time": "0"}
+        self._pending.seek(0)
         with path.open("w", encoding="utf-8") as fh:
             fh.write('<?xml version="1.0" encoding="utf-8"?>\n')
             fh.write(f"<testsuites{_attrs(attrs)}>\n  <testsuite{_attrs(attrs)}>\n")
-            shutil.copyfileobj(cases, fh)
+            for line in self._pending:
+                case_id, check, agent, trial, rest = json.loads(line)
+                several = self._runs_per_case[case_id] > 1
+                fh.write("    " + _with_name(case_id, check, agent, trial, several, rest) + "\n")
             fh.write("  </testsuite>\n</testsuites>\n")
+        self.close()
+
+    def close(self) -> None:
+        """Drop the pending testcases (the temporary file is deleted)."""
+        self._pending.close()
+
+
+def write_junit(path: Path, results_path: Path, suite_name: str = "toolgrade") -> None:
+    """Write `path` from a results.jsonl file, streamed once."""
+    cases = JunitCases()
+    try:
+        for record in iter_records(results_path):
+            cases.add(record)
+        cases.write(path, suite_name)
+    finally:
+        cases.close()

@@ -181,8 +181,13 @@ def grade(
     checks: list[Check] | None = None,
     workers: int = 1,
     progress: ProgressHook | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunOutput:
-    """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet)."""
+    """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet).
+
+    `on_record`, when given, also receives each record as written (its JSON form), e.g. a
+    `ReportStream`, so the reports need no second reading of the file.
+    """
     checks = checks if checks is not None else default_checks()
     out_dir.mkdir(parents=True, exist_ok=True)
     results_path = out_dir / "results.jsonl"
@@ -190,7 +195,10 @@ def grade(
     done = 0
     with results_path.open("w", encoding="utf-8") as fh:
         for case, run, record in _ordered_results(inputs, checks, judge, workers):
-            fh.write(json.dumps(record.to_json(), ensure_ascii=False, default=str) + "\n")
+            data = record.to_json()
+            fh.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+            if on_record is not None:
+                on_record(data)
             summary.add(case, run, record)
             done += 1
             if progress is not None:
