@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolgrade.reporting.digest import Digest, iter_records
+
 #: Agent text that must never become markup, break a table cell or an XML document.
 HOSTILE = "<script>alert(1)</script> | **bold** [x](http://evil.example)\x1b[31m\nnext line"
 
@@ -137,3 +139,11 @@ def write_run_dir(folder: Path, records: list[dict[str, Any]] | None = None,
     write_results(folder / "results.jsonl", small_records() if records is None else records)
     (folder / "summary.json").write_text(json.dumps(summary or small_summary()), encoding="utf-8")
     return folder
+
+
+def digest_results(results_path: Path) -> Digest:
+    """The report digest of a results file, read once (as `write_reports` feeds it)."""
+    digest = Digest()
+    for line in iter_records(results_path):
+        digest.add(line)
+    return digest

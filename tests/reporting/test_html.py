@@ -9,8 +9,15 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_reporting import check, failure, record, small_records, small_summary, write_results
-from toolgrade.reporting.digest import digest_results
+from builders_reporting import (
+    check,
+    digest_results,
+    failure,
+    record,
+    small_records,
+    small_summary,
+    write_results,
+)
 from toolgrade.reporting.html import render_html, shade
 from toolgrade.reporting.tables import anchor
 from toolgrade.reporting.view import build_view

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -10,13 +11,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from builders_reporting import HOSTILE, check, failure, record, small_records, write_results
-from toolgrade.reporting.junit import _outcome, _testcase, check_test_id, write_junit, xml_text
+from toolgrade.reporting.digest import iter_records
+from toolgrade.reporting.junit import JunitCases, _outcome, check_test_id, xml_text
+from toolgrade.reporting.tables import CHECKS
+
+
+def _write_junit(path: Path, records: list[dict[str, Any]]) -> None:
+    cases = JunitCases()
+    for rec in records:
+        cases.add(rec)
+    cases.write(path)
 
 
 def _junit(tmp_path: Path, records: list[dict[str, object]]) -> ET.Element:
+    # Through results.jsonl, as `toolgrade report` reads it back.
     results = write_results(tmp_path / "results.jsonl", records)
     path = tmp_path / "junit.xml"
-    write_junit(path, results)
+    _write_junit(path, list(iter_records(results)))
     return ET.parse(path).getroot()
 
 
@@ -122,5 +133,11 @@ def test_testcases_are_written_exactly_as_element_tree_would(
     if passed is None and applicable:
         block["error"] = message
     rec = record(case_id, agent=agent, selection=block)
-    text, _ = _testcase(rec, "selection", False)
-    assert text == _element_tree_testcase(rec, "selection")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "junit.xml"
+        _write_junit(path, [rec])
+        # newline="": element text may hold "\r", which must come back as written.
+        with path.open(encoding="utf-8", newline="") as fh:
+            text = fh.read()
+    body = text.split(">\n", 3)[3].removesuffix("  </testsuite>\n</testsuites>\n")
+    assert body == "".join(f"    {_element_tree_testcase(rec, check)}\n" for check in CHECKS)

@@ -16,8 +16,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_reporting import HOSTILE, small_records, small_summary, write_results
-from toolgrade.reporting.digest import digest_results
+from builders_reporting import HOSTILE, digest_results, small_records, small_summary, write_results
 from toolgrade.reporting.markdown import md_escape, render_markdown
 from toolgrade.reporting.view import build_view
 

@@ -8,8 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_reporting import small_summary, write_results
-from toolgrade.reporting.digest import digest_results
+from builders_reporting import digest_results, small_summary, write_results
 from toolgrade.reporting.files import write_reports
 from toolgrade.reporting.run_tables import reliability_table
 from toolgrade.reporting.tables import anchor, confusion_matrix, fmt

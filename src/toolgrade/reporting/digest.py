@@ -1,4 +1,4 @@
-"""One streaming pass over `results.jsonl`, keeping only what the reports show.
+"""The records of `results.jsonl`, taken one at a time, keeping only what the reports show.
 
 A run can hold millions of trajectories, so nothing here grows with the number of lines:
 memory is bounded by the number of cases (per-case tallies) and by a fixed number of
@@ -105,11 +105,3 @@ def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> N
             kept = digest.examples.setdefault(name, [])
             if len(kept) < EXAMPLES_PER_FAILURE:
                 kept.append(_example(record, check, failure.get("step"), failure.get("message")))
-
-
-def digest_results(results_path: Path) -> Digest:
-    """Read `results_path` once and keep the per-case tallies and capped failure examples."""
-    digest = Digest()
-    for record in iter_records(results_path):
-        digest.add(record)
-    return digest

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from toolgrade.reporting.digest import iter_records
 from toolgrade.reporting.tables import CHECKS
 
 # XML 1.0 cannot carry most control characters even escaped; agent text may hold them.
@@ -64,33 +63,24 @@ def _attrs(attrs: dict[str, str]) -> str:
     return "".join(f' {key}="{_escape_attr(value)}"' for key, value in attrs.items())
 
 
+#: ElementTree's attribute escapes, in its order ("&" first, so no entity is escaped twice).
+_ATTR_ESCAPES = (
+    ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("\r", "&#13;"),
+    ("\n", "&#10;"), ("\t", "&#09;"),
+)  # fmt: skip
+
+
 def _escape_attr(value: str) -> str:
     """Attribute escaping exactly as ElementTree writes it (so the file is unchanged)."""
-    if "&" in value:
-        value = value.replace("&", "&amp;")
     for raw, escaped in _ATTR_ESCAPES:
         if raw in value:
             value = value.replace(raw, escaped)
     return value
 
 
-_ATTR_ESCAPES = (
-    ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"),
-    ("\t", "&#09;"),
-)  # fmt: skip
-
-
 def _escape_text(value: str) -> str:
     """Element text escaping as ElementTree writes it."""
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _testcase(record: dict[str, Any], check: str, several: bool) -> tuple[str, str | None]:
-    """One testcase element as a line of XML, and its outcome tag (None: passed)."""
-    agent = record.get("agent")
-    trial = int(record.get("trial") or 0)
-    rest, tag = _after_name(record, check)
-    return _with_name(str(record.get("case_id")), check, agent, trial, several, rest), tag
 
 
 def _with_name(
@@ -165,13 +155,3 @@ class JunitCases:
         """Drop the pending testcases (the temporary file is deleted)."""
         self._pending.close()
 
-
-def write_junit(path: Path, results_path: Path, suite_name: str = "toolgrade") -> None:
-    """Write `path` from a results.jsonl file, streamed once."""
-    cases = JunitCases()
-    try:
-        for record in iter_records(results_path):
-            cases.add(record)
-        cases.write(path, suite_name)
-    finally:
-        cases.close()
