@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from toolgrade.loaders import iter_runs
 from toolgrade.loaders.fast_runs import plain_trajectory
-from toolgrade.loaders.runs import parse_line
+from toolgrade.loaders.runs import parse_line, read_line
 
 PLAIN = [
     '{"case_id":"a","steps":[{"tool":"t","args":{"x":1}}]}',
@@ -139,3 +139,12 @@ def test_fast_path_never_disagrees_with_the_careful_path(record: dict[str, Any])
     fast = plain_trajectory(line)
     if fast is not None:
         assert repr(fast) == repr(careful(line))
+
+
+def test_a_plain_line_holding_the_word_messages_is_still_read_right() -> None:
+    # The chat-format shortcut skips the fast path; the careful path still reads the line.
+    line = '{"case_id":"a","steps":[{"role":"user","content":"messages"},{"tool":"t"}]}'
+    assert plain_trajectory(line) is None
+    trajectory, problems = read_line(line, Path("runs.jsonl"), 1)
+    assert problems == [] and repr(trajectory) == repr(careful(line))
+    assert trajectory is not None and trajectory.tool_names == ["t"]

@@ -54,8 +54,14 @@ class _PlainRun(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-def plain_trajectory(line: str | bytes) -> Trajectory | None:
+def plain_trajectory(line: str) -> Trajectory | None:
     """The trajectory of a plain run line, or None when the line needs the careful path."""
+    # A chat-format line (a `messages` key) is never plain: skip the attempt, which would cost a
+    # fifth of its careful reading. Quotes inside JSON strings are escaped, so only a key or a
+    # whole string value reads `"messages"`; a rare plain line holding that value only loses
+    # the shortcut.
+    if '"messages"' in line:
+        return None
     try:
         run = _PlainRun.model_validate_json(line, strict=True)
     except ValidationError:
