@@ -8,7 +8,7 @@ import pytest
 
 from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
 from toolgrade.errors import InputError
-from toolgrade.loaders import load_runs
+from toolgrade.loaders import iter_runs, load_runs
 from toolgrade.models import Message, ToolCall
 from toolgrade.scoring.runner import validate_inputs
 
@@ -92,3 +92,12 @@ def test_folder_of_runs(tmp_path: Path) -> None:
     suite = write_yaml_suite(tmp_path, SIMPLE_CASE)
     inputs = validate_inputs(suite, [folder])
     assert inputs.n_runs == 2 and inputs.agents == {"a", "b"}
+
+
+def test_a_line_cut_short_is_reported_where_it_ends(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    cut_short = '{"case_id": "c", "steps": [\n'
+    runs.write_text(cut_short + '{"case_id": "c", "steps": []}\n', encoding="utf-8")
+    [(_, line, trajectory, problems), _] = list(iter_runs([runs]))
+    assert line == 1 and trajectory is None
+    assert [p.reason for p in problems] == ["malformed JSON: Expecting value (column 28)"]

@@ -28,7 +28,9 @@ def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
 def decode_line(path: Path, number: int, line: str) -> tuple[Any, InputProblem | None]:
     """(parsed value, None), or (None, the problem naming the file, line and column)."""
     try:
-        return json.loads(line), None
+        # Without its line break, a line cut short is reported where it ends, not at
+        # "column 1" of the next line.
+        return json.loads(line.rstrip("\r\n")), None
     except json.JSONDecodeError as exc:
         reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
         return None, InputProblem(str(path), number, "", reason)
