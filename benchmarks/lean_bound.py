@@ -2,6 +2,9 @@
 
     python benchmarks/lean_bound.py SUITE RUNS
 
+SUITE and RUNS are a synthetic suite and its runs (`synth.py`), where every case declares
+`selection` and `ordering`; any other suite is refused with the case that lacks one.
+
 Not a grader. It answers, per run, four yes/no questions shaped like the four checks, with
 everything that depends on the case alone prepared once, over `json.loads` dicts, and builds
 no figures, no failures and no result objects:
@@ -33,6 +36,7 @@ from typing import Any
 from common import iter_lines, rate
 
 from toolgrade.checks.schema_fastpath import fast_checker
+from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case
 
@@ -43,7 +47,8 @@ def case_plan(case: Case) -> dict[str, Any]:
     """Everything the four verdicts need from a case, built once."""
     e = case.expected
     selection = e.selection
-    assert selection is not None and e.ordering is not None, "synthetic cases declare both"
+    if selection is None or e.ordering is None:
+        raise ValueError(f"case {case.id!r} declares no selection or no ordering reference")
     return {
         "routes": [Counter(r) for r in [selection.tools, *selection.alternatives]],
         "forbidden": frozenset(selection.forbidden),
@@ -147,8 +152,12 @@ def main() -> None:
     parser.add_argument("suite", type=Path)
     parser.add_argument("runs", type=Path)
     args = parser.parse_args()
-    suite = load_suite(args.suite)
-    plans = {cid: case_plan(case) for cid, case in suite.cases.items()}
+    try:
+        suite = load_suite(args.suite)
+        plans = {cid: case_plan(case) for cid, case in suite.cases.items()}
+    except (InputError, ValueError) as exc:
+        print(f"lean_bound: {exc} (it needs a suite made by synth.py)", file=sys.stderr)
+        sys.exit(2)  # bad input, as toolgrade's own commands
     lines = list(iter_lines(args.runs))
     lean = best_seconds(lambda: [verdicts(line, plans) for line in lines])
     naive = best_seconds(
