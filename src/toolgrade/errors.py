@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True, order=True)
@@ -33,3 +34,20 @@ class InputError(ToolgradeError):
 
 class ConfigError(ToolgradeError):
     """Bad configuration (settings file, gates, judge floors)."""
+
+
+class NotUtf8Error(ValueError):
+    """A text input file holds bytes that are not UTF-8; `line` is where the first one is."""
+
+    def __init__(self, line: int, byte: int) -> None:
+        self.line = line
+        super().__init__(f"not UTF-8 text: byte 0x{byte:02x} (save the file as UTF-8)")
+
+
+def read_utf8(path: Path) -> str:
+    """A text file's content (a byte-order mark dropped); raises `NotUtf8Error` with the line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NotUtf8Error(data.count(b"\n", 0, exc.start) + 1, data[exc.start]) from exc

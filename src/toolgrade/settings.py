@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolgrade.errors import ConfigError
+from toolgrade.errors import ConfigError, NotUtf8Error, read_utf8
 from toolgrade.models import JudgeDimension
 
 
@@ -84,10 +84,11 @@ class Settings(_Settings):
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(read_utf8(path))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    except NotUtf8Error as exc:
+        raise ConfigError(f"{path}:{exc.line}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
 

@@ -101,6 +101,31 @@ def test_result_for_unknown_call_is_an_error() -> None:
     assert info.value.field == "messages[0].tool_call_id"
 
 
+def test_result_naming_another_id_is_not_given_to_an_open_call() -> None:
+    messages = [
+        {"role": "assistant", "tool_calls": [_call("1", "lookup", {"id": "A1"})]},
+        {"role": "tool", "tool_call_id": "zzz", "content": "Error: boom"},
+    ]
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(messages)
+    assert (info.value.field, info.value.reason) == (
+        "messages[1].tool_call_id",
+        "matches no earlier tool call",
+    )
+
+
+def test_result_with_an_id_answers_calls_that_carry_none_in_order() -> None:
+    call = {"type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    steps = messages_to_steps(
+        [
+            {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "generated-1", "content": "ok"},
+        ]
+    )
+    (only,) = steps
+    assert isinstance(only, ToolCall) and only.result is not None and only.result.content == "ok"
+
+
 def test_call_without_name_is_an_error() -> None:
     with pytest.raises(AdapterError) as info:
         messages_to_steps([{"role": "assistant", "tool_calls": [{"id": "a", "function": {}}]}])

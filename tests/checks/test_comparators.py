@@ -64,6 +64,8 @@ def test_valid_specs_have_no_problem(spec: Any) -> None:
         ({"approx": True}, "'approx' must be a number"),
         ({"date": "not a date"}, "'date' is not a recognisable date"),
         ({"date": "2024-03-01", "tz": "Mars/Olympus"}, "'tz' is not a known time zone"),
+        ({"date": "2024-03-01", "tz": "+25:00"}, "'tz' is not a known time zone"),
+        ({"date": "2024-03-01", "tz": "+05:75"}, "'tz' is not a known time zone"),
         ({"regex": "("}, "'regex' does not compile"),
         ({"casefold": 3}, "'casefold' must be a string"),
         ({"semantic": "x", "rubric": 3}, "'rubric' must be a string"),
@@ -240,6 +242,13 @@ def test_with_tz_datetimes_compare_as_instants() -> None:
     assert status(paris, "2024-03-01T09:00:00Z") == "match"
     assert status(paris, "2024-03-01T10:00:00Z") == "wrong"
     assert status({"date": "2024-03-01T15:30", "tz": "+05:30"}, "2024-03-01T10:00Z") == "match"
+
+
+@pytest.mark.parametrize("value", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+05:00"])
+def test_a_date_out_of_range_in_the_zone_is_wrong_not_a_crash(value: str) -> None:
+    result = check({"date": "2024-03-01T10:00", "tz": "UTC"}, value)
+    assert result.status == "wrong"
+    assert "out of the range of dates" in result.findings[0].reason
 
 
 def test_with_tz_a_date_only_side_compares_days_in_that_zone() -> None:

@@ -109,3 +109,42 @@ def test_schema_describes_the_case_format() -> None:
     assert schema["title"] == "toolgrade case"
     assert "expected" in schema["properties"]
     assert schema["additionalProperties"] is False
+
+
+def test_out_naming_a_file_exits_2_before_grading(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, runs = inputs
+    (tmp_path / "taken").write_text("mine")
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", "taken", "--no-judge"])
+    assert result.exit_code == 2
+    assert "--out taken: a file of that name exists, not a folder" in result.output
+    assert (tmp_path / "taken").read_text() == "mine"
+
+
+def test_out_inside_a_runs_folder_is_not_read_as_runs(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, runs = inputs
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    runs.rename(folder / "runs.jsonl")
+    args = ["run", str(suite), str(folder), "--out", str(folder / "out"), "--no-judge", "-q"]
+    first, second = runner.invoke(app, args), runner.invoke(app, args)
+    assert (first.exit_code, second.exit_code) == (0, 0), second.output
+    summary = json.loads((folder / "out" / "summary.json").read_text())
+    assert summary["trajectories"] == 1
+
+
+def test_cases_without_runs_are_named_in_a_warning(tmp_path: Path) -> None:
+    two = SIMPLE_CASE + "- id: c2\n  expected: {selection: {tools: [refund]}}\n"
+    suite = write_yaml_suite(tmp_path, two)
+    runs = write_jsonl(tmp_path / "runs.jsonl", [GOOD])
+    out = str(tmp_path / "o")
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", out, "--no-judge", "-q"])
+    assert result.exit_code == 0
+    assert "warning: 1 of 2 cases have no run (c2); the figures leave them out" in result.output
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = runner.invoke(app, ["run", str(suite), str(empty), "--out", out, "--no-judge", "-q"])
+    assert "warning: the run files hold no runs; nothing is graded" in result.output

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builders_foundation import SIMPLE_CASE, write_jsonl, write_yaml_suite
-from toolgrade.errors import InputError
+from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import load_suite
 
 
@@ -177,3 +177,33 @@ def test_schema_roundtrip_json(tmp_path: Path) -> None:
     dumped = [json.loads(c.model_dump_json()) for c in suite.cases.values()]
     again = load_suite(write_jsonl(tmp_path / "again.jsonl", dumped))
     assert again.cases == suite.cases
+
+
+def test_check_problems_point_at_the_field_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cases:\n"
+        "  - id: a\n"
+        "    expected:\n"
+        "      arguments:\n"
+        "        - tool: t\n"
+        "          args:\n"
+        "            ok: 1\n"
+        "            x: {approx: ten}\n"
+        "      ordering:\n"
+        "        groups: {g: [t]}\n"
+        "        before:\n"
+        "          - [\"@nope\", t]\n",
+        encoding="utf-8",
+    )
+    found = {p.field: p.line for p in _problem_objects(path)}
+    assert found == {
+        "cases[0].expected.arguments[0].args.x": 8,
+        "cases[0].expected.ordering.before[0]": 12,
+    }
+
+
+def _problem_objects(path: Path) -> list[InputProblem]:
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    return info.value.problems

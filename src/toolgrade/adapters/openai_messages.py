@@ -44,7 +44,7 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
             raise AdapterError(f"messages[{i}]", "a message needs a string 'role'")
         role = msg["role"]
         if role in ("tool", "function"):
-            target = by_id.get(msg.get("tool_call_id") or "") or _first_open(last_unanswered, msg)
+            target = _target(msg, by_id, last_unanswered)
             if target is None:
                 raise AdapterError(f"messages[{i}].tool_call_id", "matches no earlier tool call")
             target.result = make_result(text_of(msg.get("content")), _flag(msg))
@@ -60,6 +60,20 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
                     by_id[call.id] = call
             last_unanswered = calls
     return [item.build() if isinstance(item, PendingCall) else item for item in items]
+
+
+def _target(
+    msg: dict[str, Any], by_id: dict[str, PendingCall], last_unanswered: list[PendingCall]
+) -> PendingCall | None:
+    """The call a tool message answers: by its `tool_call_id`, else the next unanswered call.
+
+    An id that names no call is an error, not a cue to guess: the order is used only when the
+    message has no id, or when the calls it could answer carry none to match.
+    """
+    call_id = msg.get("tool_call_id")
+    if call_id and any(call.id for call in last_unanswered):
+        return by_id.get(str(call_id))
+    return by_id.get(str(call_id or "")) or _first_open(last_unanswered, msg)
 
 
 def _first_open(calls: list[PendingCall], msg: dict[str, Any]) -> PendingCall | None:

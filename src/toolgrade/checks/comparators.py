@@ -477,6 +477,10 @@ def _date_mismatch(cmp: SameDate, value: Any) -> str | None:
     if actual is None:
         return "not a recognisable date"
     expected, zone = cmp.value, cmp.tz
-    if zone is not None and isinstance(expected, datetime) and isinstance(actual, datetime):
-        return None if in_zone(expected, zone) == in_zone(actual, zone) else "a different instant"
-    return None if day_in(expected, zone) == day_in(actual, zone) else "a different date"
+    try:
+        if zone is not None and isinstance(expected, datetime) and isinstance(actual, datetime):
+            same = in_zone(expected, zone) == in_zone(actual, zone)
+            return None if same else "a different instant"
+        return None if day_in(expected, zone) == day_in(actual, zone) else "a different date"
+    except OverflowError:  # e.g. 9999-12-31T23:00-05:00 seen in UTC is past year 9999
+        return "out of the range of dates once seen in the reference's time zone"

@@ -96,7 +96,10 @@ def parse_tz(name: Any) -> tzinfo | None:
     offset = _OFFSET.match(name)
     if offset:
         sign = -1 if offset.group(1) == "-" else 1
-        return timezone(sign * timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3))))
+        hours, minutes = int(offset.group(2)), int(offset.group(3))
+        if hours > 23 or minutes > 59:  # timezone() refuses offsets of a day or more
+            return None
+        return timezone(sign * timedelta(hours=hours, minutes=minutes))
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -29,7 +29,14 @@ def ordering_problems(case: Case) -> CaseProblems:
     """Group references and sides of the ordering constraints."""
     from toolgrade.checks.ordering import validate_ordering
 
-    return [("expected.ordering", problem) for problem in validate_ordering(case)]
+    # Each problem starts with the ordering field it is about ("before[0]: ..."): make that
+    # part of the field, so the loader can point at its line.
+    out: CaseProblems = []
+    for problem in validate_ordering(case):
+        where, _, reason = problem.partition(": ")
+        field = f"expected.ordering.{where}" if reason else "expected.ordering"
+        out.append((field, reason or where))
+    return out
 
 
 def case_validators() -> list[Callable[[Case], CaseProblems]]:

@@ -10,9 +10,10 @@ import typer
 from toolgrade.cli.common import EXIT_GATE, EXIT_OK, err, input_errors_exit, out
 from toolgrade.cli.judges import JudgeSetup, setup_judges
 from toolgrade.cli.progress import progress_bar
+from toolgrade.errors import ConfigError
 from toolgrade.reporting import ReportStream, print_scorecard
 from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
-from toolgrade.scoring.runner import grade, validate_inputs, write_summary
+from toolgrade.scoring.runner import ValidatedInputs, grade, validate_inputs, write_summary
 from toolgrade.settings import Settings, load_settings
 
 
@@ -43,6 +44,31 @@ def _settings(
     )
 
 
+def _make_out_dir(out_dir: Path) -> None:
+    """Create the output folder, or stop with exit 2 before anything is graded."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = f"cannot create the output folder: {exc.strerror}"
+        raise ConfigError(f"--out {out_dir}: {reason}") from exc
+
+
+def _warn_about_coverage(inputs: ValidatedInputs) -> None:
+    """Say when runs leave cases ungraded: their checks are missing from every figure."""
+    missing = inputs.cases_without_runs
+    if not missing:
+        return
+    if inputs.n_runs == 0:
+        err.print("warning: the run files hold no runs; nothing is graded", markup=False)
+        return
+    shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+    err.print(
+        f"warning: {len(missing)} of {len(inputs.suite)} cases have no run ({shown}); "
+        "the figures leave them out",
+        markup=False,
+    )
+
+
 def run(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path], typer.Argument(help="Run files or folders (JSONL).")],
@@ -69,8 +95,12 @@ def run(
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
         validate_gate_names(settings.gates)
-        inputs = validate_inputs(suite, runs)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
+        inputs = validate_inputs(suite, runs, exclude=out_dir)
         judges: JudgeSetup = setup_judges(settings, notify=lambda m: err.print(m, markup=False))
+        _make_out_dir(out_dir)  # only once nothing can refuse the run
+        _warn_about_coverage(inputs)
         with ReportStream() as reports:
             with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
                 output = grade(

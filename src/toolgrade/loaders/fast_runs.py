@@ -15,6 +15,7 @@ decides nothing on its own: it only skips work whose outcome is already known.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
@@ -52,6 +53,21 @@ class _PlainRun(BaseModel):
     steps: list[_PlainStep]
     final_state: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+#: What pydantic-core would take and strict JSON does not: NaN, Infinity, a float overflow.
+_NOT_STRICT = re.compile(r"NaN|Infinity|\d[eE][+]?\d{3}")
+
+
+def might_be_plain(line: str) -> bool:
+    """False for a line the fast path must not take: bytes that are not UTF-8, or text that
+    may be a JSON value only Python's lenient reading accepts (the careful path decides)."""
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return _NOT_STRICT.search(line) is None
 
 
 def plain_trajectory(line: str) -> Trajectory | None:

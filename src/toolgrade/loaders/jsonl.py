@@ -1,13 +1,34 @@
-"""JSON Lines reading that reports malformed lines instead of stopping at the first."""
+"""JSON Lines reading that reports malformed lines instead of stopping at the first.
+
+Only strict JSON gets through, as UTF-8 text: `NaN`, `Infinity` and numbers too large for a float
+(Python's `json` accepts them, other JSON readers of our outputs would not), bytes that are not
+UTF-8, lone surrogate escapes (`"\\ud800"`, which no UTF-8 output can hold) and values nested
+deeper than `MAX_DEPTH` are each reported on their line, never passed on to a crash later.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from toolgrade.errors import InputProblem
+
+#: The deepest nesting of arrays and objects a line may hold. Outputs nest a run's values a few
+#: levels deeper, still far from the interpreter's recursion limit.
+MAX_DEPTH = 256
+
+#: An escaped UTF-16 surrogate, the only way JSON text can produce a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+#: An exponent of three digits or more, the only way a JSON number can overflow a float.
+_BIG_EXPONENT = re.compile(r"\d[eE][+]?\d{3}")
+
+
+class _NotStrictJson(ValueError):
+    """A value Python's `json` would accept and JSON does not allow."""
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, InputProblem | None]]:
@@ -18,19 +39,88 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, InputProblem | None]]:
 
 
 def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield (line number, text) for each non-blank line, undecoded."""
-    with path.open(encoding="utf-8") as fh:
+    """Yield (line number, text) for each non-blank line, undecoded.
+
+    A byte-order mark is dropped. Bytes that are not UTF-8 are kept as surrogate escapes, so the
+    line is still yielded and `text_problem` can name it instead of the whole file failing.
+    """
+    with path.open(encoding="utf-8-sig", errors="surrogateescape") as fh:
         for number, line in enumerate(fh, start=1):
             if line.strip():
                 yield number, line
 
 
+def text_problem(path: Path, number: int, line: str) -> InputProblem | None:
+    """The problem of a line holding bytes that are not UTF-8, or None."""
+    if line.isascii():  # a flag lookup: the common case costs nothing
+        return None
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(line[exc.start])
+        what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a character"
+        reason = f"not UTF-8 text: {what} at column {exc.start + 1} (save the file as UTF-8)"
+        return InputProblem(str(path), number, "", reason)
+    return None
+
+
 def decode_line(path: Path, number: int, line: str) -> tuple[Any, InputProblem | None]:
     """(parsed value, None), or (None, the problem naming the file, line and column)."""
+    problem = text_problem(path, number, line)
+    if problem is not None:
+        return None, problem
     try:
         # Without its line break, a line cut short is reported where it ends, not at
         # "column 1" of the next line.
-        return json.loads(line.rstrip("\r\n")), None
+        value = json.loads(
+            line.rstrip("\r\n"),
+            parse_constant=_no_constant,
+            parse_float=_finite_float if _BIG_EXPONENT.search(line) else None,
+        )
     except json.JSONDecodeError as exc:
-        reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
-        return None, InputProblem(str(path), number, "", reason)
+        return None, _problem(path, number, f"malformed JSON: {exc.msg} (column {exc.colno})")
+    except _NotStrictJson as exc:
+        return None, _problem(path, number, f"not valid JSON: {exc}")
+    except RecursionError:
+        return None, _problem(path, number, f"nested deeper than {MAX_DEPTH} levels")
+    reason = _value_problem(line, value)
+    return (None, _problem(path, number, reason)) if reason else (value, None)
+
+
+def _value_problem(line: str, value: Any) -> str | None:
+    """What a parsed line holds that no output could write, or None."""
+    if line.count("[") + line.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels"
+    if _SURROGATE_ESCAPE.search(line):
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return "a string holds a lone surrogate escape (\\ud800-\\udfff): not Unicode text"
+    return None
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in `value` (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotStrictJson(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotStrictJson(f"{text} is too large for a number")
+    return number
+
+
+def _problem(path: Path, number: int, reason: str) -> InputProblem:
+    return InputProblem(str(path), number, "", reason)

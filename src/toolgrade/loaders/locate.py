@@ -7,6 +7,7 @@ sees is the one they wrote, and look up the line where that field stands.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -38,6 +39,18 @@ def dotted(path: Path_) -> str:
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def undotted(field: str) -> Path_:
+    """The path `dotted` renders as `field` (a key holding a dot or bracket is split, which
+    only makes `line_for` settle on a shallower line)."""
+    path: list[str | int] = []
+    for key, index in _PART.findall(field):
+        path.append(int(index) if index else key)
+    return tuple(path)
+
+
+_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def line_for(path: Path_, lines: Mapping[Path_, int], default: int | None) -> int | None:

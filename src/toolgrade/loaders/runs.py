@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
-from toolgrade.loaders.fast_runs import plain_trajectory
+from toolgrade.loaders.fast_runs import might_be_plain, plain_trajectory
 from toolgrade.loaders.jsonl import decode_line, iter_text_lines
 from toolgrade.loaders.locate import problems_from_validation
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
@@ -129,11 +129,19 @@ def to_trajectory(record: RunRecord) -> Trajectory:
     )
 
 
-def run_files(paths: Iterable[Path]) -> list[Path]:
-    """Expand files and folders (their *.jsonl, recursively) into run files."""
+def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:
+    """Expand files and folders (their *.jsonl, recursively) into run files.
+
+    Files found in a folder under `exclude` are left out; a file named on its own is kept.
+    """
+    skip = exclude.resolve() if exclude is not None else None
     files: list[Path] = []
     for path in paths:
-        files.extend(sorted(path.rglob("*.jsonl")) if path.is_dir() else [path])
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = sorted(path.rglob("*.jsonl"))
+        files.extend(f for f in found if skip is None or not f.resolve().is_relative_to(skip))
     return files
 
 
@@ -159,7 +167,7 @@ def read_line(
     A plain line is read in one pydantic-core call (`fast_runs`); any other line, including
     every line with a problem, is read the careful way, which words the problem.
     """
-    plain = plain_trajectory(line)
+    plain = plain_trajectory(line) if might_be_plain(line) else None
     if plain is not None:
         return plain, []
     value, problem = decode_line(path, number, line)

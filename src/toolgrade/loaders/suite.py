@@ -19,9 +19,15 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import ValidationError
 
-from toolgrade.errors import InputError, InputProblem
+from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.loaders.jsonl import iter_jsonl
-from toolgrade.loaders.locate import Path_, dotted, problems_from_validation
+from toolgrade.loaders.locate import (
+    Path_,
+    dotted,
+    line_for,
+    problems_from_validation,
+    undotted,
+)
 from toolgrade.loaders.yaml_lines import load_yaml_with_lines
 from toolgrade.models import Case
 
@@ -88,7 +94,13 @@ def _merge_shared(data: Any, tools: Any, groups: Any) -> Any:
 
 def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     try:
-        data, lines = load_yaml_with_lines(path.read_text(encoding="utf-8"))
+        data, lines = load_yaml_with_lines(read_utf8(path))
+    except NotUtf8Error as exc:
+        problems.append(InputProblem(str(path), exc.line, "", str(exc)))
+        return []
+    except RecursionError:
+        problems.append(InputProblem(str(path), None, "", "malformed YAML: nested too deeply"))
+        return []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -199,7 +211,8 @@ def _validate(
     for validator in validators:
         for field_name, reason in validator(case):
             where = dotted(raw.prefix) + "." if raw.prefix else ""
-            problems.append(InputProblem(raw.file, raw.line, where + field_name, reason))
+            line = line_for((*raw.prefix, *undotted(field_name)), raw.lines, raw.line)
+            problems.append(InputProblem(raw.file, line, where + field_name, reason))
     return case, problems
 
 

@@ -6,7 +6,7 @@ the file, line and key instead of a silently ignored expectation.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -152,8 +152,10 @@ class Scoring(StrictModel):
     """How the four check scores aggregate into one pass/fail for the case."""
 
     mode: Literal["binary", "weighted", "hybrid"] = "binary"
-    weights: dict[CheckName, float] = Field(default_factory=dict)
-    threshold: float = Field(default=0.8, ge=0.0, le=1.0)
+    weights: dict[CheckName, Annotated[float, Field(ge=0.0, allow_inf_nan=False)]] = Field(
+        default_factory=dict
+    )
+    threshold: float = Field(default=0.8, ge=0.0, le=1.0, allow_inf_nan=False)
     required: list[CheckName] = Field(default_factory=list)
 
 

@@ -36,21 +36,30 @@ class ValidatedInputs:
     files: list[Path]
     n_runs: int
     agents: set[str | None] = field(default_factory=set)
+    #: Ids of the suite's cases no run names, in suite order: their checks are in no figure.
+    cases_without_runs: list[str] = field(default_factory=list)
 
 
-def validate_inputs(suite_path: Path, runs: list[Path]) -> ValidatedInputs:
-    """Read every input once; raise `InputError` listing every problem in every file."""
+def validate_inputs(
+    suite_path: Path, runs: list[Path], exclude: Path | None = None
+) -> ValidatedInputs:
+    """Read every input once; raise `InputError` listing every problem in every file.
+
+    `exclude`: a folder whose files are never runs, even inside a runs folder (the output
+    folder, so that a second run does not read the first one's `results.jsonl`).
+    """
     problems: list[InputProblem] = []
     suite: Suite | None = None
     try:
         suite = load_suite(suite_path)
     except InputError as exc:
         problems.extend(exc.problems)
-    files = run_files(runs)
+    files = run_files(runs, exclude)
     if not files:
         problems.append(InputProblem(", ".join(map(str, runs)), None, "", "no run files (*.jsonl)"))
     seen = _SeenRuns()
     agents: set[str | None] = set()
+    graded_cases: set[str] = set()
     n_runs = 0
     for file, line, trajectory, found in iter_runs(files):
         problems.extend(found)
@@ -63,6 +72,7 @@ def validate_inputs(suite_path: Path, runs: list[Path]) -> ValidatedInputs:
                 InputProblem(file, line, "case_id", f"no case {trajectory.case_id!r} in the suite")
             )
             continue
+        graded_cases.add(trajectory.case_id)
         first = seen.first_or_add(trajectory, file, line)
         if first is not None:
             problems.append(
@@ -76,7 +86,10 @@ def validate_inputs(suite_path: Path, runs: list[Path]) -> ValidatedInputs:
             )
     if problems or suite is None:
         raise InputError(problems)
-    return ValidatedInputs(suite=suite, files=files, n_runs=n_runs, agents=agents)
+    without = [case_id for case_id in suite.cases if case_id not in graded_cases]
+    return ValidatedInputs(
+        suite=suite, files=files, n_runs=n_runs, agents=agents, cases_without_runs=without
+    )
 
 
 class _SeenRuns:
