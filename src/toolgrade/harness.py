@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from toolgrade import json_out
 from toolgrade.models import (
     Case,
     FaultSpec,
@@ -179,7 +180,7 @@ class FaultInjector:
         data["steps"] = [s.model_dump(mode="json", exclude_none=True) for s in run.steps]
         if run.final_state is not None:
             data["final_state"] = run.final_state
-        return json.dumps(data, ensure_ascii=False)
+        return json_out.dumps(data, ensure_ascii=False)
 
     # -- calling ----------------------------------------------------------------------------
 

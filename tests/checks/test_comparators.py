@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from datetime import date, datetime
 from typing import Any
 
@@ -59,9 +60,11 @@ def test_valid_specs_have_no_problem(spec: Any) -> None:
         ({"exact": 1, "regex": "1"}, "exactly one"),
         ({"one_of": "a"}, "'one_of' must be a non-empty list"),
         ({"one_of": []}, "'one_of' must be a non-empty list"),
-        ({"approx": "25"}, "'approx' must be a number"),
-        ({"approx": 25, "tol": -1}, "'tol' must be a non-negative number"),
-        ({"approx": True}, "'approx' must be a number"),
+        ({"approx": "25"}, "'approx' must be a finite number"),
+        ({"approx": 25, "tol": -1}, "'tol' must be a finite non-negative number"),
+        ({"approx": True}, "'approx' must be a finite number"),
+        ({"approx": math.inf}, "'approx' must be a finite number"),
+        ({"approx": 1, "tol": math.inf}, "'tol' must be a finite non-negative number"),
         ({"date": "not a date"}, "'date' is not a recognisable date"),
         ({"date": "2024-03-01", "tz": "Mars/Olympus"}, "'tz' is not a known time zone"),
         ({"date": "2024-03-01", "tz": "+25:00"}, "'tz' is not a known time zone"),
@@ -183,6 +186,12 @@ def test_approx_needs_a_number() -> None:
     assert status({"approx": 1, "tol": 1}, True) == "wrong"
     assert status({"approx": 0.3}, 0.1 + 0.2) == "match"  # default: float closeness only
     assert status({"approx": 0.3}, 0.31) == "wrong"
+
+
+@pytest.mark.parametrize("spec", [{"approx": 25, "tol": 0.01}, {"approx": 25, "rel": 0.5}])
+@pytest.mark.parametrize("value", [math.inf, -math.inf])
+def test_an_infinite_value_is_never_within_a_tolerance(spec: dict[str, Any], value: float) -> None:
+    assert status(spec, value) == "wrong"
 
 
 @given(st.floats(-1e6, 1e6), st.floats(0, 100), st.floats(-200, 200))

@@ -148,3 +148,24 @@ def test_cases_without_runs_are_named_in_a_warning(tmp_path: Path) -> None:
     empty.write_text("")
     result = runner.invoke(app, ["run", str(suite), str(empty), "--out", out, "--no-judge", "-q"])
     assert "warning: the run files hold no runs; nothing is graded" in result.output
+
+
+def test_a_float_overflow_in_a_run_is_written_as_valid_json(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, _ = inputs
+    line = json.dumps(GOOD).replace('"amount": 10', '"amount": 1e999')
+    runs = tmp_path / "inf.jsonl"
+    runs.write_text(line + "\n")
+    out = tmp_path / "o"
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "--no-judge"])
+    assert result.exit_code == 0, result.output
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} written as a bare token")
+
+    (record,) = [json.loads(t, parse_constant=refuse) for t in (out / "results.jsonl").open()]
+    arguments = record["checks"]["arguments"]
+    assert arguments["passed"] is False
+    assert '"Infinity"' in json.dumps(arguments)
+    json.loads((out / "summary.json").read_text(), parse_constant=refuse)

@@ -14,8 +14,8 @@ import pytest
 from builders_foundation import steps_run, write_yaml_suite
 from toolgrade.errors import ConfigError, InputError
 from toolgrade.loaders import load_runs, load_suite
-from toolgrade.loaders.jsonl import MAX_DEPTH
-from toolgrade.loaders.runs import read_line
+from toolgrade.loaders.jsonl import MAX_DEPTH, decode_line
+from toolgrade.loaders.runs import parse_line, read_line
 from toolgrade.settings import load_settings
 
 CALL = '{"case_id":"c1","steps":[{"tool":"t","args":{"x":%s}}]}'
@@ -34,7 +34,6 @@ def _run_problems(tmp_path: Path, *lines: bytes) -> list[str]:
     [
         ("NaN", "NaN is not a JSON number"),
         ("-Infinity", "-Infinity is not a JSON number"),
-        ("1e999", "1e999 is too large for a number"),
         ('"\\ud800"', "lone surrogate"),
         ('"caf\xe9"', "not UTF-8 text: byte 0xe9 at column"),
         ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), f"nested deeper than {MAX_DEPTH}"),
@@ -57,6 +56,21 @@ def test_strict_values_that_look_alike_are_read(tmp_path: Path, value: str) -> N
     path.write_text(CALL % value + "\n", encoding="utf-8")
     (run,) = load_runs([path])
     assert run.calls[0][1].args == {"x": json.loads(value)}
+
+
+def test_a_number_too_large_for_a_float_reads_as_infinity_on_both_paths(tmp_path: Path) -> None:
+    plain, _ = read_line(CALL % "1e999", tmp_path, 1)
+    value, problem = decode_line(tmp_path, 1, CALL % "1e999")
+    careful, _ = parse_line(value, "r.jsonl", 1)
+    assert problem is None
+    chat = (
+        '{"case_id":"c1","messages":[{"role":"assistant","tool_calls":[{"id":"1",'
+        '"function":{"name":"t","arguments":"{\\"x\\": 1e999}"}}]}]}'
+    )
+    from_chat, problems = read_line(chat, tmp_path, 1)
+    assert problems == []
+    for run in (plain, careful, from_chat):
+        assert run is not None and run.calls[0][1].args == {"x": float("inf")}
 
 
 def test_nesting_past_the_fast_path_but_within_the_limit_is_read(tmp_path: Path) -> None:

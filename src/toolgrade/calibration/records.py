@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolgrade import json_out
 from toolgrade.errors import ConfigError
 from toolgrade.models import JudgeDimension
 
@@ -167,7 +168,7 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
 
 def record_json(record: CalibrationRecord) -> str:
     """The record as indented JSON text."""
-    return json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    return json_out.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
 def read_record(path: Path) -> CalibrationRecord:

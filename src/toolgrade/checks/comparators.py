@@ -228,8 +228,8 @@ class _Parser:
         value: Any = spec.get(key)
         if value is None and key != "approx":
             return None
-        if not is_number(value) or math.isnan(value) or (key != "approx" and value < 0):
-            need = "a number" if key == "approx" else "a non-negative number"
+        if not is_number(value) or not math.isfinite(value) or (key != "approx" and value < 0):
+            need = "a finite number" if key == "approx" else "a finite non-negative number"
             self.problem(path, f"{key!r} must be {need}, got {value!r}")
             return None
         return float(value)
@@ -460,6 +460,10 @@ def leaf_mismatch(cmp: Comparator, value: Any) -> str | None:
 def _approx_mismatch(cmp: Approx, value: Any) -> str | None:
     if not is_number(value) or math.isnan(value):
         return "not a number"
+    if math.isinf(value) != math.isinf(cmp.value):
+        # An infinite side is never within a tolerance of a finite one (the slack below would
+        # itself be infinite and let it through).
+        return "not a finite number" if math.isinf(value) else "not infinite"
     diff = abs(float(value) - cmp.value)
     if cmp.tol is None and cmp.rel is None:
         return None if math.isclose(value, cmp.value) else "not close"

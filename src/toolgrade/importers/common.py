@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgrade import json_out
 from toolgrade.errors import InputError, InputProblem
 
 SUITE_FILE = "suite.jsonl"
@@ -120,7 +121,7 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     count = 0
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(json_out.dumps(row, ensure_ascii=False) + "\n")
             count += 1
     return count
 

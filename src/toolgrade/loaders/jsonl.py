@@ -1,15 +1,15 @@
 """JSON Lines reading that reports malformed lines instead of stopping at the first.
 
-Only strict JSON gets through, as UTF-8 text: `NaN`, `Infinity` and numbers too large for a float
-(Python's `json` accepts them, other JSON readers of our outputs would not), bytes that are not
-UTF-8, lone surrogate escapes (`"\\ud800"`, which no UTF-8 output can hold) and values nested
-deeper than `MAX_DEPTH` are each reported on their line, never passed on to a crash later.
+Only JSON gets through, as UTF-8 text: `NaN` and `Infinity` (Python's `json` accepts them, JSON
+and every other reader of our outputs do not), bytes that are not UTF-8, lone surrogate escapes
+(`"\\ud800"`, which no UTF-8 output can hold) and values nested deeper than `MAX_DEPTH` are each
+reported on their line, never passed on to a crash later. A number too large for a float (`1e999`,
+valid JSON) reads as infinity, as in every JSON reader; outputs write it with `json_out`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,8 +23,6 @@ MAX_DEPTH = 256
 
 #: An escaped UTF-16 surrogate, the only way JSON text can produce a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-#: An exponent of three digits or more, the only way a JSON number can overflow a float.
-_BIG_EXPONENT = re.compile(r"\d[eE][+]?\d{3}")
 
 
 class _NotStrictJson(ValueError):
@@ -72,11 +70,7 @@ def decode_line(path: Path, number: int, line: str) -> tuple[Any, InputProblem |
     try:
         # Without its line break, a line cut short is reported where it ends, not at
         # "column 1" of the next line.
-        value = json.loads(
-            line.rstrip("\r\n"),
-            parse_constant=_no_constant,
-            parse_float=_finite_float if _BIG_EXPONENT.search(line) else None,
-        )
+        value = json.loads(line.rstrip("\r\n"), parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         return None, _problem(path, number, f"malformed JSON: {exc.msg} (column {exc.colno})")
     except _NotStrictJson as exc:
@@ -113,13 +107,6 @@ def _depth(value: Any) -> int:
 
 def _no_constant(name: str) -> Any:
     raise _NotStrictJson(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise _NotStrictJson(f"{text} is too large for a number")
-    return number
 
 
 def _problem(path: Path, number: int, reason: str) -> InputProblem:

@@ -8,7 +8,6 @@ suite summary. A check that crashes becomes data on that record; the run goes on
 
 from __future__ import annotations
 
-import json
 import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgrade import json_out
 from toolgrade.checks import Check, GradeContext, default_checks
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
@@ -209,7 +209,7 @@ def grade(
     with results_path.open("w", encoding="utf-8") as fh:
         for case, run, record in _ordered_results(inputs, checks, judge, workers):
             data = record.to_json()
-            fh.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+            fh.write(json_out.dumps(data, ensure_ascii=False, default=str) + "\n")
             if on_record is not None:
                 on_record(data)
             summary.add(case, run, record)
@@ -224,6 +224,6 @@ def grade(
 def write_summary(output: RunOutput) -> None:
     """Write `summary.json` (after judges and gates were added)."""
     output.summary_path.write_text(
-        json.dumps(output.summary, indent=2, ensure_ascii=False, default=str) + "\n",
+        json_out.dumps(output.summary, indent=2, ensure_ascii=False, default=str) + "\n",
         encoding="utf-8",
     )
