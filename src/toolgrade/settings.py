@@ -9,7 +9,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    ValidationError,
+    field_validator,
+)
 
 from toolgrade.errors import ConfigError, NotUtf8Error, read_utf8
 from toolgrade.models import JudgeDimension
@@ -75,7 +82,8 @@ class Settings(_Settings):
     """Everything `toolgrade run` can be configured with."""
 
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
-    gates: dict[str, float] = Field(
+    # Strict: TOML `true` or "0.9" is a mistake to report, not a minimum of 1 or 0.9.
+    gates: dict[str, StrictFloat] = Field(
         default_factory=dict, description="Minimums on summary figures, e.g. 'selection.f1' = 0.9."
     )
     progress: bool = True

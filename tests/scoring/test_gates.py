@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 
 from toolgrade.errors import ConfigError
@@ -10,7 +13,7 @@ from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
 SUMMARY = {
     "checks": {
         "selection": {"f1": 0.95, "per_tool": {"refund": {"f1": 0.5}}},
-        "arguments": {"pass_rate": 0.7},
+        "arguments": {"pass_rate": 0.7, "per_field": {"refund.amount": {"n": 3, "accuracy": 0.9}}},
         "recovery": {"pass_rate": None, "pass_hat_k": {"2": 0.65}},
     },
     "aggregate": {"pass_rate": 0.8},
@@ -49,5 +52,52 @@ def test_unknown_names_are_configuration_errors() -> None:
     with pytest.raises(ConfigError, match="bogus"):
         validate_gate_names({"bogus": 0.9})
     validate_gate_names({"selection.per_tool.refund.f1": 0.5, "recovery.pass_hat_k.3": 0.5})
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "selection.per_tool.refund",
+        "selection.per_tool..f1",
+        "arguments.per_field.refund.amount",
+        "recovery.stages",
+        "selection.per_tool.refund.tp",
+    ],
+)
+def test_a_wildcard_figure_needs_its_key_and_figure(name: str) -> None:
     with pytest.raises(ConfigError, match="unknown gate figure"):
-        evaluate_gates({"selection.per_tool.nothing.f1": 0.5}, SUMMARY)
+        validate_gate_names({name: 0.5})
+
+
+def test_a_valid_figure_this_run_lacks_fails_instead_of_stopping_after_grading() -> None:
+    # Before, this raised a ConfigError after grading, and the run's summary was never written.
+    (gate,) = evaluate_gates({"selection.per_tool.nothing.f1": 0.5}, SUMMARY)
+    assert gate.value is None and not gate.passed
+
+
+def test_per_field_keys_hold_a_dot() -> None:
+    (gate,) = evaluate_gates({"arguments.per_field.refund.amount.accuracy": 0.8}, SUMMARY)
+    assert gate.value == 0.9 and gate.passed
+
+
+@pytest.mark.parametrize(
+    ("name", "threshold", "problem"),
+    [
+        ("selection.f1", 1.5, "outside [0, 1]"),
+        ("selection.f1", -0.5, "outside [0, 1]"),
+        ("selection.f1", math.nan, "not a finite number"),
+        ("selection.f1", math.inf, "not a finite number"),
+        ("selection.f1", True, "not a number"),
+        ("selection.f1", "0.9", "not a number"),
+        ("recovery.stages.recovered", -1, "is negative"),
+    ],
+)
+def test_thresholds_that_can_never_mean_a_minimum(
+    name: str, threshold: object, problem: str
+) -> None:
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        validate_gate_names({name: threshold})
+
+
+def test_a_count_may_exceed_one() -> None:
+    validate_gate_names({"recovery.stages.recovered": 12})

@@ -2,12 +2,16 @@
 
 A gate names a figure by a dotted path: `<check>.<figure>[.<key>...]` looks in
 `summary.checks.<check>`; `aggregate.<figure>` in `summary.aggregate`; anything else from the
-top of the summary. An unknown figure is a configuration error (exit 2); a figure with no value
-(nothing applicable) fails its gate.
+top of the summary. A key may itself hold dots (`arguments.per_field.refund.amount.accuracy`
+names the `refund.amount` field). Names and thresholds are checked before grading: an unknown
+figure, a per-tool or per-field gate without its figure, or a threshold that is not a finite
+number (in [0, 1] for rates) is a configuration error (exit 2). A figure with no value fails its
+gate: nothing was applicable, or the tool, field, task type or k named did not occur in this run.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,11 +50,18 @@ class GateResult:
 
 
 def _lookup(node: Any, parts: list[str]) -> Any:
-    for part in parts:
-        if not isinstance(node, Mapping) or part not in node:
-            return _MISSING
-        node = node[part]
-    return node
+    """The value at `parts`, where one key may span several parts ("refund.amount")."""
+    if not parts:
+        return node
+    if not isinstance(node, Mapping):
+        return _MISSING
+    for end in range(1, len(parts) + 1):
+        key = ".".join(parts[:end])
+        if key in node:
+            found = _lookup(node[key], parts[end:])
+            if found is not _MISSING:
+                return found
+    return _MISSING
 
 
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
@@ -63,38 +74,73 @@ def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
     return head, ".".join(rest) or head, _lookup(summary, parts)
 
 
-#: Figures a gate may name, per block; `*` allows any key below (a tool, a field, a k).
+#: Figures a gate may name, per block; `*` allows any key below (a tool, a field, a k), and a
+#: figure after it (`per_tool.*.f1`) must end the name.
 KNOWN_FIGURES: dict[str, set[str]] = {
-    "selection": {"precision", "recall", "f1", "pass_rate", "per_tool.*"},
-    "arguments": {"pass_rate", "exact_rate", "field_accuracy", "per_field.*"},
+    "selection": {
+        "precision", "recall", "f1", "pass_rate",
+        "per_tool.*.precision", "per_tool.*.recall", "per_tool.*.f1",
+    },
+    "arguments": {"pass_rate", "exact_rate", "field_accuracy", "per_field.*.accuracy"},
     "ordering": {"pass_rate", "efficiency.*"},
     "recovery": {"pass_rate", "state_pass_rate", "pass_at_k.*", "pass_hat_k.*", "stages.*"},
     "aggregate": {"pass_rate", "mean_score"},
-}
+}  # fmt: skip
+
+#: Figures that count (any number of faults), not rates in [0, 1].
+_COUNTS = ("recovery.stages.",)
 
 
-def validate_gate_names(gates: Mapping[str, float]) -> None:
-    """Refuse gates that can never name a figure, before any grading (exit 2)."""
-    bad = []
-    for name in gates:
-        head, _, rest = name.partition(".")
-        known = KNOWN_FIGURES.get(head)
-        if known is None or not rest:
-            bad.append(name)
+def _known(head: str, rest: str) -> bool:
+    """Whether `rest` names a figure of block `head`, wildcards filled with non-empty keys."""
+    for figure in KNOWN_FIGURES.get(head, ()):
+        prefix, star, suffix = figure.partition("*")
+        if not star:
+            if rest == figure:
+                return True
             continue
-        first = rest.split(".")[0]
-        if rest not in known and f"{first}.*" not in known:
-            bad.append(name)
+        middle = rest.removeprefix(prefix).removesuffix(suffix)
+        if rest.startswith(prefix) and rest.endswith(suffix) and middle.strip("."):
+            return True
+    return False
+
+
+def validate_gate_names(gates: Mapping[str, object]) -> None:
+    """Refuse gates that can never name a figure, or whose minimum can never mean one, before
+    any grading (exit 2)."""
+    bad = [name for name in gates if not _known(*name.partition(".")[::2])]
     if bad:
         choices = ", ".join(f"{h}.{f}" for h, fs in KNOWN_FIGURES.items() for f in sorted(fs))
         raise ConfigError(f"unknown gate figure(s): {', '.join(map(repr, bad))}; known: {choices}")
+    for name, threshold in gates.items():
+        problem = _threshold_problem(name, threshold)
+        if problem:
+            raise ConfigError(f"gate {name!r}: the minimum {threshold!r} {problem}")
+
+
+def _threshold_problem(name: str, threshold: object) -> str | None:
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        return "is not a number"
+    if not math.isfinite(threshold):
+        return "is not a finite number"
+    if name.startswith(_COUNTS):
+        return "is negative: a count is never under 0" if threshold < 0 else None
+    if not 0 <= threshold <= 1:
+        return "is outside [0, 1], the range of this figure"
+    return None
 
 
 def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> list[GateResult]:
-    """Check every gate against the summary; raise ConfigError for unknown figures."""
+    """Check every gate against the summary; raise ConfigError for unknown figures.
+
+    A figure `validate_gate_names` knows but this summary lacks (a tool that was never expected
+    or called, say) has no value: its gate fails, as with nothing applicable.
+    """
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
+        if value is _MISSING and _known(*name.partition(".")[::2]):
+            value = None
         if value is _MISSING:
             unknown.append(name)
             continue
