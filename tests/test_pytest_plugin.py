@@ -91,3 +91,15 @@ def test_a_suite_without_runs_is_a_usage_error(pytester: pytest.Pytester,
     result = pytester.runpytest("--toolgrade-suite", suite, "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--toolgrade-runs" in result.stderr.str()
+
+
+def test_a_bad_settings_file_is_a_usage_error(pytester: pytest.Pytester,
+                                              suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    (pytester.path / "toolgrade.toml").write_text("[judge\n")
+    result = pytester.runpytest("--toolgrade-suite", suite, "--toolgrade-runs", runs,
+                                "--toolgrade-no-judge", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "toolgrade: configuration error" in result.stderr.str()
+    assert "invalid TOML" in result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from toolgrade.checks import default_checks
-from toolgrade.errors import InputError
+from toolgrade.errors import ConfigError, InputError
 from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
 
 
@@ -166,6 +166,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         records = _grade(suite, runs, bool(config.getoption("--toolgrade-no-judge")))
     except InputError as exc:
         raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
+    except ConfigError as exc:  # settings file, judge cache, calibration floors
+        raise pytest.UsageError(f"toolgrade: configuration error: {exc}") from exc
     collector = ToolgradeSuite.from_parent(session, path=suite, records=records)
     collected: list[pytest.Item | pytest.Collector] = list(collector.collect())
     report = pytest.CollectReport(collector.nodeid, "passed", None, collected)

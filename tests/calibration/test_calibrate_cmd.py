@@ -104,6 +104,41 @@ def test_fit_threshold_without_p_pass_exits_2(app: typer.Typer) -> None:
     assert "log-probability" in result.output
 
 
+def test_out_naming_a_folder_exits_2_before_judging(app: typer.Typer, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "is a folder" in result.output
+    assert app.built == []  # type: ignore[attr-defined]
+
+
+class _Down:
+    """A judge whose every call failed past its retries, as the engine reports it."""
+
+    def judge(self, request: JudgeRequest) -> Verdict:
+        return Verdict.unscored("provider unavailable", error="503 Service Unavailable")
+
+
+def test_a_run_that_scored_nothing_keeps_the_old_record(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    assert good.exit_code == 0, good.output
+    before = find_record(tmp_path / "records", "fake/judge", "alternate_route")
+    assert before is not None and before.observations == 83
+
+    def down(self: Any) -> _Engine:
+        engine = _Engine(_Down())
+        self.engines.append(engine)
+        return engine
+
+    monkeypatch.setattr(calibrate_cmd._Judges, "new", down)
+    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    assert result.exit_code == 1
+    assert "no verdict was scored (83 unscored, 83 errors); the record was not written" in (
+        result.output
+    )
+    assert find_record(tmp_path / "records", "fake/judge", "alternate_route") == before
+
+
 def test_judge_settings_apply_model_and_mode_to_the_dimension() -> None:
     from toolgrade.settings import JudgeSettings
 

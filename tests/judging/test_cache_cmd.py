@@ -10,7 +10,14 @@ from typer.testing import CliRunner
 
 from builders_judging import all_requests, engine
 from toolgrade.cli.cache_cmd import cache_app
-from toolgrade.judging.cache import cache_key, cache_stats, clear_cache, default_cache_dir
+from toolgrade.errors import ConfigError
+from toolgrade.judging.cache import (
+    VerdictCache,
+    cache_key,
+    cache_stats,
+    clear_cache,
+    default_cache_dir,
+)
 from toolgrade.judging.fakes import FakeClient, verdict_json
 
 runner = CliRunner()
@@ -46,6 +53,28 @@ def test_stats_on_a_missing_directory_does_not_create_it(tmp_path: Path) -> None
     assert result.exit_code == 0 and "entries:   0" in result.output
     assert not missing.exists()
     assert clear_cache(missing) == 0
+
+
+@pytest.mark.parametrize("command", ["stats", "clear"])
+def test_a_folder_that_is_not_a_cache_is_refused_and_left_alone(
+    tmp_path: Path, command: str
+) -> None:
+    (tmp_path / "mine.txt").write_text("keep me")
+    result = runner.invoke(cache_app, [command, "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not a toolgrade cache (no cache.db in it)" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+
+
+def test_a_corrupt_cache_is_a_configuration_error_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "cache.db").write_text("not a database")
+    result = runner.invoke(cache_app, ["stats", "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "cannot be opened (file is not a database)" in result.output
+    with pytest.raises(ConfigError, match="cannot be opened"):
+        VerdictCache(tmp_path)
+    with pytest.raises(ConfigError, match="a file, not a folder"):
+        VerdictCache(tmp_path / "cache.db")
 
 
 def test_default_directory_follows_the_environment(

@@ -194,7 +194,9 @@ def run_judge(
     progress: Progress | None = None,
     judge_factory: Callable[[], JudgePort] | None = None,
 ) -> tuple[list[ItemOutcome], int]:
-    """Ask the judge about every item `repeats` times; returns outcomes and the crash count.
+    """Ask the judge about every item `repeats` times; returns outcomes and the error count:
+    calls that raised, and verdicts the judge engine returned as errors (a provider that kept
+    failing past its retries), as its own usage counts them.
 
     Repeat k > 1 asks `judge_factory()` when given: an engine that memoises identical requests
     (toolgrade's does) would otherwise replay its first answer and hide every flip.
@@ -207,7 +209,7 @@ def run_judge(
             request = JudgeRequest(dimension=dimension, inputs=outcome.item.inputs)
             verdict, crashed = _ask(current, request)
             outcome.verdicts.append(verdict)
-            errors += crashed
+            errors += crashed or verdict.error is not None
             done += 1
             if progress is not None:
                 progress(done, total)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from toolgrade.cli.common import guarded
 from toolgrade.judging.cache import cache_stats, clear_cache, default_cache_dir
 
 cache_app = typer.Typer(
@@ -36,7 +37,7 @@ def _human(size: int) -> str:
 @cache_app.command("stats")
 def stats(cache_dir: CacheDirOption = None) -> None:
     """Show the number of cached verdicts, their size on disk and the directory."""
-    info = cache_stats(cache_dir or default_cache_dir())
+    info = guarded(lambda: cache_stats(cache_dir or default_cache_dir()))
     typer.echo(f"directory: {info.directory}{'' if info.exists else ' (does not exist yet)'}")
     typer.echo(f"entries:   {info.entries}")
     typer.echo(f"size:      {_human(info.size_bytes)} ({info.size_bytes} bytes)")
@@ -46,5 +47,5 @@ def stats(cache_dir: CacheDirOption = None) -> None:
 def clear(cache_dir: CacheDirOption = None) -> None:
     """Remove every cached verdict (the next run asks the judge models again)."""
     directory = cache_dir or default_cache_dir()
-    removed = clear_cache(directory)
+    removed = guarded(lambda: clear_cache(directory))
     typer.echo(f"removed {removed} cached verdict(s) from {directory}")

@@ -21,6 +21,7 @@ from toolgrade.calibration.records import (
     record_json,
     write_record,
 )
+from toolgrade.cli.common import EXIT_GATE as EXIT_FAILED
 from toolgrade.cli.common import EXIT_INPUT, err, fail, input_errors_exit, out
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
 from toolgrade.settings import DimensionSettings, JudgeSettings, load_settings
@@ -194,6 +195,8 @@ def calibrate(
                 f"toolgrade: unknown dimension {dimension!r}; one of: {', '.join(JUDGE_DIMENSIONS)}"
             )
         dim: JudgeDimension = dimension
+        if out_path is not None and out_path.is_dir():
+            fail(f"toolgrade: --out {out_path} is a folder; name the record's file")
         loaded = load_set(set_path, dim)
         settings = load_settings(config)
         # Repeats through a cache would replay the first verdict and hide every flip.
@@ -215,6 +218,14 @@ def calibrate(
             judges.close()
         out.print(summary_table(record))
         out.print(f"judge usage: {judges.usage()}", markup=False)
+        if record.observations == 0:
+            # A record of nothing would replace a good one, and floors would then refuse the
+            # judge: an outage or a bad key must not wipe a calibration.
+            fail(
+                f"toolgrade: no verdict was scored ({record.unscored} unscored, "
+                f"{record.errors} errors); the record was not written",
+                EXIT_FAILED,
+            )
         target = calibration_dir(settings.judge.calibration_dir)
         written = write_record(record, target)
         out.print(f"record: {written}", markup=False)

@@ -13,12 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import diskcache
+
+from toolgrade.errors import ConfigError
 
 #: Bumped when the cached value's shape or the key's ingredients change.
 CACHE_VERSION = 1
@@ -65,7 +68,7 @@ class VerdictCache:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory.expanduser()
-        self._cache = diskcache.Cache(str(self.directory))
+        self._cache = _open(self.directory)
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record, or None (also for a corrupt entry, which is then re-asked)."""
@@ -97,25 +100,57 @@ class CacheStats:
     size_bytes: int
 
 
+#: The database file diskcache keeps in its directory: what makes a folder a cache.
+_DATABASE = "cache.db"
+
+
+def _open(directory: Path) -> diskcache.Cache:
+    """Open (creating if needed) the cache at `directory`; a `ConfigError` naming it if not."""
+    if directory.exists() and not directory.is_dir():
+        reason = "a file, not a folder; choose another --cache-dir"
+        raise ConfigError(f"judge cache {directory}: {reason}")
+    try:
+        return diskcache.Cache(str(directory))
+    except (OSError, sqlite3.Error) as exc:
+        raise ConfigError(
+            f"judge cache {directory}: cannot be opened ({exc}); choose another --cache-dir, "
+            "or remove the folder to start an empty cache"
+        ) from exc
+
+
+def _existing(directory: Path) -> Path | None:
+    """`directory` when it holds a cache; None when there is none (nothing is created).
+
+    A folder that exists without the cache's database is someone else's: refused, so that
+    `stats` does not count its files and `clear` does not touch it.
+    """
+    directory = directory.expanduser()
+    if not directory.exists() or (directory.is_dir() and not any(directory.iterdir())):
+        return None
+    if not (directory / _DATABASE).is_file():
+        raise ConfigError(f"judge cache {directory}: not a toolgrade cache (no {_DATABASE} in it)")
+    return directory
+
+
 def _size_on_disk(directory: Path) -> int:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
 
 
 def cache_stats(directory: Path) -> CacheStats:
     """Entries and size of the cache at `directory`; a missing directory is not created."""
-    directory = directory.expanduser()
-    if not directory.is_dir():
-        return CacheStats(directory, exists=False, entries=0, size_bytes=0)
-    with diskcache.Cache(str(directory)) as cache:
+    found = _existing(directory)
+    if found is None:
+        return CacheStats(directory.expanduser(), exists=False, entries=0, size_bytes=0)
+    with _open(found) as cache:
         entries = len(cache)
-    return CacheStats(directory, exists=True, entries=entries, size_bytes=_size_on_disk(directory))
+    return CacheStats(found, exists=True, entries=entries, size_bytes=_size_on_disk(found))
 
 
 def clear_cache(directory: Path) -> int:
     """Remove every entry of the cache at `directory`; the number removed."""
-    directory = directory.expanduser()
-    if not directory.is_dir():
+    found = _existing(directory)
+    if found is None:
         return 0
-    with diskcache.Cache(str(directory)) as cache:
+    with _open(found) as cache:
         removed = int(cache.clear())
     return removed
