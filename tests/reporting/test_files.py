@@ -12,6 +12,7 @@ from builders_reporting import check, failure, small_summary, write_run_dir
 from toolgrade.errors import ToolgradeError
 from toolgrade.reporting.files import REPORT_FILES, ReportStream, rerender, write_reports
 from toolgrade.reporting.junit import JunitCases
+from toolgrade.reporting.summary_shape import summary_problems
 from toolgrade.scoring.runner import grade, validate_inputs
 
 
@@ -27,10 +28,17 @@ def _big_results(path: Path, lines: int) -> None:
     padding = "x" * 5000  # a long agent message on every line
     with path.open("w", encoding="utf-8") as fh:
         for i in range(lines):
-            line = {"case_id": f"case-{i % 50}", "trial": i // 50, "agent": "bot",
-                    "checks": {"selection": check(passed=False, score=0.0,
-                                                  failures=[failure("missing_tool", 0, padding)])},
-                    "aggregate": {"mode": "binary", "score": 0.0, "passed": False}}
+            line = {
+                "case_id": f"case-{i % 50}",
+                "trial": i // 50,
+                "agent": "bot",
+                "checks": {
+                    "selection": check(
+                        passed=False, score=0.0, failures=[failure("missing_tool", 0, padding)]
+                    )
+                },
+                "aggregate": {"mode": "binary", "score": 0.0, "passed": False},
+            }
             fh.write(json.dumps(line) + "\n")
 
 
@@ -59,8 +67,64 @@ def test_rerender_needs_results_and_summary(tmp_path: Path) -> None:
 def test_rerender_rejects_a_results_file_that_is_not_json(tmp_path: Path) -> None:
     run_dir = write_run_dir(tmp_path)
     (run_dir / "results.jsonl").write_text("{not json\n", encoding="utf-8")
-    with pytest.raises(ToolgradeError, match="not a toolgrade results file"):
+    with pytest.raises(ToolgradeError, match=r"results\.jsonl:1: not valid JSON: Expecting"):
         rerender(run_dir)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("[1, 2]", "expected a JSON object"),
+        ('{"a": 1}', "case_id: expected a JSON string"),
+        ('{"case_id": "c", "checks": [], "aggregate": {}}', "checks: expected a JSON object"),
+    ],
+)
+def test_rerender_rejects_lines_that_are_not_records(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    run_dir = write_run_dir(tmp_path)
+    with (run_dir / "results.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    lines = len((run_dir / "results.jsonl").read_text().splitlines())
+    with pytest.raises(ToolgradeError) as info:
+        rerender(run_dir)
+    assert f"results.jsonl:{lines}: not a toolgrade record: {problem}" in str(info.value)
+
+
+def test_rerender_refuses_results_and_summary_of_different_runs(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    rerender(run_dir)
+    before = {name: (run_dir / name).read_bytes() for name in REPORT_FILES}
+    (run_dir / "results.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(ToolgradeError, match=r"0 records, but summary\.json counts"):
+        rerender(run_dir)
+    assert {n: (run_dir / n).read_bytes() for n in before} == before
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"checks": []}, "checks: Input should be a valid dictionary"),
+        ({"cases": "x"}, "cases: Input should be a valid integer"),
+        (
+            {"aggregate": {"pass_rate": "high"}},
+            "aggregate.pass_rate: Input should be a valid number",
+        ),
+        ({"gates": [{"check": "selection"}]}, "gates[0].metric: Field required"),
+        ({"judges": {"argument_equivalence": "x"}}, "judges.argument_equivalence: Input should be"),
+    ],
+)
+def test_rerender_names_the_summary_field_that_is_wrong(
+    tmp_path: Path, change: dict[str, object], problem: str
+) -> None:
+    run_dir = write_run_dir(tmp_path)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    summary.update(change)
+    (run_dir / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(ToolgradeError) as info:
+        rerender(run_dir)
+    assert "summary.json: not a toolgrade summary" in str(info.value)
+    assert problem in str(info.value)
 
 
 def test_rerender_rewrites_reports_from_the_folder(tmp_path: Path) -> None:
@@ -84,6 +148,7 @@ def test_reports_fed_while_grading_equal_reports_read_back_from_the_file(tmp_pat
         live = stream.write(tmp_path / "live", output.summary)
     lines = output.results_path.read_text(encoding="utf-8").splitlines()
     assert fed == [json.loads(line) for line in lines] and len(fed) == inputs.n_runs
+    assert summary_problems(output.summary) == []  # what the runner writes passes the check
     again = write_reports(tmp_path / "again", output.summary, output.results_path)
     for a, b in zip(live, again, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgrade.errors import ToolgradeError
+
 #: Examples kept per failure name; the rest are only counted.
 EXAMPLES_PER_FAILURE = 20
 #: Longest failure message kept, in characters (agent text can be arbitrarily long).
@@ -69,14 +71,37 @@ class Digest:
         _add_failures(self, record, tally)
 
 
+#: The keys every results.jsonl record has, with their JSON types.
+_RECORD_KEYS = {"case_id": str, "checks": dict, "aggregate": dict}
+
+
 def iter_records(results_path: Path) -> Iterator[dict[str, Any]]:
-    """The records of a results file, one at a time (blank lines skipped)."""
+    """The records of a results file, one at a time (blank lines skipped).
+
+    Raises `ToolgradeError` naming the file and line of the first line that is not JSON or not
+    shaped like a record: rendering a foreign file would report nonsense.
+    """
     with results_path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
                 record = json.loads(line)
-                if isinstance(record, dict):
-                    yield record
+            except ValueError as exc:
+                raise ToolgradeError(f"{results_path}:{number}: not valid JSON: {exc}") from exc
+            problem = _record_problem(record)
+            if problem:
+                raise ToolgradeError(f"{results_path}:{number}: not a toolgrade record: {problem}")
+            yield record
+
+
+def _record_problem(record: Any) -> str | None:
+    if not isinstance(record, dict):
+        return "expected a JSON object"
+    for key, kind in _RECORD_KEYS.items():
+        if not isinstance(record.get(key), kind):
+            return f"{key}: expected a JSON {'string' if kind is str else 'object'}"
+    return None
 
 
 def clip(text: str, limit: int = MESSAGE_CHARS) -> str:

@@ -11,6 +11,7 @@ from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
 from toolgrade.reporting.junit import JunitCases
 from toolgrade.reporting.markdown import render_markdown
+from toolgrade.reporting.summary_shape import summary_problems
 from toolgrade.reporting.view import build_view
 
 REPORT_FILES = ("report.md", "report.html", "junit.xml")
@@ -50,12 +51,24 @@ class ReportStream:
         return written
 
 
-def write_reports(out_dir: Path, summary: dict[str, Any], results_path: Path) -> list[Path]:
+def write_reports(
+    out_dir: Path, summary: dict[str, Any], results_path: Path, expected: int | None = None
+) -> list[Path]:
     """Render every report file from the summary and results.jsonl, read once line by line
-    (so a huge run costs time, not memory); return their paths."""
+    (so a huge run costs time, not memory); return their paths.
+
+    `expected`: the number of records the summary counts; a file holding another number is
+    from another run (or cut short), and nothing is written.
+    """
     with ReportStream() as stream:
         for record in iter_records(results_path):
             stream.add(record)
+        found = stream.digest.lines
+        if expected is not None and found != expected:
+            raise ToolgradeError(
+                f"{results_path}: {found} records, but summary.json counts {expected} "
+                "trajectories: the two files are not from the same run"
+            )
         return stream.write(out_dir, summary)
 
 
@@ -73,10 +86,13 @@ def rerender(out_dir: Path) -> list[Path]:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ToolgradeError(f"{summary_path}: not readable JSON: {exc}") from exc
-    if not isinstance(summary, dict):
-        raise ToolgradeError(f"{summary_path}: expected a JSON object")
+    problems = summary_problems(summary)
+    if problems:
+        raise ToolgradeError(
+            f"{summary_path}: not a toolgrade summary:\n  " + "\n  ".join(problems)
+        )
     try:
-        return write_reports(out_dir, summary, results_path)
+        return write_reports(out_dir, summary, results_path, expected=summary["trajectories"])
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        # A line that is not JSON, or JSON not shaped like a toolgrade record.
-        raise ToolgradeError(f"{results_path}: not a toolgrade results file: {exc!r}") from exc
+        # Lines shaped like records at their top level and not below it.
+        raise ToolgradeError(f"{results_path}: not a toolgrade results file: {exc}") from exc
