@@ -103,3 +103,19 @@ def test_a_bad_settings_file_is_a_usage_error(pytester: pytest.Pytester,
     assert "toolgrade: configuration error" in result.stderr.str()
     assert "invalid TOML" in result.stderr.str()
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_failure_due_only_to_unscored_fields_names_them(pytester: pytest.Pytester) -> None:
+    write_yaml_suite(pytester.path, """
+- id: c1
+  expected:
+    arguments:
+      - tool: refund
+        args: {order_id: A1, reason: {semantic: "the item arrived damaged"}}
+""")
+    run = steps_run("c1", ("refund", {"order_id": "A1", "reason": "broken on arrival"}))
+    write_jsonl(pytester.path / "runs.jsonl", [run])
+    result = pytester.runpytest("--toolgrade-suite", "suite.yaml", "--toolgrade-runs",
+                                "runs.jsonl", "--toolgrade-no-judge", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, skipped=3)
+    assert "refund.reason at step 0 unscored: no judge configured" in result.stdout.str()

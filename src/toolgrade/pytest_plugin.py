@@ -20,6 +20,7 @@ import pytest
 from toolgrade.checks import default_checks
 from toolgrade.errors import ConfigError, InputError
 from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
+from toolgrade.reporting.junit import unscored_line
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,6 +75,7 @@ class ToolgradeCheckFailure(AssertionError):
         lines = [f"{r.check} failed (score {score})"]
         lines += [f"  {f.name}{'' if f.step is None else f' at step {f.step}'}: {f.message}"
                   for f in r.failures]
+        lines += [f"  {unscored_line(u)}" for u in r.figures.get("unscored_fields") or []]
         if "error" in r.figures:
             lines.append(f"  check crashed: {r.figures['error']}")
         return "\n".join(lines)

@@ -81,6 +81,16 @@ def test_agent_text_is_escaped(tmp_path: Path) -> None:
     assert 'href="http://evil.example"' not in page
 
 
+def test_control_characters_in_agent_names_and_case_ids_never_reach_the_page(
+    tmp_path: Path,
+) -> None:
+    failing = check(passed=False, score=0.0, failures=[failure("extra_tool", 1)])
+    hostile = record("case\x1b[1m", agent="a|<b>\x1b[1m\x07", selection=failing)
+    page = _page(tmp_path, [*small_records(), hostile])
+    assert re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", page) is None
+    assert "a|&lt;b&gt; [1m" in page
+
+
 def test_every_internal_link_has_a_target(tmp_path: Path) -> None:
     parsed = _parse(_page(tmp_path))
     assert parsed.fragments, "expected links to sections, failures and cases"

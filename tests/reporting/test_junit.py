@@ -59,6 +59,16 @@ def test_outcomes_failure_skipped_and_error(tmp_path: Path) -> None:
     assert crashed is not None and "kaboom" in (crashed.text or "")
 
 
+def test_a_failure_due_only_to_unscored_fields_says_so(tmp_path: Path) -> None:
+    unscored = [{"tool": "refund", "step": 3, "field": "reason", "reason": "no judge configured"}]
+    arguments = check(passed=False, score=1.0, unscored_fields=unscored)
+    cases = _cases(_junit(tmp_path, [record("c1", arguments=arguments)]))
+    failed = cases["c1::arguments"].find("failure")
+    assert failed is not None
+    assert failed.get("message") == "arguments failed (score 1.000): unscored fields"
+    assert failed.text == "refund.reason at step 3 unscored: no judge configured"
+
+
 def test_suite_counts_match_the_testcases(tmp_path: Path) -> None:
     root = _junit(tmp_path, small_records())
     assert root.tag == "testsuites"

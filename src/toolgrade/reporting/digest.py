@@ -104,9 +104,14 @@ def _record_problem(record: Any) -> str | None:
     return None
 
 
+def printable(text: str) -> str:
+    """`text` with each control character (terminal escapes, line breaks) made a space."""
+    return _CONTROL.sub(" ", text)
+
+
 def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
     """`text` on one line, without control characters, at most `limit` characters."""
-    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
+    flat = " ".join(printable(str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 import jinja2
 
+from toolgrade.reporting.digest import printable
 from toolgrade.reporting.view import ReportView
 
 
@@ -52,10 +54,19 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # Every value shown, agent names and case ids included, loses its control characters,
+        # as in report.md and junit.xml: a terminal escape in agent text must not reach the page.
+        finalize=_printable,
     )
     env.globals.update(shade=shade, pct=pct, is_number=is_number,
                        bar_class=bar_class)
     return env
+
+
+def _printable(value: Any) -> Any:
+    if isinstance(value, str) and not hasattr(value, "__html__"):  # markup is left as it is
+        return printable(value)
+    return value
 
 
 def render_html(view: ReportView, title: str = "toolgrade report") -> str:

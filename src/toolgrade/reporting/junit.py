@@ -52,11 +52,22 @@ def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
     if result.get("passed") is True:
         return _Outcome(None, "", "")
     failures = result.get("failures") or []
-    names = ", ".join(dict.fromkeys(str(f.get("name")) for f in failures)) or "not passed"
+    unscored = result.get("unscored_fields") or []
+    names = ", ".join(dict.fromkeys(str(f.get("name")) for f in failures))
+    names = names or ("unscored fields" if unscored else "not passed")
     score = result.get("score")
     shown = "n/a" if score is None else f"{float(score):.3f}"
     lines = [f"{f.get('name')} at step {f.get('step')}: {f.get('message', '')}" for f in failures]
+    lines += [unscored_line(u) for u in unscored]
     return _Outcome("failure", f"{check} failed (score {shown}): {names}", "\n".join(lines))
+
+
+def unscored_line(field: dict[str, Any]) -> str:
+    """`refund.reason at step 3 unscored: no judge configured`: why a field counts as no match."""
+    return (
+        f"{field.get('tool')}.{field.get('field')} at step {field.get('step')} unscored: "
+        f"{field.get('reason')}"
+    )
 
 
 def _attrs(attrs: dict[str, str]) -> str:
