@@ -207,3 +207,55 @@ def _problem_objects(path: Path) -> list[InputProblem]:
     with pytest.raises(InputError) as info:
         load_suite(path)
     return info.value.problems
+
+
+def test_keys_written_twice_are_reported_with_both_lines(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cases:\n"
+        "  - id: c1\n"
+        "    expected:\n"
+        "      selection: {tools: [a, b]}\n"
+        "      selection: {tools: [a]}\n",
+        encoding="utf-8",
+    )
+    (problem,) = _problem_objects(path)
+    assert (problem.line, problem.field) == (5, "cases[0].expected.selection")
+    assert problem.reason.startswith("duplicate key (first at line 4)")
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text('{"id": "a", "id": "b"}\n', encoding="utf-8")
+    (problem,) = _problem_objects(jsonl)
+    assert problem.line == 1 and "duplicate key 'id'" in problem.reason
+
+
+def test_a_shared_catalogue_that_is_not_a_mapping_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("tools: [lookup, refund]\ngroups: x\ncases:\n  - id: a\n", encoding="utf-8")
+    found = {p.field: p.reason for p in _problem_objects(path)}
+    assert found == {
+        "tools": "must be a mapping of tool name to its spec, got list",
+        "groups": "must be a mapping of group name to its tools, got str",
+    }
+
+
+@pytest.mark.parametrize(
+    ("selection", "reason"),
+    [
+        ({"no_tool": True, "tools": ["a"]}, "no_tool: true means no call is expected"),
+        ({"forbidden": ["reset"]}, "selection needs `tools`"),
+        ({"tools": ["a", "b"], "forbidden": ["b"]}, "b: both expected and forbidden"),
+        ({"tools": ["a"], "alternatives": [["c"]], "forbidden": ["c"]}, "c: both expected"),
+    ],
+)
+def test_contradictory_selections_are_refused(
+    tmp_path: Path, selection: dict[str, object], reason: str
+) -> None:
+    path = write_jsonl(tmp_path / "s.jsonl", [{"id": "a", "expected": {"selection": selection}}])
+    (problem,) = _problems(path)
+    assert "expected.selection" in problem and reason in problem
+
+
+def test_an_explicitly_empty_route_is_allowed(tmp_path: Path) -> None:
+    case = {"id": "a", "expected": {"selection": {"tools": []}}}
+    path = write_jsonl(tmp_path / "s.jsonl", [case])
+    assert list(load_suite(path).cases) == ["a"]

@@ -29,10 +29,16 @@ class _NotStrictJson(ValueError):
     """A value Python's `json` would accept and JSON does not allow."""
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, InputProblem | None]]:
-    """Yield (line number, parsed value or None, problem or None) for each non-blank line."""
+def iter_jsonl(
+    path: Path, *, unique_keys: bool = False
+) -> Iterator[tuple[int, Any, InputProblem | None]]:
+    """Yield (line number, parsed value or None, problem or None) for each non-blank line.
+
+    `unique_keys`: a key written twice in one object is a problem (Python keeps the last
+    silently), at the cost of building each object in Python: for suites, not run files.
+    """
     for number, line in iter_text_lines(path):
-        value, problem = decode_line(path, number, line)
+        value, problem = decode_line(path, number, line, unique_keys=unique_keys)
         yield number, value, problem
 
 
@@ -62,7 +68,9 @@ def text_problem(path: Path, number: int, line: str) -> InputProblem | None:
     return None
 
 
-def decode_line(path: Path, number: int, line: str) -> tuple[Any, InputProblem | None]:
+def decode_line(
+    path: Path, number: int, line: str, *, unique_keys: bool = False
+) -> tuple[Any, InputProblem | None]:
     """(parsed value, None), or (None, the problem naming the file, line and column)."""
     problem = text_problem(path, number, line)
     if problem is not None:
@@ -70,7 +78,11 @@ def decode_line(path: Path, number: int, line: str) -> tuple[Any, InputProblem |
     try:
         # Without its line break, a line cut short is reported where it ends, not at
         # "column 1" of the next line.
-        value = json.loads(line.rstrip("\r\n"), parse_constant=_no_constant)
+        value = json.loads(
+            line.rstrip("\r\n"),
+            parse_constant=_no_constant,
+            object_pairs_hook=_unique_object if unique_keys else None,
+        )
     except json.JSONDecodeError as exc:
         return None, _problem(path, number, f"malformed JSON: {exc.msg} (column {exc.colno})")
     except _NotStrictJson as exc:
@@ -103,6 +115,18 @@ def _depth(value: Any) -> int:
             deepest = max(deepest, level)
             stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
     return deepest
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):  # only then look for the key that repeats
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                reason = f"duplicate key {key!r} (JSON readers would keep only the last)"
+                raise _NotStrictJson(reason)
+            seen.add(key)
+    return value
 
 
 def _no_constant(name: str) -> Any:

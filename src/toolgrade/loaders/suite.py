@@ -94,7 +94,7 @@ def _merge_shared(data: Any, tools: Any, groups: Any) -> Any:
 
 def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     try:
-        data, lines = load_yaml_with_lines(read_utf8(path))
+        data, lines, duplicates = load_yaml_with_lines(read_utf8(path))
     except NotUtf8Error as exc:
         problems.append(InputProblem(str(path), exc.line, "", str(exc)))
         return []
@@ -106,6 +106,9 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
         line = mark.line + 1 if mark is not None else None
         problems.append(InputProblem(str(path), line, "", f"malformed YAML: {exc}"))
         return []
+    for key_path, line, first in duplicates:
+        reason = f"duplicate key (first at line {first}); YAML would keep only the last"
+        problems.append(InputProblem(str(path), line, dotted(key_path), reason))
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         problems.append(InputProblem(str(path), 1, "cases", "a YAML suite needs a 'cases:' list"))
         return []
@@ -113,6 +116,11 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
         if key not in _SUITE_KEYS:
             problems.append(InputProblem(str(path), lines.get((key,)), str(key), "unknown key"))
     tools, groups = data.get("tools"), data.get("groups")
+    for key, value in (("tools", tools), ("groups", groups)):
+        if value is not None and not isinstance(value, dict):
+            what = "tool name to its spec" if key == "tools" else "group name to its tools"
+            reason = f"must be a mapping of {what}, got {type(value).__name__}"
+            problems.append(InputProblem(str(path), lines.get((key,)), key, reason))
     return [
         _RawCase(
             _merge_shared(item, tools, groups),
@@ -127,7 +135,7 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
 
 def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     raws = []
-    for number, value, problem in iter_jsonl(path):
+    for number, value, problem in iter_jsonl(path, unique_keys=True):
         if problem is not None:
             problems.append(problem)
         else:

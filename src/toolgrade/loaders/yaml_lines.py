@@ -8,21 +8,30 @@ import yaml
 
 from toolgrade.loaders.locate import Path_
 
+#: A key written twice in one mapping: its path, the line of the repeat, the line of the first.
+Duplicate = tuple[Path_, int, int]
 
-def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int]) -> None:
+
+def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int], dups: list[Duplicate]) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
+        first: dict[str | int, int] = {}
         for key_node, value_node in node.value:
             key: str | int = key_node.value
-            lines[(*path, key)] = key_node.start_mark.line + 1
-            _walk(value_node, (*path, key), lines)
+            line = key_node.start_mark.line + 1
+            if key in first:
+                dups.append(((*path, key), line, first[key]))
+            first.setdefault(key, line)
+            lines[(*path, key)] = line
+            _walk(value_node, (*path, key), lines, dups)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, (*path, index), lines)
+            _walk(item, (*path, index), lines, dups)
 
 
-def load_yaml_with_lines(text: str) -> tuple[Any, dict[Path_, int]]:
-    """Parse one YAML document; return the data and a map from key path to 1-based line.
+def load_yaml_with_lines(text: str) -> tuple[Any, dict[Path_, int], list[Duplicate]]:
+    """Parse one YAML document; return the data, a map from key path to 1-based line, and the
+    keys written twice in one mapping (YAML keeps the last silently; we report them).
 
     Raises `yaml.YAMLError` (with a problem mark) on malformed YAML.
     """
@@ -30,10 +39,11 @@ def load_yaml_with_lines(text: str) -> tuple[Any, dict[Path_, int]]:
     try:
         node = loader.get_single_node()
         if node is None:
-            return None, {}
+            return None, {}, []
         data = loader.construct_document(node)
     finally:
         loader.dispose()
     lines: dict[Path_, int] = {}
-    _walk(node, (), lines)
-    return data, lines
+    dups: list[Duplicate] = []
+    _walk(node, (), lines, dups)
+    return data, lines, dups

@@ -50,6 +50,22 @@ class SelectionExpectation(StrictModel):
         description="Ask the alternate_route judge when the run matches no listed route.",
     )
 
+    @model_validator(mode="after")
+    def _consistent(self) -> SelectionExpectation:
+        # Each of these would otherwise grade silently against something the author did not mean.
+        if self.no_tool and (self.tools or self.alternatives):
+            raise ValueError("no_tool: true means no call is expected; it cannot list tools")
+        if not self.no_tool and "tools" not in self.model_fields_set:
+            raise ValueError(
+                "selection needs `tools` (the expected route; [] for none) or `no_tool: true`: "
+                "without it every call would count as extra"
+            )
+        expected = {*self.tools, *(t for route in self.alternatives for t in route)}
+        both = sorted(expected & set(self.forbidden))
+        if both:
+            raise ValueError(f"{', '.join(both)}: both expected and forbidden")
+        return self
+
 
 class ArgumentExpectation(StrictModel):
     """One expected call: the tool and its arguments, each a value or a comparator mapping."""
