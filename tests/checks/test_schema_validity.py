@@ -155,6 +155,27 @@ def test_declared_formats_are_checked() -> None:
     assert (failure["name"], failure["constraint"]) == ("out_of_range", "format")
 
 
+@pytest.mark.parametrize(
+    ("fmt", "good", "bad"),
+    [
+        ("date-time", "2024-03-01T10:00:00Z", "yesterday"),
+        ("time", "10:00:00Z", "ten o'clock"),
+        ("uri", "https://example.com/a", "not a uri"),
+        ("hostname", "example.com", "-bad-.example..com"),
+        ("duration", "P3D", "three days"),
+        ("email", "a@example.com", "not an email"),
+        ("uuid", "0b7f8f4c-4a7e-4b8e-9a63-1b2c3d4e5f60", "1234"),
+    ],
+)
+def test_common_tool_formats_are_checked(fmt: str, good: str, bad: str) -> None:
+    # date-time, time, uri, hostname and duration need jsonschema's format extras: a
+    # dependency, so that no declared format is skipped without a word.
+    schema = {"type": "object", "properties": {"x": {"type": "string", "format": fmt}}}
+    assert validate({"x": good}, schema).valid is True
+    failure = only(validate({"x": bad}, schema))
+    assert (failure["name"], failure["constraint"]) == ("out_of_range", "format")
+
+
 def test_unknown_tool_is_not_validated() -> None:
     assert validate({"anything": 1}, None) == Validity(None)
 
