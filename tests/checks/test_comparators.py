@@ -72,6 +72,7 @@ def test_valid_specs_have_no_problem(spec: Any) -> None:
         ({"regex": "("}, "'regex' does not compile"),
         ({"casefold": 3}, "'casefold' must be a string"),
         ({"semantic": "x", "rubric": 3}, "'rubric' must be a string"),
+        ({"semantic": "  "}, "'semantic' needs the meaning to compare with"),
         ({"any": False}, "'any' must be true"),
         ({"absent": "yes"}, "'absent' must be true"),
         ({"unordered": "abc"}, "'unordered' must be a list"),

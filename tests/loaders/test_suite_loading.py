@@ -114,6 +114,16 @@ def test_malformed_yaml_names_line(tmp_path: Path) -> None:
     assert "malformed YAML" in problem
 
 
+def test_malformed_yaml_is_one_line_naming_the_file_not_a_unicode_string(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("cases:\n  - id: c1\n    expected: {selection: {tools: [a, b]}\n  - id: c2\n")
+    (problem,) = _problems(path)
+    assert problem == (
+        f"{path}:4: malformed YAML: expected ',' or '}}', but got '-' (column 3), "
+        "in a flow mapping started at line 3"
+    )
+
+
 def test_yaml_without_cases_list(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("case: []\n")

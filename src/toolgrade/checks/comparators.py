@@ -295,7 +295,11 @@ def _regex(p: _Parser, spec: Mapping[str, Any], path: str) -> Comparator:
 
 def _semantic(p: _Parser, spec: Mapping[str, Any], path: str) -> Comparator:
     rubric = p.text(spec, "rubric", path) if spec.get("rubric") is not None else None
-    return Semantic(p.text(spec, "semantic", path), rubric, spec)
+    text = p.text(spec, "semantic", path)
+    if isinstance(spec.get("semantic"), str) and not text.strip():
+        # The judge would be asked to compare with nothing; `any: true` says "whatever".
+        p.problem(path, "'semantic' needs the meaning to compare with (use {any: true} for any)")
+    return Semantic(text, rubric, spec)
 
 
 def _any(p: _Parser, spec: Mapping[str, Any], path: str) -> Comparator:

@@ -16,7 +16,7 @@ from toolgrade.adapters import AdapterError, build_call, decode_arguments, messa
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders.fast_runs import might_be_plain, plain_trajectory
 from toolgrade.loaders.jsonl import decode_line, iter_text_lines
-from toolgrade.loaders.locate import problems_from_validation
+from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
 
 
@@ -26,7 +26,8 @@ class RunRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     case_id: str = Field(min_length=1)
-    trial: int = Field(default=0, ge=0)
+    # Strict, as the fast path is: `true` or "2" is a mistake to report, not trial 1 or 2.
+    trial: int = Field(default=0, ge=0, strict=True)
     agent: str | None = None
     format: Literal["openai", "anthropic", "steps"] | None = None
     messages: list[Any] | None = None
@@ -107,7 +108,8 @@ def _normalised_step_validated(raw: dict[str, Any], index: int) -> ToolCall:
         call = _StepCall.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
+        # Only the parts that name keys of the step: not pydantic's union tags (`group.int`).
+        field = dotted(data_path(raw, err["loc"], err["type"]))
         reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
         raise AdapterError(f"steps[{index}].{field}", reason) from exc
     return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group)

@@ -104,7 +104,7 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        problems.append(InputProblem(str(path), line, "", f"malformed YAML: {exc}"))
+        problems.append(InputProblem(str(path), line, "", f"malformed YAML: {_yaml_reason(exc)}"))
         return []
     for key_path, line, first in duplicates:
         reason = f"duplicate key (first at line {first}); YAML would keep only the last"
@@ -131,6 +131,21 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
         )
         for i, item in enumerate(data["cases"])
     ]
+
+
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """PyYAML's message on one line, without its "<unicode string>" source excerpts:
+    `expected ',' or '}', but got '-' (column 3), in a flow mapping started at line 3`."""
+    problem = getattr(exc, "problem", None)
+    if not problem:
+        return " ".join(str(exc).split())
+    mark, context = getattr(exc, "problem_mark", None), getattr(exc, "context", None)
+    reason = str(problem) + (f" (column {mark.column + 1})" if mark is not None else "")
+    if context:
+        start = getattr(exc, "context_mark", None)
+        where = f" started at line {start.line + 1}" if start is not None else ""
+        reason += f", {str(context).replace('while parsing', 'in')}{where}"
+    return reason
 
 
 def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
