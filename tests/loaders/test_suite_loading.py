@@ -203,7 +203,7 @@ def test_check_problems_point_at_the_field_line(tmp_path: Path) -> None:
         "      ordering:\n"
         "        groups: {g: [t]}\n"
         "        before:\n"
-        "          - [\"@nope\", t]\n",
+        '          - ["@nope", t]\n',
         encoding="utf-8",
     )
     found = {p.field: p.line for p in _problem_objects(path)}
@@ -268,4 +268,32 @@ def test_contradictory_selections_are_refused(
 def test_an_explicitly_empty_route_is_allowed(tmp_path: Path) -> None:
     case = {"id": "a", "expected": {"selection": {"tools": []}}}
     path = write_jsonl(tmp_path / "s.jsonl", [case])
+    assert list(load_suite(path).cases) == ["a"]
+
+
+@pytest.mark.parametrize("ref", ["#/$defs/nope", "https://example.com/order.json"])
+def test_an_unresolvable_ref_is_reported_before_grading(tmp_path: Path, ref: str) -> None:
+    parameters = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": ref}},
+        "$defs": {"A": {"type": "string"}},
+    }
+    path = write_jsonl(
+        tmp_path / "s.jsonl", [{"id": "a", "tools": {"t": {"parameters": parameters}}}]
+    )
+    (problem,) = _problems(path)
+    assert (
+        f"tools.t.parameters: not a valid JSON Schema: $ref '{ref}' cannot be resolved" in problem
+    )
+
+
+def test_resolvable_refs_and_anchors_are_accepted(tmp_path: Path) -> None:
+    parameters = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#code"}},
+        "$defs": {"A": {"type": "string"}, "B": {"$anchor": "code", "type": "integer"}},
+    }
+    path = write_jsonl(
+        tmp_path / "s.jsonl", [{"id": "a", "tools": {"t": {"parameters": parameters}}}]
+    )
     assert list(load_suite(path).cases) == ["a"]

@@ -8,7 +8,7 @@ and raised together as one `InputError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +18,9 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import ValidationError
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.loaders.jsonl import iter_jsonl
@@ -190,7 +193,40 @@ def _check_schema(schema: Any) -> str | None:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return str(exc.message)
+    ref = _unresolvable_ref(schema)
+    if ref is not None:
+        # Grading would find the same reference unresolvable and skip the whole schema.
+        return f"$ref {ref!r} cannot be resolved (only references inside the schema can be)"
     return None
+
+
+def _unresolvable_ref(schema: Any) -> str | None:
+    """The first `$ref` of a valid schema that no part of the schema answers, or None.
+
+    Nothing is fetched: a remote reference is unresolvable here as it is when grading.
+    """
+    if not isinstance(schema, dict):
+        return None
+    resolver = Registry().resolver_with_root(DRAFT202012.create_resource(schema))
+    for ref in _refs(schema):
+        try:
+            resolver.lookup(ref)
+        except Unresolvable:
+            return ref
+    return None
+
+
+def _refs(node: Any) -> Iterator[str]:
+    """Every `$ref` string in a schema, depth first."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield ref
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
 
 
 def _plain_json(value: Any) -> bool:
