@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,20 @@ def test_thresholds_that_can_never_mean_a_minimum(
 
 def test_a_count_may_exceed_one() -> None:
     validate_gate_names({"recovery.stages.recovered": 12})
+
+
+def test_every_gate_the_docs_show_is_accepted() -> None:
+    # The gates users copy from the docs must pass validation: a per_field example once named
+    # no figure and could only fail after grading.
+    root = Path(__file__).resolve().parents[2]
+    texts = [
+        (root / name).read_text()
+        for name in ("README.md", "docs/reports.md", "docs/case-format.md")
+    ]
+    gates = {
+        name: float(value)
+        for text in texts
+        for name, value in re.findall(r'^"([a-z_]+\.[\w.]+)" = ([\d.]+)', text, re.MULTILINE)
+    }
+    assert "arguments.per_field.create_ticket.priority.accuracy" in gates
+    validate_gate_names(gates)
