@@ -41,6 +41,8 @@ FALLBACK = [
     '{"case_id":"a","trial":-1,"steps":[]}',
     '{"case_id":"","steps":[]}',
     '{"case_id":"a","steps":[{"role":1,"content":"x"}]}',
+    '{"case_id":"a","steps":[{"role":"asistant","content":"x"}]}',
+    '{"case_id":"a","steps":[{"role":["user"],"content":"x"}]}',
     '{"case_id":"a","steps":[{"tool":"t","raw_arguments":"x"}]}',
     '{"case_id":"a","steps":[{"tool":""}]}',
     '{"case_id":"a","steps":[{"tool":"t","args":"{\\"x\\":1}"}]}',

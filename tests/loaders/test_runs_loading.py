@@ -101,3 +101,10 @@ def test_a_line_cut_short_is_reported_where_it_ends(tmp_path: Path) -> None:
     [(_, line, trajectory, problems), _] = list(iter_runs([runs]))
     assert line == 1 and trajectory is None
     assert [p.reason for p in problems] == ["malformed JSON: Expecting value (column 28)"]
+
+
+@pytest.mark.parametrize("role", ["asistant", 5, ["assistant"]])
+def test_an_unknown_message_role_is_located(tmp_path: Path, role: object) -> None:
+    record = {"case_id": "c1", "steps": [{"role": role, "content": "done"}]}
+    (problem,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
+    assert f"r.jsonl:1: steps[0].role: unknown role {role!r}" in problem

@@ -23,6 +23,8 @@ from toolgrade.models import Message, ToolCall, Trajectory
 
 #: Keys a plain call step may have: `raw_arguments` is the model's own field, not input.
 _CALL_KEYS = frozenset({"tool", "args", "id", "result", "group"})
+#: The roles a message step of the normalised form may have.
+STEP_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
 
 def _step_kind(value: Any) -> str | None:
@@ -31,7 +33,8 @@ def _step_kind(value: Any) -> str | None:
         return None
     if "tool" in value:
         return "call" if value.keys() <= _CALL_KEYS else None
-    return "message" if "role" in value else None
+    role = value.get("role")
+    return "message" if isinstance(role, str) and role in STEP_ROLES else None
 
 
 _PlainStep = Annotated[

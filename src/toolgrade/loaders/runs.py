@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
-from toolgrade.loaders.fast_runs import might_be_plain, plain_trajectory
+from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajectory
 from toolgrade.loaders.jsonl import decode_line, iter_text_lines
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
@@ -98,7 +98,11 @@ def _normalised_step(raw: dict[str, Any], index: int) -> Step:
         unknown = set(raw) - {"role", "content"}
         if unknown:
             raise AdapterError(f"steps[{index}].{sorted(unknown)[0]}", "unknown key")
-        return Message(role=str(raw["role"]), content=raw.get("content"))
+        if not isinstance(raw["role"], str) or raw["role"] not in STEP_ROLES:
+            # A typo ("asistant") would silently leave the run without its final answer.
+            known = ", ".join(sorted(STEP_ROLES))
+            raise AdapterError(f"steps[{index}].role", f"unknown role {raw['role']!r} ({known})")
+        return Message(role=raw["role"], content=raw.get("content"))
     raise AdapterError(f"steps[{index}]", "a step needs 'tool' (a call) or 'role' (a message)")
 
 
