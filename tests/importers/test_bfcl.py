@@ -205,3 +205,33 @@ def test_field_named_like_a_comparator_is_expanded_to_literals() -> None:
     assert spec == {"one_of": [{"exact": {"date": "2024-01-01"}, "normalize": True},
                                {"exact": {"date": "2024-01-01", "time": "9am"},
                                 "normalize": True}]}
+
+
+def _question_with_tool_f(tmp_path: Path) -> Path:
+    """One simple question declaring a single tool `f(a: integer, b: dict)`."""
+    return write_lines(tmp_path / "q.json", [{
+        "id": "simple_python_0", "question": [[{"role": "user", "content": "Use f."}]],
+        "function": [{"name": "f", "parameters": {"type": "dict", "properties": {
+            "a": {"type": "integer"}, "b": {"type": "dict"}}}}]}])
+
+
+def test_answer_naming_an_undeclared_function_is_located(tmp_path: Path) -> None:
+    answers = write_lines(tmp_path / "a.json", [{"id": "simple_python_0", "ground_truth": [
+        {"f": {"a": [1]}}, {"g": {"a": [1]}}]}])
+    with pytest.raises(InputError) as err:
+        import_bfcl(_question_with_tool_f(tmp_path), answers, None, tmp_path / "out")
+    assert str(err.value) == (f"{answers}:1: ground_truth[1].g: function 'g' is not among "
+                              "the question's functions (f)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_acceptable_values_must_be_a_list(tmp_path: Path) -> None:
+    answers = write_lines(tmp_path / "a.json", [{"id": "simple_python_0", "ground_truth": [
+        {"f": {"a": 1, "b": [{"min": 2, "max": [3]}]}}]}])
+    with pytest.raises(InputError) as err:
+        import_bfcl(_question_with_tool_f(tmp_path), answers, None, tmp_path / "out")
+    assert [str(p) for p in err.value.problems] == [
+        f"{answers}:1: ground_truth[0].f.a: acceptable values must be a list, e.g. [1]",
+        f"{answers}:1: ground_truth[0].f.b.min: acceptable values must be a list, e.g. [2]"]
+    with pytest.raises(ValueError, match="must be a list"):
+        acceptable(1)

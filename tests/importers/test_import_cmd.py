@@ -43,3 +43,25 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
                                         "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert "no such file" in result.output
+
+
+def test_empty_input_exits_2_naming_the_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("\n")
+    result = RUNNER.invoke(import_app, ["bfcl", str(empty), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert f"{empty}: nothing to import" in result.output
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text("[]")
+    result = RUNNER.invoke(import_app, ["tau-bench", str(tasks), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert f"{tasks}: nothing to import" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_tau_bench_domain_exits_2_naming_the_known_ones(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--domain", "banking",
+                                        "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "--domain: unknown tau-bench domain 'banking' (known: airline, retail)" in result.output
+    assert not (tmp_path / "o").exists()

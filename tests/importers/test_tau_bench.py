@@ -125,3 +125,30 @@ def test_malformed_tasks_are_located(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         import_tau_bench(tasks, None, tmp_path / "out")
     assert "not valid JSON" in str(err.value)
+
+
+def test_every_problem_of_every_task_is_reported(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text('[\n {"actions": "x", "outputs": [1]},\n'
+                     ' {"instruction": "b", "actions": [{"kwargs": {}}, {"name": 3}]}\n]')
+    with pytest.raises(InputError) as err:
+        import_tau_bench(tasks, None, tmp_path / "out")
+    assert [str(p) for p in err.value.problems] == [
+        f"{tasks}:2: actions: must be a list",
+        f"{tasks}:2: instruction: missing or not a string",
+        f"{tasks}:2: outputs: must be a list of strings",
+        f"{tasks}:3: actions[0]: expected {{name: str, kwargs: object}}",
+        f"{tasks}:3: actions[1]: expected {{name: str, kwargs: object}}"]
+
+
+def test_every_problem_of_a_run_is_reported(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.json"
+    runs.write_text(json.dumps([{"task_id": "1", "traj": {}},
+                                {"task_id": 0, "traj": [], "info": {"task": {"actions": 1}}}]))
+    with pytest.raises(InputError) as err:
+        import_tau_bench(TAU_TASKS, runs, tmp_path / "out")
+    assert [f"{p.field}: {p.reason}" for p in err.value.problems] == [
+        "info.task.actions: must be a list",
+        "info.task.instruction: missing or not a string",
+        "task_id: missing or not an integer",
+        "traj: must be a list of chat messages"]

@@ -8,6 +8,7 @@ difference from BFCL's own checker are in docs/importers.md.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from toolgrade.importers.common import (
     ImportSummary,
     Located,
     read_jsonl,
+    require_items,
     require_object,
     write_outputs,
 )
@@ -89,6 +91,36 @@ def tool_spec(function: dict[str, Any]) -> dict[str, Any]:
     return {"description": str(function.get("description", "")), "parameters": schema}
 
 
+def values_reason(values: Any) -> str:
+    """Why `values` cannot be a BFCL list of acceptable values (a bare value is not one)."""
+    return f"acceptable values must be a list, e.g. [{json.dumps(values, ensure_ascii=False)}]"
+
+
+def _as_list(values: Any) -> list[Any]:
+    """BFCL's acceptable values as a list; ValueError when they are not one."""
+    if not isinstance(values, list):
+        raise ValueError(values_reason(values))
+    return values
+
+
+def value_problems(values: Any, where: str) -> list[tuple[str, str]]:
+    """(field, reason) for every acceptable-values entry that is not a list, at any depth of the
+    nested dict answers `values` holds, so a bare value is never taken as an exact one."""
+    if not isinstance(values, list):
+        return [(where, values_reason(values))]
+    return [found for value in values for found in _nested_problems(value, where)]
+
+
+def _nested_problems(value: Any, where: str) -> list[tuple[str, str]]:
+    """`value_problems` for the nested dict answers inside one acceptable value."""
+    if isinstance(value, dict):
+        return [found for key, vals in value.items()
+                for found in value_problems(vals, f"{where}.{key}")]
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return [found for v in value for found in _nested_problems(v, where)]
+    return []
+
+
 def _has_string(value: Any) -> bool:
     if isinstance(value, str):
         return True
@@ -117,7 +149,7 @@ def _literal_forms(value: Any) -> list[Any]:
     per_field: list[list[tuple[str, Any]]] = []
     for key, vals in value.items():
         forms: list[tuple[str, Any]] = []
-        for option in vals if isinstance(vals, list) else [vals]:
+        for option in _as_list(vals):
             if option == OPTIONAL:
                 forms.append((key, _OMIT))
             else:
@@ -146,9 +178,9 @@ def acceptable(values: Any) -> Any:
 
     `""` among the values means the parameter may be left out ({absent: true} inside one_of).
     Strings are compared with `normalize: true`, BFCL's leniency (case, spaces, punctuation).
+    A bare value instead of a list is a ValueError, never read as an exact value.
     """
-    if not isinstance(values, list):
-        values = [values]  # BFCL always writes a list; a bare value is one acceptable value
+    values = _as_list(values)
     optional = OPTIONAL in values
     rest = [v for v in values if v != OPTIONAL]
     if not rest:
@@ -189,18 +221,27 @@ def question_input(question: Any) -> Any:
     return users[-1].get("content") if users else None
 
 
-def build_case(question: Located, answer: Located | None) -> dict[str, Any]:
-    """One BFCL question (and its possible answer, if any) as a case mapping."""
-    data = require_object(question, "a BFCL question")
-    case_id = data.get("id")
-    functions = data.get("function")
+def _question_problems(question: Located, data: dict[str, Any]) -> list[InputProblem]:
+    """Every problem of a question's `id` and `function` fields."""
+    problems: list[InputProblem] = []
+    case_id, functions = data.get("id"), data.get("function")
     if not isinstance(case_id, str) or not case_id:
-        raise InputError([question.problem("id", "missing or not a string")])
+        problems.append(question.problem("id", "missing or not a string"))
     if not isinstance(functions, list) or not all(
         isinstance(f, dict) and isinstance(f.get("name"), str) for f in functions
     ):
-        raise InputError([question.problem("function", "must be a list of functions with names")])
-    tools = {f["name"]: tool_spec(f) for f in functions}
+        problems.append(question.problem("function", "must be a list of functions with names"))
+    return problems
+
+
+def build_case(question: Located, answer: Located | None) -> dict[str, Any]:
+    """One BFCL question (and its possible answer, if any) as a case mapping."""
+    data = require_object(question, "a BFCL question")
+    problems = _question_problems(question, data)
+    if problems:
+        raise InputError(problems)
+    case_id: str = data["id"]
+    tools = {f["name"]: tool_spec(f) for f in data["function"]}
     category = bfcl_category(case_id)
     case: dict[str, Any] = {
         "id": case_id,
@@ -216,32 +257,58 @@ def build_case(question: Located, answer: Located | None) -> dict[str, Any]:
     return case
 
 
+def _entry_problems(
+    answer: Located, index: int, entry: Any, tools: dict[str, Any]
+) -> list[InputProblem]:
+    """Every problem of one `ground_truth` entry: its shape, functions the question does not
+    declare, and acceptable values that are not lists."""
+    where = f"ground_truth[{index}]"
+    if not isinstance(entry, dict) or not all(isinstance(p, dict) for p in entry.values()):
+        return [answer.problem(
+            where, "expected {function: {param: [values]}} (multi-turn answers are not supported)"
+        )]
+    problems: list[InputProblem] = []
+    for name, params in entry.items():
+        if name not in tools:
+            declared = ", ".join(tools) or "none"
+            problems.append(answer.problem(
+                f"{where}.{name}",
+                f"function {name!r} is not among the question's functions ({declared})"))
+        for param, values in params.items():
+            problems.extend(answer.problem(field, reason)
+                            for field, reason in value_problems(values, f"{where}.{name}.{param}"))
+    return problems
+
+
 def _expected_from_answer(answer: Located, tools: dict[str, Any]) -> dict[str, Any]:
+    """The expected block of a case from its possible answer; every problem raised at once."""
     truth = require_object(answer, "a BFCL possible answer").get("ground_truth")
     if not isinstance(truth, list):
         raise InputError([answer.problem("ground_truth", "must be a list")])
-    calls: list[dict[str, Any]] = []
-    for index, entry in enumerate(truth):
-        if not isinstance(entry, dict) or not all(isinstance(p, dict) for p in entry.values()):
-            raise InputError([answer.problem(
-                f"ground_truth[{index}]",
-                "expected {function: {param: [values]}} (multi-turn answers are not supported)",
-            )])
-        for name, params in entry.items():
-            schema = tools.get(name, {}).get("parameters", {})
-            calls.append(expected_call(name, params, schema))
+    problems = [problem for index, entry in enumerate(truth)
+                for problem in _entry_problems(answer, index, entry, tools)]
+    if problems:
+        raise InputError(problems)
+    calls = [expected_call(name, params, tools[name]["parameters"])
+             for entry in truth for name, params in entry.items()]
     if not calls:
         return {"selection": {"no_tool": True}}
     return {"selection": {"tools": [c["tool"] for c in calls]}, "arguments": calls}
 
 
 def _index_answers(answers: list[Located]) -> dict[str, Located]:
+    """Possible answers by id; every answer without a string id is reported at once."""
     index: dict[str, Located] = {}
+    problems: list[InputProblem] = []
     for item in answers:
-        answer_id = require_object(item, "a BFCL possible answer").get("id")
-        if not isinstance(answer_id, str):
-            raise InputError([item.problem("id", "missing or not a string")])
-        index[answer_id] = item
+        if not isinstance(item.value, dict):
+            problems.append(item.problem("", "a BFCL possible answer must be a JSON object"))
+        elif not isinstance(item.value.get("id"), str):
+            problems.append(item.problem("id", "missing or not a string"))
+        else:
+            index[item.value["id"]] = item
+    if problems:
+        raise InputError(problems)
     return index
 
 
@@ -318,7 +385,8 @@ def import_bfcl(
     Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
     malformed input, before writing anything.
     """
-    cases = build_cases(read_jsonl(questions), read_jsonl(answers) if answers else None)
+    items = require_items(questions, read_jsonl(questions), "questions")
+    cases = build_cases(items, read_jsonl(answers) if answers else None)
     runs: list[dict[str, Any]] = []
     decoded: list[DecodedResult] = []
     if results is not None:

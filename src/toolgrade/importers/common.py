@@ -101,6 +101,15 @@ def read_json_array(path: Path) -> list[Located]:
     return items
 
 
+def require_items(path: Path, items: list[Located], what: str) -> list[Located]:
+    """The items read from `path`, or an input problem when there are none: an empty file
+    would import as an empty suite that grades nothing, so it is refused."""
+    if not items:
+        problem = InputProblem(str(path), None, "", f"nothing to import (no {what})")
+        raise InputError([problem])
+    return items
+
+
 def _skip_separators(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] in " \t\r\n,":
         pos += 1

@@ -20,10 +20,14 @@ from toolgrade.importers.common import (
     Located,
     infer_json_type,
     read_json_array,
+    require_items,
     write_outputs,
 )
 
 T = TypeVar("T")
+
+#: Where a run's embedded task sits, prefixed to the fields of its problems.
+_EMBEDDED = "info.task."
 
 #: The side-effecting tools of tau-bench's domains (the reward compares the database they change).
 WRITE_TOOLS: dict[str, frozenset[str]] = {
@@ -47,32 +51,54 @@ WRITE_TOOLS: dict[str, frozenset[str]] = {
 }
 
 
+def check_domain(domain: str) -> frozenset[str]:
+    """The write tools of a known domain. An unknown domain is an input problem: it would mark
+    no tool as side-effecting, silently."""
+    if domain not in WRITE_TOOLS:
+        known = ", ".join(sorted(WRITE_TOOLS))
+        reason = f"unknown tau-bench domain {domain!r} (known: {known})"
+        raise InputError([InputProblem("--domain", None, "", reason)])
+    return WRITE_TOOLS[domain]
+
+
 def case_id(domain: str, index: int) -> str:
     """The case id of a task: its position in the task list, as tau-bench's `task_id` is."""
     return f"tau-{domain}-{index}"
 
 
-def _actions(item: Located, task: dict[str, Any]) -> list[dict[str, Any]]:
-    actions = task.get("actions", [])
+def _is_action(action: Any) -> bool:
+    return (isinstance(action, dict) and isinstance(action.get("name"), str)
+            and isinstance(action.get("kwargs", {}), dict))
+
+
+def _action_problems(item: Located, actions: Any, prefix: str) -> list[InputProblem]:
+    """Every problem of a task's `actions`: not a list, or each malformed action."""
     if not isinstance(actions, list):
-        raise InputError([item.problem("actions", "must be a list")])
-    for i, action in enumerate(actions):
-        ok = (isinstance(action, dict) and isinstance(action.get("name"), str)
-              and isinstance(action.get("kwargs", {}), dict))
-        if not ok:
-            raise InputError([item.problem(f"actions[{i}]",
-                                           "expected {name: str, kwargs: object}")])
-    return actions
+        return [item.problem(f"{prefix}actions", "must be a list")]
+    return [item.problem(f"{prefix}actions[{i}]", "expected {name: str, kwargs: object}")
+            for i, action in enumerate(actions) if not _is_action(action)]
 
 
-def _task(item: Located) -> dict[str, Any]:
-    task = item.value
-    if not isinstance(task, dict) or not isinstance(task.get("instruction"), str):
-        raise InputError([item.problem("", "a task needs an 'instruction' string")])
-    _actions(item, task)
+def task_problems(item: Located, task: Any, prefix: str = "") -> list[InputProblem]:
+    """Every problem of one task; `prefix` names where a task embedded in a run sits."""
+    if not isinstance(task, dict):
+        return [item.problem(prefix.rstrip("."), "a task must be a JSON object")]
+    problems: list[InputProblem] = []
+    if not isinstance(task.get("instruction"), str):
+        problems.append(item.problem(f"{prefix}instruction", "missing or not a string"))
+    problems.extend(_action_problems(item, task.get("actions", []), prefix))
     outputs = task.get("outputs", [])
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
-        raise InputError([item.problem("outputs", "must be a list of strings")])
+        problems.append(item.problem(f"{prefix}outputs", "must be a list of strings"))
+    return problems
+
+
+def _task(item: Located, prefix: str = "") -> dict[str, Any]:
+    """The item as a task, or every problem it has."""
+    problems = task_problems(item, item.value, prefix)
+    if problems:
+        raise InputError(problems)
+    task: dict[str, Any] = item.value
     return task
 
 
@@ -117,7 +143,7 @@ def build_case(
 ) -> dict[str, Any]:
     """One task as a case mapping."""
     actions = task.get("actions", [])
-    writes = WRITE_TOOLS.get(domain, frozenset())
+    writes = check_domain(domain)
     expected: dict[str, Any] = {}
     if actions:
         expected["selection"] = {"tools": [a["name"] for a in actions]}
@@ -177,7 +203,7 @@ class TaskIndex:
     def case_for(self, item: Located, task_id: int, embedded: Any) -> str:
         """The case id of a run, registering an embedded task the tasks file lacks."""
         if isinstance(embedded, dict):
-            task = _task(Located(embedded, item.file, item.line))
+            task = _task(Located(embedded, item.file, item.line), _EMBEDDED)
             key = _task_key(task)
             if key not in self._by_key:
                 cid = f"tau-{self.domain}-run-{task_id}"
@@ -193,25 +219,40 @@ class TaskIndex:
         return case_id(self.domain, task_id)
 
 
+def _embedded_task(data: dict[str, Any]) -> Any:
+    info = data.get("info")
+    return info.get("task") if isinstance(info, dict) else None
+
+
+def run_problems(item: Located, data: dict[str, Any]) -> list[InputProblem]:
+    """Every problem of one recorded run: task_id, traj and the task it embeds."""
+    problems: list[InputProblem] = []
+    task_id = data.get("task_id")
+    if not isinstance(task_id, int) or isinstance(task_id, bool):
+        problems.append(item.problem("task_id", "missing or not an integer"))
+    if not isinstance(data.get("traj"), list):
+        problems.append(item.problem("traj", "must be a list of chat messages"))
+    embedded = _embedded_task(data)
+    if isinstance(embedded, dict):
+        problems.extend(task_problems(item, embedded, _EMBEDDED))
+    return problems
+
+
 def build_run(item: Located, index: TaskIndex, agent: str) -> dict[str, Any]:
     """One recorded tau-bench run as a run mapping with OpenAI `messages`."""
     data = item.value
     if not isinstance(data, dict):
         raise InputError([item.problem("", "a run must be a JSON object")])
-    task_id, traj = data.get("task_id"), data.get("traj")
-    if not isinstance(task_id, int) or isinstance(task_id, bool):
-        raise InputError([item.problem("task_id", "missing or not an integer")])
-    if not isinstance(traj, list):
-        raise InputError([item.problem("traj", "must be a list of chat messages")])
-    info = data.get("info")
-    embedded = info.get("task") if isinstance(info, dict) else None
+    problems = run_problems(item, data)
+    if problems:
+        raise InputError(problems)
     trial = data.get("trial", 0)
     run: dict[str, Any] = {
-        "case_id": index.case_for(item, task_id, embedded),
+        "case_id": index.case_for(item, data["task_id"], _embedded_task(data)),
         "trial": trial if isinstance(trial, int) and trial >= 0 else 0,
         "agent": agent,
         "format": "openai",
-        "messages": traj,
+        "messages": data["traj"],
     }
     if isinstance(data.get("reward"), int | float):
         run["metadata"] = {"reward": data["reward"]}
@@ -248,12 +289,14 @@ def import_tau_bench(
     Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
     malformed input, before writing anything.
     """
-    index = TaskIndex(_collect(read_json_array(tasks), _task), domain)
+    writes = check_domain(domain)
+    items = require_items(tasks, read_json_array(tasks), "tasks")
+    index = TaskIndex(_collect(items, _task), domain)
     raw_runs = read_json_array(trajectories) if trajectories is not None else []
     runs = _collect(raw_runs, lambda item: build_run(item, index, agent))
     called = set().union(*(_called_names(r["messages"]) for r in runs)) if runs else set()
     task_list = [t for _, t in index.entries]
-    catalogue = build_catalogue(task_list, called, WRITE_TOOLS.get(domain, frozenset()))
+    catalogue = build_catalogue(task_list, called, writes)
     cases = [build_case(cid, t, catalogue, domain) for cid, t in index.entries]
     write_outputs(out, cases, runs)
     rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
