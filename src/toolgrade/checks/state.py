@@ -23,7 +23,8 @@ from toolgrade.models import StateAssertion
 #: Operators in the order they are evaluated when an assertion sets several.
 OPERATORS: tuple[str, ...] = ("equals", "exists", "absent", "contains", "count")
 
-_MISSING = object()
+#: What `resolve_path` returns for a path that names nothing (None is a value).
+MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def resolve_path(state: Any, path: str) -> Any:
-    """The value at a dotted path, or `_MISSING`.
+    """The value at a dotted path, or `MISSING`.
 
     A dict key may itself contain dots: at each mapping the shortest run of segments that names
     an existing key is taken, so ``{"a.b": 1}`` is reachable as ``a.b``.
@@ -86,17 +87,17 @@ def _walk(node: Any, parts: list[str]) -> Any:
             key = ".".join(parts[:end])
             if key in node:
                 found = _walk(node[key], parts[end:])
-                if found is not _MISSING:
+                if found is not MISSING:
                     return found
-        return _MISSING
+        return MISSING
     if isinstance(node, list):
         try:
             index = int(parts[0])
         except ValueError:
-            return _MISSING
+            return MISSING
         if -len(node) <= index < len(node):
             return _walk(node[index], parts[1:])
-    return _MISSING
+    return MISSING
 
 
 def _operators(assertion: StateAssertion) -> list[str]:
@@ -164,7 +165,7 @@ def check_path(assertion: StateAssertion, final_state: dict[str, Any] | None) ->
         return StateOutcome(path, "path", op, False, getattr(assertion, op), None,
                             error="the run recorded no final_state")
     value = resolve_path(final_state, path)
-    found = value is not _MISSING
+    found = value is not MISSING
     target = _Target(
         value=value if found else None,
         found=found,

@@ -16,10 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
 from toolgrade.models import CHECK_NAMES
-
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -49,29 +48,14 @@ class GateResult:
         return f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
 
 
-def _lookup(node: Any, parts: list[str]) -> Any:
-    """The value at `parts`, where one key may span several parts ("refund.amount")."""
-    if not parts:
-        return node
-    if not isinstance(node, Mapping):
-        return _MISSING
-    for end in range(1, len(parts) + 1):
-        key = ".".join(parts[:end])
-        if key in node:
-            found = _lookup(node[key], parts[end:])
-            if found is not _MISSING:
-                return found
-    return _MISSING
-
-
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
-    parts = name.split(".")
-    head, rest = parts[0], parts[1:]
+    """(check, metric, value or MISSING); a key may span dots ("per_field.refund.amount")."""
+    head, _, rest = name.partition(".")
     if head in CHECK_NAMES and rest:
-        return head, ".".join(rest), _lookup(summary.get("checks", {}), parts)
+        return head, rest, resolve_path(summary.get("checks", {}), name)
     if head == "aggregate" and rest:
-        return head, ".".join(rest), _lookup(summary.get("aggregate", {}), rest)
-    return head, ".".join(rest) or head, _lookup(summary, parts)
+        return head, rest, resolve_path(summary.get("aggregate", {}), rest)
+    return head, rest or head, resolve_path(summary, name)
 
 
 #: Figures a gate may name, per block; `*` allows any key below (a tool, a field, a k), and a
@@ -139,9 +123,9 @@ def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> li
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
-        if value is _MISSING and _known(*name.partition(".")[::2]):
+        if value is MISSING and _known(*name.partition(".")[::2]):
             value = None
-        if value is _MISSING:
+        if value is MISSING:
             unknown.append(name)
             continue
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
