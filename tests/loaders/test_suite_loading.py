@@ -297,3 +297,25 @@ def test_resolvable_refs_and_anchors_are_accepted(tmp_path: Path) -> None:
         tmp_path / "s.jsonl", [{"id": "a", "tools": {"t": {"parameters": parameters}}}]
     )
     assert list(load_suite(path).cases) == ["a"]
+
+
+def test_a_problem_in_a_shared_tool_is_reported_once_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "tools:\n"
+        "  lookup: {side_effekt: true}\n"
+        "  refund: {parameters: {type: objekt}}\n"
+        "cases:\n"
+        "  - id: c1\n"
+        "    expected: {selection: {tools: [lookup]}}\n"
+        "  - id: c2\n"
+        "    tools: {lookup: {description: own}}\n"
+        "    expected: {selection: {tools: [refund, lookupp]}, nope: 1}\n",
+        encoding="utf-8",
+    )
+    found = [(p.line, p.field) for p in _problem_objects(path)]
+    assert found == [
+        (2, "tools.lookup.side_effekt"),
+        (3, "tools.refund.parameters"),
+        (9, "cases[1].expected.nope"),
+    ]

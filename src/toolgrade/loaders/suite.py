@@ -31,6 +31,7 @@ from toolgrade.loaders.locate import (
     problems_from_validation,
     undotted,
 )
+from toolgrade.loaders.shared_tools import about_inherited, inherited, shared_tool_problems
 from toolgrade.loaders.yaml_lines import load_yaml_with_lines
 from toolgrade.models import Case
 
@@ -68,6 +69,8 @@ class _RawCase:
     line: int | None
     prefix: Path_
     lines: dict[Path_, int]
+    #: Shared tools the case inherits unchanged: their problems are reported once, not here.
+    inherited: frozenset[str] = frozenset()
 
 
 def suite_files(path: Path) -> list[Path]:
@@ -124,6 +127,8 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             what = "tool name to its spec" if key == "tools" else "group name to its tools"
             reason = f"must be a mapping of {what}, got {type(value).__name__}"
             problems.append(InputProblem(str(path), lines.get((key,)), key, reason))
+    shared = tools if isinstance(tools, dict) else {}
+    problems += shared_tool_problems(str(path), shared, lines, _schema_error)
     return [
         _RawCase(
             _merge_shared(item, tools, groups),
@@ -131,6 +136,7 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             lines.get(("cases", i)),
             ("cases", i),
             lines,
+            inherited(item, shared),
         )
         for i, item in enumerate(data["cases"])
     ]
@@ -253,6 +259,14 @@ def _check_validators() -> Iterable[CaseValidator]:
 
 
 def _validate(
+    raw: _RawCase, validators: list[CaseValidator]
+) -> tuple[Case | None, list[InputProblem]]:
+    case, problems = _case_problems(raw, validators)
+    prefix = dotted(raw.prefix)
+    return case, [p for p in problems if not about_inherited(p.field, prefix, raw.inherited)]
+
+
+def _case_problems(
     raw: _RawCase, validators: list[CaseValidator]
 ) -> tuple[Case | None, list[InputProblem]]:
     try:
