@@ -18,7 +18,7 @@ from toolgrade.cli import calibrate_cmd
 from toolgrade.judging import build_judge
 from toolgrade.judging.client import ChatRequest
 from toolgrade.judging.fakes import FakeClient, logprob_reply, verdict_json
-from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings
 
 SETTINGS = JudgeSettings(model="fake/judge", use_cache=False, max_attempts=1)
@@ -120,3 +120,19 @@ def test_cli_end_to_end_with_build_judge(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert data["catch_rate"] == 1.0
     assert "calls 83" in result.output
     assert list((tmp_path / "records").glob("result_interpretation__*.json"))
+
+
+def test_repeats_with_a_memoising_engine_and_no_factory_are_refused() -> None:
+    class Memo:
+        memoises = True
+
+        def judge(self, request: JudgeRequest) -> Verdict:
+            return Verdict(verdict="pass", reason="r")
+
+    items = load_set(None, "alternate_route").items[:3]
+    with pytest.raises(ValueError, match="needs judge_factory"):
+        calibrate(items, Memo(), dimension="alternate_route", model="m", set_sha256="0" * 64,
+                  repeats=2)
+    record = calibrate(items, Memo(), dimension="alternate_route", model="m",
+                       set_sha256="0" * 64, repeats=2, judge_factory=Memo)
+    assert record.observations == 6

@@ -325,3 +325,19 @@ def test_a_dimension_switched_off_is_unscored_and_never_asked() -> None:
     assert client.calls == 0
     assert judge.judge(request_for("argument_equivalence")).verdict == "pass"
     assert judge.model_for("recovery_quality") == "unconfigured"
+
+
+def test_a_client_answering_no_text_is_unscored_not_a_crash() -> None:
+    client = FakeClient([ChatReply(text=None, prompt_tokens=1, completion_tokens=0)])  # type: ignore[arg-type]
+    judge = engine(client)
+    verdict = judge.judge(request_for("argument_equivalence"))
+    assert verdict.verdict == "unscored" and verdict.error
+    usage = judge.usage()["argument_equivalence"]
+    assert (usage["unscored"], usage["errors"]) == (1, 1)
+
+
+def test_judged_content_with_a_lone_surrogate_is_judged_not_raised() -> None:
+    judge = engine(FakeClient([verdict_json("fail")]))
+    verdict = judge.judge(request_for("argument_equivalence", actual="caf\udce9"))
+    assert verdict.verdict in ("fail", "unscored")
+    assert verdict.verdict != "pass"

@@ -405,6 +405,12 @@ def calibrate(
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
+    if repeats > 1 and judge_factory is None and getattr(judge, "memoises", False):
+        # Every repeat would replay the first answer: flip_rate 0 and K times the observations.
+        raise ValueError(
+            "repeats > 1 with a judge that memoises identical requests (a JudgeEngine) needs "
+            "judge_factory, building a fresh engine (cache off) for each repeat"
+        )
     outcomes, errors = run_judge(
         items,
         judge,

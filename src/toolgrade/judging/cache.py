@@ -60,7 +60,9 @@ def cache_key(
         "template": template_hash,
         "inputs": dict(inputs),
     }
-    return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate in judged content (possible from Python callers) still
+    # hashes, deterministically, instead of failing the request.
+    return hashlib.sha256(canonical_json(material).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class VerdictCache:

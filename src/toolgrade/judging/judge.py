@@ -57,11 +57,17 @@ class _Usage:
 class JudgeEngine:
     """Implements `JudgePort`; thread-safe, so the runner may call `judge()` from a pool.
 
+    Identical requests in one engine are answered once (`memoises`): repeated calibration needs
+    a fresh engine per repeat.
+
     `models` maps each dimension to its model (None: unconfigured, answered `unscored`); by
     default each dimension's `settings.for_dimension(dim).model`. `sleep` and `wait` control the
     retry backoff (tests pass a no-op sleep). The disk cache is opened from the settings unless
     one is given; `use_cache=False` disables it either way.
     """
+
+    #: Identical requests are asked once per engine (the in-run memo), then replayed.
+    memoises = True
 
     def __init__(
         self,
@@ -99,7 +105,20 @@ class JudgeEngine:
     # -- public API -------------------------------------------------------------------------
 
     def judge(self, request: JudgeRequest) -> Verdict:
-        """The verdict for one request; identical requests in this run are asked once."""
+        """The verdict for one request; identical requests in this run are asked once.
+
+        Never raises for a failure of the judging itself: a client that answers nothing usable,
+        or judged content that cannot be encoded, gives an unscored verdict carrying the error,
+        so the check asking keeps its deterministic result.
+        """
+        try:
+            return self._judge(request)
+        except Exception as exc:  # judging failed: data for the record, never a crashed check
+            self._count(request.dimension, unscored=1, errors=1)
+            reason = f"the judge failed: {type(exc).__name__}"
+            return Verdict.unscored(reason, error=str(exc))
+
+    def _judge(self, request: JudgeRequest) -> Verdict:
         dim = request.dimension
         self._count(dim, requests=1)
         model = self._models[dim]
@@ -129,7 +148,7 @@ class JudgeEngine:
             return verdict
         try:
             verdict = self._resolve(dim, settings, model, template, key, request.inputs)
-        except BaseException as exc:  # a bug, not a provider failure: free the waiters, re-raise
+        except BaseException as exc:  # free the waiters (they get the same error), re-raise
             future.set_exception(exc)
             raise
         future.set_result(verdict)

@@ -74,32 +74,73 @@ def reply_schema(dimension: JudgeDimension) -> dict[str, Any]:
     }
 
 
+class _DuplicateKey(ValueError):
+    """An object that names a key twice: which value the model meant is unknowable."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        raise _DuplicateKey("a key written twice")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """The JSON objects in `text`: the whole text, else its fenced blocks, else each object
+    embedded in the prose (outermost only). An object that repeats a key is left out."""
+    whole = _object(text.strip())
+    if whole is not None:
+        return [whole]
+    fenced = [obj for m in _FENCE_RE.finditer(text) if (obj := _object(m.group(1).strip()))]
+    if fenced:
+        return fenced
+    found, start = [], text.find("{")
+    while start != -1:
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        start = text.find("{", end)
+    return found
+
+
+def _object(candidate: str) -> dict[str, Any] | None:
+    try:
+        value = _DECODER.decode(candidate)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def extract_json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in `text`: the whole text, a fenced block, or embedded in prose."""
-    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE_RE.finditer(text))]
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    decoder = json.JSONDecoder()
-    for start in (i for i, ch in enumerate(text) if ch == "{"):
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
+    """The first JSON object in `text` (see `json_objects`), or None."""
+    objects = json_objects(text)
+    return objects[0] if objects else None
 
 
 def parse_reply(text: str, dimension: JudgeDimension) -> JudgeReply | None:
-    """The reply as a `JudgeReply`, or None when it does not parse or breaks the contract."""
-    data = extract_json_object(text)
-    if data is None:
+    """The reply as a `JudgeReply`, or None when it does not parse or breaks the contract.
+
+    Judged content is untrusted and a model may quote it: when the text holds several objects
+    shaped like replies, they must agree on the verdict (and label), or the reply is refused
+    rather than the first one believed (a quoted `{"verdict": "pass"}` before the model's own
+    fail).
+    """
+    replies = [r for obj in json_objects(text) if (r := _reply(obj, dimension)) is not None]
+    if not replies:
         return None
+    if len({(r.verdict, r.label) for r in replies}) > 1:
+        return None
+    return replies[0]
+
+
+def _reply(data: dict[str, Any], dimension: JudgeDimension) -> JudgeReply | None:
     try:
         reply = JudgeReply.model_validate(data)
     except ValidationError:
@@ -107,17 +148,28 @@ def parse_reply(text: str, dimension: JudgeDimension) -> JudgeReply | None:
     if dimension == "result_interpretation":
         if reply.label is not None and reply.label not in RESULT_LABELS:
             return None
+        if reply.verdict == "pass" and reply.label is not None:
+            # A label names a failure; on a pass it contradicts the verdict (docs: null).
+            reply = reply.model_copy(update={"label": None})
     elif reply.label is not None:
         # Other dimensions have no labels; an invented one is dropped rather than trusted.
         reply = reply.model_copy(update={"label": None})
     return reply
 
 
+#: The least first-token probability yes- and no-like tokens together must hold for P(pass) to
+#: mean anything: below it the model was mostly not answering yes or no ("Based on..."), and a
+#: faint "Yes" would otherwise read as a certain pass. The embedded local judge puts over 0.99
+#: there (12 calibration items measured); a reply under the floor is asked again, then unscored.
+MIN_ANSWER_MASS = 0.5
+
+
 def p_pass_from_logprobs(top_logprobs: Iterable[tuple[str, float]]) -> float | None:
     """P(pass): the probability mass of yes-like tokens over yes- and no-like tokens.
 
     Tokens are compared after stripping and case folding, so " Yes" and "YES" both count.
-    None when neither kind appears among the top log-probabilities.
+    None when neither kind appears among the top log-probabilities, or when together they hold
+    less than `MIN_ANSWER_MASS` of the first token's probability.
     """
     yes: list[float] = []
     no: list[float] = []
@@ -130,6 +182,8 @@ def p_pass_from_logprobs(top_logprobs: Iterable[tuple[str, float]]) -> float | N
         elif folded in NO_TOKENS:
             no.append(logprob)
     if not yes and not no:
+        return None
+    if sum(math.exp(lp) for lp in yes + no) < MIN_ANSWER_MASS:
         return None
     # Shift by the maximum before exponentiating so very negative logprobs do not underflow.
     top = max(yes + no)
