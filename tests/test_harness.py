@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -221,3 +223,70 @@ def test_unserialisable_values_are_recorded_as_text() -> None:
     assert call.args == {"obj": "thing"}
     assert call.result is not None and call.result.content == "thing"
     json.loads(inj.to_jsonl_line("c"))
+
+
+def test_overlapping_calls_are_recorded_in_the_order_they_started() -> None:
+    # The slow first call is the faulted one (nth 1); it finishes last. Recording by completion
+    # had made the clean second call look like the faulted one and the corrupted one a retry.
+    gate = threading.Event()
+
+    def slow_or_fast(order_id: str) -> dict[str, Any]:
+        if order_id == "slow":
+            gate.wait(5)
+        return {"id": order_id}
+
+    injector = FaultInjector([FaultSpec(tool="lookup", nth=1, kind="malformed")],
+                             {"lookup": slow_or_fast})
+    worker = threading.Thread(target=lambda: injector.tools["lookup"]("slow"))
+    worker.start()
+    while not injector._slots:  # the slow call has started and taken its slot
+        time.sleep(0.001)
+    injector.tools["lookup"]("fast")
+    assert [c.args for c in calls(injector.steps)] == [{"order_id": "fast"}]  # slow in flight
+    gate.set()
+    worker.join()
+    recorded = calls(injector.steps)
+    order = [(c.id, c.args["order_id"]) for c in recorded]
+    assert order == [("call_1", "slow"), ("call_2", "fast")]
+    assert isinstance(recorded[0].result.content, str)  # the corrupted one
+    assert recorded[1].result.content == {"id": "fast"}
+
+
+def test_keyword_arguments_are_recorded_flat_however_the_call_is_made() -> None:
+    def varkw(a: int, *rest: int, **kw: int) -> int:
+        return a
+
+    injector = FaultInjector(None, {"varkw": varkw})
+    injector.tools["varkw"](1, b=2)
+    injector.tools["varkw"](a=1, b=2)
+    injector.tools["varkw"](1, 5, 6, b=2)
+    assert [c.args for c in calls(injector.steps)] == [
+        {"a": 1, "b": 2}, {"a": 1, "b": 2}, {"a": 1, "_args": [5, 6], "b": 2}
+    ]
+
+
+def test_recorded_runs_are_always_lines_toolgrade_reads(tmp_path: Any) -> None:
+    from toolgrade.loaders.runs import read_line
+
+    deep: Any = "x"
+    for _ in range(300):
+        deep = [deep]
+    tools = {
+        "numbers": lambda: {"nan": float("nan"), "inf": float("inf")},
+        "text": lambda: {"s": "caf\udce9"},
+        "nested": lambda: deep,
+    }
+    injector = FaultInjector(None, tools)
+    for name in tools:
+        injector.tools[name]()
+    injector.message("user", b"\xff")
+    with pytest.raises(ValueError, match="unknown role 'bot'"):
+        injector.message("bot", "hi")
+    line = injector.to_jsonl_line(case_id="c1", final_answer="caf\udce9")
+    line.encode("utf-8")  # writable to a UTF-8 file
+    run, problems = read_line(line, tmp_path / "runs.jsonl", 1)
+    assert problems == [] and run is not None
+    numbers, text, nested = (call.result.content for _, call in run.calls)
+    assert numbers == {"nan": "NaN", "inf": "Infinity"}  # not null
+    assert text == "{'s': 'caf\\udce9'}"  # its string form, writable as UTF-8
+    assert isinstance(nested, str)

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from toolgrade import json_out
+from toolgrade.loaders.fast_runs import STEP_ROLES
+from toolgrade.loaders.jsonl import MAX_DEPTH, value_depth
 from toolgrade.models import (
     Case,
     FaultSpec,
@@ -72,25 +74,48 @@ def _json_text(value: Any) -> str:
 
 
 def _recordable(value: Any) -> Any:
-    """The value as recorded in the run: kept when JSON can carry it, else its string form."""
+    """The value as recorded in the run: kept when a runs file can carry it (JSON, UTF-8 text,
+    nesting `toolgrade run` reads), else its string form, so no recorded run is refused later."""
     try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
+        text = json.dumps(value, ensure_ascii=False)
+        text.encode("utf-8")  # a lone surrogate cannot be written to a UTF-8 file
+    except (TypeError, ValueError, RecursionError):
+        return _text_of(value)
+    if (text.count("[") + text.count("{") > MAX_DEPTH - 8) and value_depth(value) > MAX_DEPTH - 8:
+        return _text_of(value)  # the run line nests it a few levels deeper still
     return value
+
+
+def _text_of(value: Any) -> str:
+    """`str(value)` as UTF-8-safe text (lone surrogates escaped)."""
+    return str(value).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _bind_args(
     fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any]:
-    """The call's arguments by parameter name (positional ones included) for the record."""
+    """The call's arguments by parameter name (positional ones included) for the record.
+
+    `**kwargs` are flattened, as a keyword-only call records them, and extra positional values
+    under `*args` are listed under `_args`, so one call is recorded one way however it is made.
+    """
     if not args:
         return dict(kwargs)
     try:
-        bound = inspect.signature(fn).bind_partial(*args, **kwargs)
+        signature = inspect.signature(fn)
+        bound = signature.bind_partial(*args, **kwargs)
     except (TypeError, ValueError):
         return {"_args": list(args), **kwargs}
-    return dict(bound.arguments)
+    out: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        elif kind is inspect.Parameter.VAR_POSITIONAL:
+            out["_args"] = list(value)
+        else:
+            out[name] = value
+    return out
 
 
 class FaultInjector:
@@ -119,7 +144,10 @@ class FaultInjector:
         self._originals = dict(tools)
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
-        self._steps: list[Step] = []
+        self._slots: dict[str, int] = {}
+        # A call's slot is taken when it starts, so overlapping calls (threads, async, nested)
+        # are recorded in the order the agent made them, the order faults are counted in.
+        self._steps: list[Step | None] = []
         self._next_id = 0
         self.tools: dict[str, Callable[..., Any]] = {
             name: self._wrap(name, fn) for name, fn in self._originals.items()
@@ -129,20 +157,28 @@ class FaultInjector:
 
     @property
     def steps(self) -> list[Step]:
-        """The recorded steps so far (a copy)."""
+        """The recorded steps so far (a copy), in the order the calls started; calls still
+        running are left out."""
         with self._lock:
-            return list(self._steps)
+            return [step for step in self._steps if step is not None]
 
     def message(self, role: str, content: Any) -> None:
-        """Record a chat message between tool calls (e.g. the agent's reply)."""
+        """Record a chat message between tool calls (e.g. the agent's reply).
+
+        `role` is one a runs file accepts (user, assistant, system, developer, tool): checked
+        here, where the mistake is made, not when the run is read.
+        """
+        if role not in STEP_ROLES:
+            raise ValueError(f"unknown role {role!r}; one of {', '.join(sorted(STEP_ROLES))}")
         with self._lock:
-            self._steps.append(Message(role=role, content=content))
+            self._steps.append(Message(role=role, content=_recordable(content)))
 
     def reset(self) -> None:
         """Forget the recorded calls and counts, to run another trial with the same faults."""
         with self._lock:
             self._counts.clear()
             self._steps.clear()
+            self._slots.clear()
             self._next_id = 0
 
     def trajectory(
@@ -159,7 +195,7 @@ class FaultInjector:
             raise ValueError("case_id is needed when the injector was not built from a Case")
         steps = self.steps
         if final_answer is not None:
-            steps.append(Message(role="assistant", content=final_answer))
+            steps.append(Message(role="assistant", content=_recordable(final_answer)))
         return Trajectory(
             case_id=cid, trial=trial, agent=agent, steps=steps, final_state=final_state
         )
@@ -177,7 +213,8 @@ class FaultInjector:
         data: dict[str, Any] = {"case_id": run.case_id, "trial": run.trial}
         if run.agent is not None:
             data["agent"] = run.agent
-        data["steps"] = [s.model_dump(mode="json", exclude_none=True) for s in run.steps]
+        # Python mode, then json_out: JSON mode would write NaN and infinity as null.
+        data["steps"] = [s.model_dump(exclude_none=True) for s in run.steps]
         if run.final_state is not None:
             data["final_state"] = run.final_state
         return json_out.dumps(data, ensure_ascii=False)
@@ -191,11 +228,13 @@ class FaultInjector:
         return self.tools[tool](**args)
 
     def _begin(self, tool: str) -> tuple[str, FaultSpec | None]:
-        """Count the call and find the fault (first matching spec) that fires on it."""
+        """Count the call, take its slot, and find the fault (first matching spec) it fires."""
         with self._lock:
             self._counts[tool] += 1
             self._next_id += 1
             nth, call_id = self._counts[tool], f"call_{self._next_id}"
+            self._slots[call_id] = len(self._steps)
+            self._steps.append(None)
         for spec in self.faults:
             if spec.tool == tool and (spec.nth == "all" or spec.nth == nth):
                 return call_id, spec
@@ -205,7 +244,11 @@ class FaultInjector:
         kept = {key: _recordable(value) for key, value in args.items()}
         call = ToolCall(tool=tool, args=kept, id=call_id, result=result)
         with self._lock:
-            self._steps.append(call)
+            slot = self._slots.pop(call_id, None)
+            if slot is None:  # the run was reset while the call ran
+                self._steps.append(call)
+            else:
+                self._steps[slot] = call
 
     def _record_error(self, tool: str, call_id: str, args: dict[str, Any], exc: Exception) -> None:
         # The tool's own exception: the agent sees it raised, the run records it as an error.

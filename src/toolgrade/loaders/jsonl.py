@@ -95,7 +95,7 @@ def decode_line(
 
 def _value_problem(line: str, value: Any) -> str | None:
     """What a parsed line holds that no output could write, or None."""
-    if line.count("[") + line.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+    if line.count("[") + line.count("{") > MAX_DEPTH and value_depth(value) > MAX_DEPTH:
         return f"nested deeper than {MAX_DEPTH} levels"
     if _SURROGATE_ESCAPE.search(line):
         try:
@@ -105,7 +105,7 @@ def _value_problem(line: str, value: Any) -> str | None:
     return None
 
 
-def _depth(value: Any) -> int:
+def value_depth(value: Any) -> int:
     """How deeply arrays and objects nest in `value` (a scalar is 0), without recursion."""
     deepest, stack = 0, [(value, 1)]
     while stack:
