@@ -108,3 +108,16 @@ def test_an_unknown_message_role_is_located(tmp_path: Path, role: object) -> Non
     record = {"case_id": "c1", "steps": [{"role": role, "content": "done"}]}
     (problem,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
     assert f"r.jsonl:1: steps[0].role: unknown role {role!r}" in problem
+
+
+def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    suite = write_yaml_suite(tmp_path, SIMPLE_CASE)
+    runs = write_jsonl(tmp_path / "r.jsonl", [steps_run("c1", ("lookup_order", {}))])
+    inputs = validate_inputs(suite, [runs, tmp_path / "r.jsonl", tmp_path])
+    assert inputs.n_runs == 1 and inputs.files == [runs]
+
+
+def test_an_empty_agent_name_is_located(tmp_path: Path) -> None:
+    record = {**steps_run("c1", ("lookup_order", {})), "agent": ""}
+    (problem,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
+    assert "r.jsonl:1: agent: String should have at least 1 character" in problem

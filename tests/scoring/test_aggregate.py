@@ -59,6 +59,9 @@ def test_crashed_check_never_passes_and_scores_zero() -> None:
     assert aggregate(crashed, Scoring(mode="binary")).passed is False
     agg = aggregate(crashed, Scoring(mode="weighted", threshold=0.0))
     assert agg.score is not None and abs(agg.score - 2 / 3) < 1e-12
+    # Even a threshold the other checks reach does not pass a case with a check never graded.
+    assert agg.passed is False
+    assert aggregate(crashed, Scoring(mode="hybrid", threshold=0.0)).passed is False
 
 
 scores = st.floats(min_value=0, max_value=1, allow_nan=False)

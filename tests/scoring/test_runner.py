@@ -86,6 +86,16 @@ def test_a_crashing_check_becomes_data_and_the_run_goes_on(tmp_path: Path) -> No
     assert output.summary["errors"] == 2
 
 
+class ExplodingOrdering(ExplodingCheck):
+    name: CheckName = "ordering"
+
+
+def test_errors_count_crashed_checks_not_trajectories(tmp_path: Path) -> None:
+    checks = [*default_checks()[:2], ExplodingOrdering(), ExplodingCheck()]
+    output = grade(_inputs(tmp_path, [GOOD]), tmp_path / "out", checks=checks)  # type: ignore[list-item]
+    assert output.summary["errors"] == 2  # one trajectory, two crashed checks
+
+
 def test_several_agents_keep_reliability_apart(tmp_path: Path) -> None:
     runs = [{**GOOD, "agent": "x"}, {**GOOD, "agent": "y"}, {**BAD, "agent": "y"}]
     output = grade(_inputs(tmp_path, runs), tmp_path / "out")

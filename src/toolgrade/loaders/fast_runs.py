@@ -50,7 +50,7 @@ class _PlainRun(BaseModel):
 
     case_id: str = Field(min_length=1)
     trial: int = Field(default=0, ge=0)
-    agent: str | None = None
+    agent: str | None = Field(default=None, min_length=1)
     format: Literal["steps"] | None = None
     steps: list[_PlainStep]
     final_state: dict[str, Any] | None = None

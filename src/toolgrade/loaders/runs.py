@@ -28,7 +28,8 @@ class RunRecord(BaseModel):
     case_id: str = Field(min_length=1)
     # Strict, as the fast path is: `true` or "2" is a mistake to report, not trial 1 or 2.
     trial: int = Field(default=0, ge=0, strict=True)
-    agent: str | None = None
+    # An empty name would share "(unnamed)" with runs that give none; say it instead.
+    agent: str | None = Field(default=None, min_length=1)
     format: Literal["openai", "anthropic", "steps"] | None = None
     messages: list[Any] | None = None
     steps: list[dict[str, Any]] | None = None
@@ -138,16 +139,23 @@ def to_trajectory(record: RunRecord) -> Trajectory:
 def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:
     """Expand files and folders (their *.jsonl, recursively) into run files.
 
-    Files found in a folder under `exclude` are left out; a file named on its own is kept.
+    Files found in a folder under `exclude` are left out; a file named on its own is kept. A
+    file reached twice (named twice, or named and inside a named folder) is read once: its runs
+    would otherwise all be reported as duplicates of themselves.
     """
     skip = exclude.resolve() if exclude is not None else None
     files: list[Path] = []
+    seen: set[Path] = set()
     for path in paths:
-        if not path.is_dir():
-            files.append(path)
-            continue
-        found = sorted(path.rglob("*.jsonl"))
-        files.extend(f for f in found if skip is None or not f.resolve().is_relative_to(skip))
+        found = [path] if not path.is_dir() else [
+            f for f in sorted(path.rglob("*.jsonl"))
+            if skip is None or not f.resolve().is_relative_to(skip)
+        ]
+        for file in found:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append(file)
     return files
 
 

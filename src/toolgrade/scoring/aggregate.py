@@ -7,7 +7,9 @@
   block) and the weighted mean must reach `threshold`.
 
 Nothing applicable means nothing was shown: score None, not passed. A check that crashed
-(passed None while applicable) never passes and scores 0 in the weighted mean.
+(passed None while applicable) never passes, scores 0 in the weighted mean, and keeps the case
+from passing in every mode: a weighted mean over the other checks must not pass a case one of
+whose checks was never graded.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def aggregate(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Agg
         passed = all(r.passed is True for r in applicable.values())
         return Aggregate(mode="binary", score=1.0 if passed else 0.0, passed=passed)
     score = weighted_mean(applicable, scoring.weights)
-    reached = score is not None and score >= scoring.threshold
+    crashed = any(r.passed is None for r in applicable.values())
+    reached = score is not None and score >= scoring.threshold and not crashed
     if scoring.mode == "weighted":
         return Aggregate(mode="weighted", score=score, passed=reached)
     required_ok = all(

@@ -179,10 +179,17 @@ def _ordered_results(
 
 @dataclass
 class RunOutput:
-    """The figures of a finished run and where they were written."""
+    """The figures of a finished run and where they go.
+
+    `grade` writes `results.jsonl`; `summary_path` is where `write_summary` writes `summary`
+    once the caller has added what only it knows: `toolgrade run` adds `judges` (the judge
+    usage and calibration, from `cli.judges.JudgeSetup.summary()`) and `gates`. A library
+    caller that wants the file calls `write_summary(output)` itself.
+    """
 
     summary: dict[str, Any]
     results_path: Path
+    #: Not written by `grade` (see above).
     summary_path: Path
 
 

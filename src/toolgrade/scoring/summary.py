@@ -64,7 +64,10 @@ class SuiteSummary:
         self.overall.add(record)
         self.agents.setdefault(record.agent or "(unnamed)", _AgentTally()).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
-        self.errors += record.error is not None
+        # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
+        self.errors += sum(
+            1 for r in record.checks.values() if r.applicable and r.passed is None
+        )
 
     def _reliability_key(self, record: TrajectoryResult) -> str:
         # Trials of different agents must not pool: with several agents the key names both.
