@@ -41,6 +41,7 @@ def test_every_shipped_set_runs_through_the_engine(dimension: JudgeDimension) ->
     assert record.kappa == pytest.approx(0.0)  # an always-pass judge carries no information
     assert record.catch_rate == 0.0 and record.false_pass_rate == 1.0
     assert record.template_hash is not None
+    assert record.mode == "reasoned"  # verdicts without P(pass)
 
 
 def test_unparseable_replies_end_unscored_and_the_run_completes() -> None:
@@ -87,6 +88,7 @@ def test_fit_threshold_through_the_logprob_engine() -> None:
     assert record.kappa == pytest.approx(0.0)  # at 0.5 every item is judged fail
     assert record.fitted_threshold is not None and 0.20 < record.fitted_threshold <= 0.30
     assert record.holdout_kappa == pytest.approx(1.0)
+    assert record.mode == "logprob"  # the record says how the judge answered
 
 
 def test_cli_end_to_end_with_build_judge(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -335,6 +335,11 @@ def summarise(
     template = next(
         (v.template_hash for o in outcomes for v in o.verdicts if v.template_hash), None
     )
+    scored = [v for o in outcomes for v in o.verdicts if v.scored]
+    # Verdicts carry P(pass) exactly when the judge answered in log-probability mode.
+    mode: Literal["reasoned", "logprob"] | None = None
+    if scored:
+        mode = "logprob" if any(v.p_pass is not None for v in scored) else "reasoned"
     return CalibrationRecord(
         model=model,
         dimension=dimension,
@@ -367,6 +372,7 @@ def summarise(
         holdout_kappa=fit.holdout_kappa if fit else None,
         holdout_agreement=fit.holdout_agreement if fit else None,
         template_hash=template,
+        mode=mode,
         toolgrade_version=_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         disagreements=_disagreements(outcomes),

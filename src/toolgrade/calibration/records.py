@@ -14,7 +14,7 @@ import re
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -96,6 +96,10 @@ class CalibrationRecord(BaseModel):
     human_kappa_items: int = 0
     bootstrap: dict[str, int] = Field(default_factory=dict)
     threshold: float | None = Field(default=None, description="P(pass) cut the judge used.")
+    mode: Literal["reasoned", "logprob"] | None = Field(
+        default=None,
+        description="How the judge answered (logprob: verdicts carried P(pass)); None: unknown.",
+    )
     fitted_threshold: float | None = None
     fit_split_kappa: float | None = None
     holdout_kappa: float | None = None
@@ -201,6 +205,21 @@ def find_record(
         if best is None or record.created() > best.created():
             best = record
     return best
+
+
+def record_mismatch(
+    record: CalibrationRecord, mode: str, template_hash: str | None
+) -> str | None:
+    """Why a record does not describe the judge a run builds, or None when it does.
+
+    A record measured in another answer mode, or with another version of the prompt template,
+    says nothing about this judge's agreement: it is neither shown nor used for a floor.
+    """
+    if record.mode is not None and record.mode != mode:
+        return f"its record was measured in {record.mode} mode, this run judges in {mode} mode"
+    if record.template_hash and template_hash and record.template_hash != template_hash:
+        return "its record was measured with another version of the prompt template"
+    return None
 
 
 def check_floor(record: CalibrationRecord | None, floor: float | None) -> str | None:

@@ -57,12 +57,15 @@ class JudgeSetup:
 
 
 def _calibration(
-    settings: JudgeSettings, model_for: Callable[[JudgeDimension], str]
+    settings: JudgeSettings,
+    model_for: Callable[[JudgeDimension], str],
+    template_hash_for: Callable[[JudgeDimension], str | None],
 ) -> dict[str, Any]:
     from toolgrade.calibration.records import (
         calibration_dir,
         check_floor,
         find_record,
+        record_mismatch,
         shipped_records_dir,
         summary_for_run,
     )
@@ -79,9 +82,16 @@ def _calibration(
         record = find_record(directory, model, dimension) or find_record(
             shipped_records_dir(), model, dimension
         )
+        mismatch = None
+        if record is not None:
+            mismatch = record_mismatch(record, dim_settings.mode, template_hash_for(dimension))
+        if mismatch is not None:
+            record = None  # another judge's agreement: neither shown nor trusted by a floor
         found[dimension] = summary_for_run(record)
         if dim_settings.kappa_floor is not None:
             reason = check_floor(record, dim_settings.kappa_floor)
+            if reason is not None and mismatch is not None:
+                reason = f"{mismatch}; {reason}"
             if reason is not None:
                 refusals.append(f"{dimension}: {reason}")
     if refusals:
@@ -99,5 +109,5 @@ def setup_judges(settings: Settings, notify: Callable[[str], None]) -> JudgeSetu
     engine = build_judge(judge_settings, notify=notify)
     if engine is None:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")
-    calibration = _calibration(judge_settings, engine.model_for)
+    calibration = _calibration(judge_settings, engine.model_for, engine.template_hash_for)
     return JudgeSetup(engine=engine, settings=judge_settings, calibration=calibration)

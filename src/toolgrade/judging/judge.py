@@ -178,6 +178,10 @@ class JudgeEngine:
         """The model judging `dimension` ("unconfigured" when none)."""
         return self._models[dimension] or "unconfigured"
 
+    def template_hash_for(self, dimension: JudgeDimension) -> str:
+        """The hash of the prompt template `dimension` is judged with (records keep theirs)."""
+        return self._templates[dimension].template_hash
+
     def close(self) -> None:
         """Close the disk cache."""
         if self._cache is not None:
