@@ -119,3 +119,24 @@ def test_a_failure_due_only_to_unscored_fields_names_them(pytester: pytest.Pytes
                                 "runs.jsonl", "--toolgrade-no-judge", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1, skipped=3)
     assert "refund.reason at step 0 unscored: no judge configured" in result.stdout.str()
+
+
+def test_a_test_id_given_back_to_pytest_runs_that_test(pytester: pytest.Pytester,
+                                                       suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    options = ["--toolgrade-suite", suite, "--toolgrade-runs", runs, "--toolgrade-no-judge",
+               "-p", "no:cacheprovider"]
+    result = pytester.runpytest("suite.yaml::c1::ordering[a:1]", "-v", *options)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*collected 1 item", "suite.yaml::c1::ordering[[]a:1[]] FAILED*"])
+    result = pytester.runpytest("suite.yaml::c2", *options)
+    result.assert_outcomes(passed=1, skipped=3)
+
+
+def test_a_suite_outside_the_collected_paths_is_still_added_once(
+        pytester: pytest.Pytester, suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest("test_plain.py", "--toolgrade-suite", suite, "--toolgrade-runs",
+                                runs, "--toolgrade-no-judge", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=5, failed=3, skipped=5)

@@ -10,7 +10,6 @@ configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge` tu
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -82,11 +81,28 @@ class ToolgradeCheckFailure(AssertionError):
 
 
 class ToolgradeSuite(pytest.File):
-    """The suite file as a collector of one item per trajectory and check.
+    """The suite file as a collector of one `ToolgradeCase` per case, in input order.
 
     A `File` (not a bare `Collector`) so node ids read `suite.yaml::case::check`, relative to
-    the rootdir like any test file, instead of `::suite.yaml::...`.
+    the rootdir like any test file, instead of `::suite.yaml::...`; one collector per case, so
+    pytest can find a node id given back to it (`pytest "suite.yaml::c1::ordering[a:1]"`).
     """
+
+    def __init__(self, *, records: list[TrajectoryResult], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.records = records
+
+    def collect(self) -> Iterable[pytest.Collector]:
+        """A collector per case, in the order the runs name them."""
+        by_case: dict[str, list[TrajectoryResult]] = {}
+        for record in self.records:
+            by_case.setdefault(record.case_id, []).append(record)
+        for case_id, records in by_case.items():
+            yield ToolgradeCase.from_parent(self, name=case_id, records=records)
+
+
+class ToolgradeCase(pytest.Collector):
+    """One case: an item per run and check, named `check` or `check[agent:trial]`."""
 
     def __init__(self, *, records: list[TrajectoryResult], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -94,16 +110,15 @@ class ToolgradeSuite(pytest.File):
 
     def collect(self) -> Iterable[pytest.Item]:
         """The items, in input order."""
-        per_case = Counter(r.case_id for r in self.records)
+        several = len(self.records) > 1
         for record in self.records:
-            several = per_case[record.case_id] > 1
             suffix = f"[{record.agent or 'agent'}:{record.trial}]" if several else ""
             for check in CHECK_NAMES:
                 result = record.checks.get(check)
                 if result is None:
                     continue
                 yield ToolgradeCheckItem.from_parent(
-                    self, name=f"{record.case_id}::{check}{suffix}", result=result, record=record
+                    self, name=f"{check}{suffix}", result=result, record=record
                 )
 
 
@@ -152,26 +167,63 @@ def _paths(config: pytest.Config) -> tuple[Path, list[Path]] | None:
     return suite_base / suite_opt, [runs_base / r for r in runs_opt]
 
 
+_RECORDS = pytest.StashKey[list[TrajectoryResult]]()
+
+
+def _records(config: pytest.Config, suite: Path, runs: list[Path]) -> list[TrajectoryResult]:
+    """The suite graded once per session (both hooks below may ask)."""
+    if _RECORDS not in config.stash:
+        try:
+            no_judge = bool(config.getoption("--toolgrade-no-judge"))
+            config.stash[_RECORDS] = _grade(suite, runs, no_judge)
+        except InputError as exc:
+            raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
+        except ConfigError as exc:  # settings file, judge cache, calibration floors
+            raise pytest.UsageError(f"toolgrade: configuration error: {exc}") from exc
+    return config.stash[_RECORDS]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """Grade before collecting: bad input or settings stop the session as a usage error
+    (raised while collecting a file, they would be that file's collection error instead)."""
+    paths = _paths(session.config)
+    if paths is not None:
+        _records(session.config, *paths)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ToolgradeSuite | None:
+    """Collect the configured suite file where pytest meets it, so that its node ids given
+    on the command line are found; other suites are collected by the hook below."""
+    paths = _paths(parent.config)
+    if paths is None or not paths[0].is_file() or file_path.resolve() != paths[0].resolve():
+        return None
+    records = _records(parent.config, *paths)
+    return ToolgradeSuite.from_parent(parent, path=file_path, records=records)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Append the suite's items when a suite is configured.
+    """Append the suite's items when a suite is configured and pytest collected none of them
+    (it collects them itself when its paths reach the suite file, or a node id in it).
 
     `tryfirst` so the items exist before `-k` / `-m` deselection runs; the collect report
     makes the terminal count them ("collected N items").
     """
     paths = _paths(config)
-    if paths is None:
+    if paths is None or any(isinstance(item, ToolgradeCheckItem) for item in items):
         return
-    suite, runs = paths
-    try:
-        records = _grade(suite, runs, bool(config.getoption("--toolgrade-no-judge")))
-    except InputError as exc:
-        raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
-    except ConfigError as exc:  # settings file, judge cache, calibration floors
-        raise pytest.UsageError(f"toolgrade: configuration error: {exc}") from exc
-    collector = ToolgradeSuite.from_parent(session, path=suite, records=records)
-    collected: list[pytest.Item | pytest.Collector] = list(collector.collect())
-    report = pytest.CollectReport(collector.nodeid, "passed", None, collected)
+    collector = ToolgradeSuite.from_parent(session, path=paths[0], records=_records(config, *paths))
+    collected = list(_expand(collector))
+    report = pytest.CollectReport(collector.nodeid, "passed", None, list(collected))
     config.hook.pytest_collectreport(report=report)
-    items.extend(i for i in collected if isinstance(i, pytest.Item))
+    items.extend(collected)
+
+
+def _expand(node: pytest.Collector) -> Iterable[pytest.Item]:
+    for child in node.collect():
+        if isinstance(child, pytest.Collector):
+            yield from _expand(child)
+        else:
+            yield child
