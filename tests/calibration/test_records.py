@@ -112,6 +112,13 @@ def test_summary_for_run() -> None:
     assert short is not None
     assert short["kappa"] == record.kappa and short["n"] == 20
     assert short["kappa_ci"] == list(record.kappa_ci or [])
+    # Where the interval was measured, for a run that judges at another cut.
+    fitted = record.model_copy(update={"mode": "logprob", "threshold": 0.5,
+                                       "fitted_threshold": 0.41, "holdout_kappa": 0.58})
+    short = summary_for_run(fitted)
+    assert short is not None
+    assert (short["mode"], short["threshold"], short["fitted_threshold"]) == ("logprob", 0.5, 0.41)
+    assert short["holdout_kappa"] == 0.58
     assert summary_for_run(None) is None
 
 

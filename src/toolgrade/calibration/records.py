@@ -261,4 +261,10 @@ def summary_for_run(record: CalibrationRecord | None) -> dict[str, Any] | None:
         "n": record.n,
         "set_sha256": record.set_sha256,
         "created_at": record.created_at,
+        # The figures above were measured in this mode at this P(pass) cut; a run judging at
+        # another cut (the fitted one, say) is told where its kappa interval comes from.
+        "mode": record.mode,
+        "threshold": record.threshold,
+        "fitted_threshold": record.fitted_threshold,
+        "holdout_kappa": record.holdout_kappa,
     }
