@@ -169,3 +169,26 @@ def test_a_float_overflow_in_a_run_is_written_as_valid_json(
     assert arguments["passed"] is False
     assert '"Infinity"' in json.dumps(arguments)
     json.loads((out / "summary.json").read_text(), parse_constant=refuse)
+
+
+def test_a_run_stopped_after_grading_leaves_no_stale_summary_or_reports(
+    inputs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite, runs = inputs
+    out = tmp_path / "out"
+    args = ["run", str(suite), str(runs), "--out", str(out), "--no-judge", "-q"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert (out / "summary.json").is_file()
+
+    def stop(*_: object, **__: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr("toolgrade.cli.run_cmd.write_summary", stop)
+    assert runner.invoke(app, args).exit_code != 0
+    assert (out / "results.jsonl").is_file()
+    left = {"summary.json", "report.md", "report.html", "junit.xml"} & {
+        p.name for p in out.iterdir()
+    }
+    assert left == set()
+    again = runner.invoke(app, ["report", str(out)])
+    assert again.exit_code == 2 and "no summary.json" in again.output

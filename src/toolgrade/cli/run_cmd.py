@@ -12,6 +12,7 @@ from toolgrade.cli.judges import JudgeSetup, setup_judges
 from toolgrade.cli.progress import progress_bar
 from toolgrade.errors import ConfigError
 from toolgrade.reporting import ReportStream, print_scorecard
+from toolgrade.reporting.files import REPORT_FILES
 from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
 from toolgrade.scoring.runner import ValidatedInputs, grade, validate_inputs, write_summary
 from toolgrade.settings import Settings, load_settings
@@ -45,11 +46,18 @@ def _settings(
 
 
 def _make_out_dir(out_dir: Path) -> None:
-    """Create the output folder, or stop with exit 2 before anything is graded."""
+    """Create the output folder, or stop with exit 2 before anything is graded.
+
+    A previous run's summary and reports are removed first: results.jsonl is about to be
+    rewritten, and a run stopped before its own summary must not leave a folder whose files
+    describe two runs (`toolgrade report` would render them together).
+    """
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("summary.json", *REPORT_FILES):
+            (out_dir / name).unlink(missing_ok=True)
     except OSError as exc:
-        reason = f"cannot create the output folder: {exc.strerror}"
+        reason = f"cannot prepare the output folder: {exc.strerror}"
         raise ConfigError(f"--out {out_dir}: {reason}") from exc
 
 
