@@ -319,3 +319,16 @@ def test_a_problem_in_a_shared_tool_is_reported_once_at_its_line(tmp_path: Path)
         (3, "tools.refund.parameters"),
         (9, "cases[1].expected.nope"),
     ]
+
+
+def test_comparator_problems_are_reported_beside_shape_errors(tmp_path: Path) -> None:
+    record = {
+        "id": "a",
+        "expected": {
+            "selection": {"tols": ["t"]},
+            "arguments": [{"tool": "t", "args": {"x": {"approx": "ten"}}}],
+        },
+    }
+    path = write_jsonl(tmp_path / "s.jsonl", [record])
+    found = {p.field for p in _problem_objects(path)}
+    assert found == {"expected.selection.tols", "expected.arguments[0].args.x"}

@@ -7,6 +7,7 @@ ordering group is reported as file:line: field before any grading starts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from toolgrade.models import Case
 
@@ -23,6 +24,25 @@ def argument_spec_problems(case: Case) -> CaseProblems:
             for problem in validate_arg_spec(spec):
                 out.append((f"expected.arguments[{i}].args.{name}", problem))
     return out
+
+
+def raw_argument_spec_problems(data: Any) -> CaseProblems:
+    """`argument_spec_problems` on a case's raw data, for a case whose shape is invalid: its
+    comparator problems are reported in the same pass instead of after the shape is fixed."""
+    expected = data.get("expected") if isinstance(data, dict) else None
+    calls = expected.get("arguments") if isinstance(expected, dict) else None
+    out: CaseProblems = []
+    for i, call in enumerate(calls if isinstance(calls, list) else []):
+        args = call.get("args") if isinstance(call, dict) else None
+        for name, spec in (args.items() if isinstance(args, dict) else []):
+            out += [(f"expected.arguments[{i}].args.{name}", p) for p in _spec_problems(spec)]
+    return out
+
+
+def _spec_problems(spec: Any) -> list[str]:
+    from toolgrade.checks.comparators import validate_arg_spec
+
+    return validate_arg_spec(spec)
 
 
 def ordering_problems(case: Case) -> CaseProblems:

@@ -22,6 +22,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from toolgrade.checks.validation import raw_argument_spec_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import (
@@ -272,7 +273,7 @@ def _case_problems(
     try:
         case = Case.model_validate(raw.data)
     except ValidationError as exc:
-        return None, problems_from_validation(
+        shape = problems_from_validation(
             exc,
             data=raw.data,
             file=raw.file,
@@ -280,13 +281,17 @@ def _case_problems(
             lines=raw.lines,
             default_line=raw.line,
         )
-    problems = []
-    for validator in validators:
-        for field_name, reason in validator(case):
-            where = dotted(raw.prefix) + "." if raw.prefix else ""
-            line = line_for((*raw.prefix, *undotted(field_name)), raw.lines, raw.line)
-            problems.append(InputProblem(raw.file, line, where + field_name, reason))
+        # The comparators can be vetted without a valid case: report them in the same pass.
+        return None, shape + [_located(raw, *p) for p in raw_argument_spec_problems(raw.data)]
+    problems = [_located(raw, *p) for validator in validators for p in validator(case)]
     return case, problems
+
+
+def _located(raw: _RawCase, field_name: str, reason: str) -> InputProblem:
+    """A check's problem on a case, at the line of its field."""
+    where = dotted(raw.prefix) + "." if raw.prefix else ""
+    line = line_for((*raw.prefix, *undotted(field_name)), raw.lines, raw.line)
+    return InputProblem(raw.file, line, where + field_name, reason)
 
 
 def load_suite(path: Path, validators: list[CaseValidator] | None = None) -> Suite:
