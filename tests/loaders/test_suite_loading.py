@@ -332,3 +332,23 @@ def test_comparator_problems_are_reported_beside_shape_errors(tmp_path: Path) ->
     path = write_jsonl(tmp_path / "s.jsonl", [record])
     found = {p.field for p in _problem_objects(path)}
     assert found == {"expected.selection.tols", "expected.arguments[0].args.x"}
+
+
+def test_a_merged_key_a_mapping_overrides_is_not_a_duplicate(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "tools:\n"
+        "  base: &base {description: b}\n"
+        "  a: {<<: *base, description: tool a}\n"
+        "cases:\n"
+        "  - id: c1\n"
+        "    expected: {selection: &sel {tools: [a]}}\n"
+        "  - id: c2\n"
+        "    expected:\n"
+        "      selection: {<<: *sel, tools: [a, a]}\n",
+        encoding="utf-8",
+    )
+    suite = load_suite(path)
+    selection = suite.cases["c2"].expected.selection
+    assert selection is not None and selection.tools == ["a", "a"]
+    assert suite.cases["c1"].tools["a"].description == "tool a"
