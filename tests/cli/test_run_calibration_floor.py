@@ -137,3 +137,22 @@ def test_a_record_of_another_template_version_is_neither_shown_nor_trusted(
     result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
     assert result.exit_code == 2
     assert "another version of the prompt template" in result.output
+
+
+def test_a_users_record_of_another_mode_does_not_hide_one_that_matches(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    # The user calibrated in logprob mode once, then in reasoned mode: both records are kept
+    # (named apart), and a reasoned run finds its own.
+    suite, runs, records = project
+    for dimension in JUDGE_DIMENSIONS:
+        base = _record(dimension, low=0.6)
+        write_record(base.model_copy(update={"mode": "reasoned"}), records)
+        newer = base.model_copy(update={"mode": "logprob", "kappa_ci": (0.1, 0.9),
+                                        "created_at": "2100-01-01T00:00:00+00:00"})
+        write_record(newer, records)
+    assert len(list(records.iterdir())) == 2 * len(JUDGE_DIMENSIONS)
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 0, result.output
+    judges = json.loads((tmp_path / "o" / "summary.json").read_text())["judges"]
+    assert judges["argument_equivalence"]["calibration"]["mode"] == "reasoned"

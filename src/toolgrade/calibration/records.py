@@ -154,16 +154,20 @@ def _slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
 
 
-def record_filename(model: str, dimension: str, set_sha256: str) -> str:
-    """The file name of the record for (model, dimension, set hash); a newer run replaces it."""
+def record_filename(model: str, dimension: str, set_sha256: str, mode: str | None = None) -> str:
+    """The file name of the record for (model, dimension, set hash, mode); a newer run replaces
+    it. A reasoned-mode record is named apart, so calibrating one mode keeps the other's."""
     digest = hashlib.sha256(model.encode()).hexdigest()[:8]
-    return f"{dimension}__{_slug(model)}-{digest}__{set_sha256[:12]}.json"
+    suffix = "__reasoned" if mode == "reasoned" else ""
+    return f"{dimension}__{_slug(model)}-{digest}__{set_sha256[:12]}{suffix}.json"
 
 
 def write_record(record: CalibrationRecord, directory: Path) -> Path:
     """Write `record` into `directory` (created if needed) and return its path."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / record_filename(record.model, record.dimension, record.set_sha256)
+    path = directory / record_filename(
+        record.model, record.dimension, record.set_sha256, record.mode
+    )
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(record_json(record), encoding="utf-8")
     tmp.replace(path)  # atomic: a concurrent reader never sees half a record
@@ -185,9 +189,14 @@ def read_record(path: Path) -> CalibrationRecord:
 
 
 def find_record(
-    directory: Path, model: str, dimension: str, set_sha256: str | None = None
+    directory: Path,
+    model: str,
+    dimension: str,
+    set_sha256: str | None = None,
+    mode: str | None = None,
 ) -> CalibrationRecord | None:
-    """The newest record for (model, dimension) on the given set, by default the shipped set.
+    """The newest record for (model, dimension) on the given set, by default the shipped set;
+    with `mode`, the newest of that mode (records of unknown mode count as any).
 
     Unreadable files in the directory are skipped: a stray file must not stop a run.
     """
@@ -201,6 +210,8 @@ def find_record(
         except ConfigError:
             continue
         if (record.model, record.dimension, record.set_sha256) != (model, dimension, wanted):
+            continue
+        if mode is not None and record.mode not in (None, mode):
             continue
         if best is None or record.created() > best.created():
             best = record

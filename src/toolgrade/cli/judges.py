@@ -79,14 +79,19 @@ def _calibration(
             continue  # not judged: no record to show, no floor to apply
         model = model_for(dimension)
         # The user's own records first; then the records shipped for the default local judge.
-        record = find_record(directory, model, dimension) or find_record(
-            shipped_records_dir(), model, dimension
-        )
-        mismatch = None
-        if record is not None:
-            mismatch = record_mismatch(record, dim_settings.mode, template_hash_for(dimension))
-        if mismatch is not None:
-            record = None  # another judge's agreement: neither shown nor trusted by a floor
+        # A record of another mode or template is passed over (the next one may match); when
+        # none matches, the first mismatch is the reason given.
+        record, mismatch = None, None
+        for folder in (directory, shipped_records_dir()):
+            candidate = find_record(folder, model, dimension, mode=dim_settings.mode)
+            candidate = candidate or find_record(folder, model, dimension)  # to say why not
+            if candidate is None:
+                continue
+            why = record_mismatch(candidate, dim_settings.mode, template_hash_for(dimension))
+            if why is None:
+                record, mismatch = candidate, None
+                break
+            mismatch = mismatch or why
         found[dimension] = summary_for_run(record)
         if dim_settings.kappa_floor is not None:
             reason = check_floor(record, dim_settings.kappa_floor)
