@@ -352,3 +352,10 @@ def test_a_merged_key_a_mapping_overrides_is_not_a_duplicate(tmp_path: Path) -> 
     selection = suite.cases["c2"].expected.selection
     assert selection is not None and selection.tools == ["a", "a"]
     assert suite.cases["c1"].tools["a"].description == "tool a"
+
+
+def test_routes_given_only_as_alternatives_make_the_first_the_route(tmp_path: Path) -> None:
+    case = {"id": "a", "expected": {"selection": {"alternatives": [["x"], ["y"]]}}}
+    selection = load_suite(write_jsonl(tmp_path / "s.jsonl", [case])).cases["a"].expected.selection
+    assert selection is not None
+    assert (selection.tools, selection.alternatives) == (["x"], [["y"]])

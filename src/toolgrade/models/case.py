@@ -50,6 +50,17 @@ class SelectionExpectation(StrictModel):
         description="Ask the alternate_route judge when the run matches no listed route.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _first_alternative_as_route(cls, data: Any) -> Any:
+        # Routes given only as `alternatives`: the first is the route. Left as they were, the
+        # empty `tools` would also be a route, and a run with no call would pass.
+        if isinstance(data, dict) and "tools" not in data and not data.get("no_tool"):
+            routes = data.get("alternatives")
+            if isinstance(routes, list) and routes:
+                return {**data, "tools": routes[0], "alternatives": routes[1:]}
+        return data
+
     @model_validator(mode="after")
     def _consistent(self) -> SelectionExpectation:
         # Each of these would otherwise grade silently against something the author did not mean.
@@ -57,8 +68,8 @@ class SelectionExpectation(StrictModel):
             raise ValueError("no_tool: true means no call is expected; it cannot list tools")
         if not self.no_tool and "tools" not in self.model_fields_set:
             raise ValueError(
-                "selection needs `tools` (the expected route; [] for none) or `no_tool: true`: "
-                "without it every call would count as extra"
+                "selection needs `tools` (the expected route; [] for none), `alternatives`, or "
+                "`no_tool: true`: without them every call would count as extra"
             )
         expected = {*self.tools, *(t for route in self.alternatives for t in route)}
         both = sorted(expected & set(self.forbidden))
