@@ -121,3 +121,17 @@ def test_an_empty_agent_name_is_located(tmp_path: Path) -> None:
     record = {**steps_run("c1", ("lookup_order", {})), "agent": ""}
     (problem,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
     assert "r.jsonl:1: agent: String should have at least 1 character" in problem
+
+
+@pytest.mark.parametrize(("trial", "problem"), [(1.0, None), (True, "must be a whole number"),
+                                                ("2", "must be a whole number"),
+                                                (1.5, "fractional part")])
+def test_trial_is_a_whole_number(tmp_path: Path, trial: object, problem: str | None) -> None:
+    record = {**steps_run("c1", ("lookup_order", {})), "trial": trial}
+    path = write_jsonl(tmp_path / "r.jsonl", [record])
+    if problem is None:
+        (run,) = load_runs([path])
+        assert run.trial == 1 and type(run.trial) is int
+        return
+    (found,) = _problems(lambda: load_runs([path]))
+    assert "r.jsonl:1: trial:" in found and problem in found

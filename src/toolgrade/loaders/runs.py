@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
@@ -26,8 +26,7 @@ class RunRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     case_id: str = Field(min_length=1)
-    # Strict, as the fast path is: `true` or "2" is a mistake to report, not trial 1 or 2.
-    trial: int = Field(default=0, ge=0, strict=True)
+    trial: int = Field(default=0, ge=0)
     # An empty name would share "(unnamed)" with runs that give none; say it instead.
     agent: str | None = Field(default=None, min_length=1)
     format: Literal["openai", "anthropic", "steps"] | None = None
@@ -35,6 +34,15 @@ class RunRecord(BaseModel):
     steps: list[dict[str, Any]] | None = None
     final_state: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("trial", mode="before")
+    @classmethod
+    def _whole_number(cls, value: Any) -> Any:
+        # `true` or "2" is a mistake to report, not trial 1 or 2; 1.0 (pandas writes integer
+        # columns holding a gap as floats) is the number it says, and becomes 1.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("must be a whole number")
+        return value
 
     @model_validator(mode="after")
     def _one_body(self) -> RunRecord:
