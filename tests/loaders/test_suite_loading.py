@@ -359,3 +359,34 @@ def test_routes_given_only_as_alternatives_make_the_first_the_route(tmp_path: Pa
     selection = load_suite(write_jsonl(tmp_path / "s.jsonl", [case])).cases["a"].expected.selection
     assert selection is not None
     assert (selection.tools, selection.alternatives) == (["x"], [["y"]])
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        # Parts carrying their own $id: a ref inside one is relative to it.
+        {
+            "$id": "https://example.com/root",
+            "type": "object",
+            "properties": {"item": {"$ref": "https://example.com/item"}},
+            "$defs": {
+                "item": {
+                    "$id": "https://example.com/item",
+                    "properties": {"sku": {"$ref": "#/$defs/sku"}},
+                    "$defs": {"sku": {"type": "string"}},
+                }
+            },
+        },
+        # A "$ref" key inside data keywords is data, not a reference.
+        {
+            "type": "object",
+            "properties": {"x": {"type": "object", "examples": [{"$ref": "#/nowhere"}],
+                                 "default": {"$ref": "#/nowhere"}}},
+        },
+    ],
+)
+def test_refs_in_nested_id_schemas_and_in_data_are_not_refused(
+    tmp_path: Path, parameters: dict[str, object]
+) -> None:
+    case = {"id": "a", "tools": {"t": {"parameters": parameters}}}
+    assert list(load_suite(write_jsonl(tmp_path / "s.jsonl", [case])).cases) == ["a"]

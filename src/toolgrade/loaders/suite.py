@@ -210,12 +210,23 @@ def _check_schema(schema: Any) -> str | None:
 def _unresolvable_ref(schema: Any) -> str | None:
     """The first `$ref` of a valid schema that no part of the schema answers, or None.
 
-    Nothing is fetched: a remote reference is unresolvable here as it is when grading.
+    Nothing is fetched: a remote reference is unresolvable here as it is when grading. Refs are
+    looked up from the root, so a schema whose parts carry their own `$id` (a ref inside one is
+    relative to it) is left to the grader rather than refused wrongly.
     """
     if not isinstance(schema, dict):
         return None
+    refs: list[str] = []
+    nested_id = False
+    for sub, depth in _subschemas(schema):
+        nested_id = nested_id or (depth > 0 and "$id" in sub)
+        ref = sub.get("$ref")
+        if isinstance(ref, str):
+            refs.append(ref)
+    if nested_id:
+        return None
     resolver = Registry().resolver_with_root(DRAFT202012.create_resource(schema))
-    for ref in _refs(schema):
+    for ref in refs:
         try:
             resolver.lookup(ref)
         except Unresolvable:
@@ -223,17 +234,26 @@ def _unresolvable_ref(schema: Any) -> str | None:
     return None
 
 
-def _refs(node: Any) -> Iterator[str]:
-    """Every `$ref` string in a schema, depth first."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            yield ref
-        for value in node.values():
-            yield from _refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _refs(value)
+#: Keywords whose value is one subschema, a list of them, or a map of names to them. Anything
+#: else (`examples`, `default`, `const`, `enum`, unknown keywords) is data: a "$ref" key there is
+#: not a reference.
+_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
+        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems")
+_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+
+
+def _subschemas(schema: dict[str, Any], depth: int = 0) -> Iterator[tuple[dict[str, Any], int]]:
+    """The schema and every subschema in it, with its depth, by the keywords that hold them."""
+    yield schema, depth
+    children: list[Any] = [schema.get(k) for k in _ONE]
+    children += [s for k in _MANY if isinstance(schema.get(k), list) for s in schema[k]]
+    children += [s for k in _NAMED if isinstance(schema.get(k), dict) for s in schema[k].values()]
+    if isinstance(schema.get("items"), list):  # draft 4-7 tuple form
+        children += schema["items"]
+    for child in children:
+        if isinstance(child, dict):
+            yield from _subschemas(child, depth + 1)
 
 
 def _plain_json(value: Any) -> bool:
