@@ -59,8 +59,8 @@ class _PlainRun(BaseModel):
 
 def might_be_plain(line: str) -> bool:
     """False for a line the fast path must not take: bytes that are not UTF-8, or text that
-    may hold `NaN` or `Infinity`, which pydantic-core reads and JSON does not allow (the
-    careful path decides; plain substring tests, as a regular expression would cost a fifth
+    may hold `NaN` or `Infinity`, which pydantic-core reads as floats and the careful path as
+    the strings they spell (plain substring tests, as a regular expression would cost a fifth
     of the reading)."""
     if not line.isascii():
         try:

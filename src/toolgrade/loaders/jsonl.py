@@ -1,10 +1,12 @@
 """JSON Lines reading that reports malformed lines instead of stopping at the first.
 
-Only JSON gets through, as UTF-8 text: `NaN` and `Infinity` (Python's `json` accepts them, JSON
-and every other reader of our outputs do not), bytes that are not UTF-8, lone surrogate escapes
-(`"\\ud800"`, which no UTF-8 output can hold) and values nested deeper than `MAX_DEPTH` are each
-reported on their line, never passed on to a crash later. A number too large for a float (`1e999`,
-valid JSON) reads as infinity, as in every JSON reader; outputs write it with `json_out`.
+Only UTF-8 text gets through: bytes that are not UTF-8, lone surrogate escapes (`"\\ud800"`, which
+no UTF-8 output can hold) and values nested deeper than `MAX_DEPTH` are each reported on their
+line, never passed on to a crash later. The bare tokens `NaN`, `Infinity` and `-Infinity`, which
+Python's `json.dumps` writes by default but JSON does not allow, are read as those strings: a
+recorded trace is not refused for them, and every output stays valid JSON. A number too large
+for a float (`1e999`, valid JSON) reads as infinity, as in every JSON reader; outputs write it
+with `json_out`.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def decode_line(
         # "column 1" of the next line.
         value = json.loads(
             line.rstrip("\r\n"),
-            parse_constant=_no_constant,
+            parse_constant=_constant_as_text,
             object_pairs_hook=_unique_object if unique_keys else None,
         )
     except json.JSONDecodeError as exc:
@@ -129,8 +131,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-def _no_constant(name: str) -> Any:
-    raise _NotStrictJson(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+def _constant_as_text(name: str) -> str:
+    """`NaN`, `Infinity`, `-Infinity` as the strings they spell (JSON has no such numbers)."""
+    return name
 
 
 def _problem(path: Path, number: int, reason: str) -> InputProblem:
