@@ -115,28 +115,23 @@ def test_a_dimension_switched_off_needs_no_record_and_says_off(
     assert judges["argument_equivalence"]["model"] == MODEL
 
 
-def test_a_record_measured_in_another_mode_is_neither_shown_nor_trusted(
-    project: tuple[Path, Path, Path], tmp_path: Path
-) -> None:
-    # The run judges in the default reasoned mode; these records were measured in logprob mode.
-    suite, runs, records = project
-    for dimension in JUDGE_DIMENSIONS:
-        write_record(_record(dimension, low=0.6).model_copy(update={"mode": "logprob"}), records)
-    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
-    assert result.exit_code == 2
-    assert "measured in logprob mode, this run judges in reasoned mode" in result.output
-
-
-def test_a_record_of_another_template_version_is_neither_shown_nor_trusted(
-    project: tuple[Path, Path, Path], tmp_path: Path
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        # The run judges in the default reasoned mode; this record was measured in logprob mode.
+        ({"mode": "logprob"}, "measured in logprob mode, this run judges in reasoned mode"),
+        ({"template_hash": "0" * 64}, "another version of the prompt template"),
+    ],
+)
+def test_a_record_of_another_judge_is_neither_shown_nor_trusted(
+    project: tuple[Path, Path, Path], tmp_path: Path, change: dict[str, str], reason: str
 ) -> None:
     suite, runs, records = project
     for dimension in JUDGE_DIMENSIONS:
-        stale = _record(dimension, low=0.6).model_copy(update={"template_hash": "0" * 64})
-        write_record(stale, records)
+        write_record(_record(dimension, low=0.6).model_copy(update=change), records)
     result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
     assert result.exit_code == 2
-    assert "another version of the prompt template" in result.output
+    assert reason in result.output
 
 
 def test_a_users_record_of_another_mode_does_not_hide_one_that_matches(
