@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from toolgrade.json_keys import unique_keys
 from toolgrade.models import JudgeDimension
 
 #: Labels the result_interpretation judge may attach; "none" is stored as no label.
@@ -74,18 +75,8 @@ def reply_schema(dimension: JudgeDimension) -> dict[str, Any]:
     }
 
 
-class _DuplicateKey(ValueError):
-    """An object that names a key twice: which value the model meant is unknowable."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        raise _DuplicateKey("a key written twice")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+#: An object that names a key twice is no reply: which value the model meant is unknowable.
+_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from toolgrade import json_keys
 from toolgrade.errors import InputProblem
 
 #: The deepest nesting of arrays and objects a line may hold. Outputs nest a run's values a few
@@ -25,10 +26,6 @@ MAX_DEPTH = 256
 
 #: An escaped UTF-16 surrogate, the only way JSON text can produce a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-class _NotStrictJson(ValueError):
-    """A value Python's `json` would accept and JSON does not allow."""
 
 
 def iter_jsonl(
@@ -83,11 +80,11 @@ def decode_line(
         value = json.loads(
             line.rstrip("\r\n"),
             parse_constant=_constant_as_text,
-            object_pairs_hook=_unique_object if unique_keys else None,
+            object_pairs_hook=json_keys.unique_keys if unique_keys else None,
         )
     except json.JSONDecodeError as exc:
         return None, _problem(path, number, f"malformed JSON: {exc.msg} (column {exc.colno})")
-    except _NotStrictJson as exc:
+    except json_keys.DuplicateKeyError as exc:
         return None, _problem(path, number, f"not valid JSON: {exc}")
     except RecursionError:
         return None, _problem(path, number, f"nested deeper than {MAX_DEPTH} levels")
@@ -117,18 +114,6 @@ def value_depth(value: Any) -> int:
             deepest = max(deepest, level)
             stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
     return deepest
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) < len(pairs):  # only then look for the key that repeats
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                reason = f"duplicate key {key!r} (JSON readers would keep only the last)"
-                raise _NotStrictJson(reason)
-            seen.add(key)
-    return value
 
 
 def _constant_as_text(name: str) -> str:
