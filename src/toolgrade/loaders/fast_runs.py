@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
+from toolgrade.loaders.jsonl import utf8_error
 from toolgrade.models import Message, ToolCall, Trajectory
 
 #: Keys a plain call step may have: `raw_arguments` is the model's own field, not input.
@@ -62,12 +63,7 @@ def might_be_plain(line: str) -> bool:
     may hold `NaN` or `Infinity`, which pydantic-core reads as floats and the careful path as
     the strings they spell (plain substring tests, as a regular expression would cost a fifth
     of the reading)."""
-    if not line.isascii():
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-    return "NaN" not in line and "Infinity" not in line
+    return utf8_error(line) is None and "NaN" not in line and "Infinity" not in line
 
 
 def plain_trajectory(line: str) -> Trajectory | None:

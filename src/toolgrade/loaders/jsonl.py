@@ -53,18 +53,27 @@ def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, line
 
 
-def text_problem(path: Path, number: int, line: str) -> InputProblem | None:
-    """The problem of a line holding bytes that are not UTF-8, or None."""
+def utf8_error(line: str) -> UnicodeEncodeError | None:
+    """Why a line read by `iter_text_lines` is not UTF-8 text (its undecodable bytes are kept as
+    surrogate escapes), or None."""
     if line.isascii():  # a flag lookup: the common case costs nothing
         return None
     try:
         line.encode("utf-8")
     except UnicodeEncodeError as exc:
-        code = ord(line[exc.start])
-        what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a character"
-        reason = f"not UTF-8 text: {what} at column {exc.start + 1} (save the file as UTF-8)"
-        return InputProblem(str(path), number, "", reason)
+        return exc
     return None
+
+
+def text_problem(path: Path, number: int, line: str) -> InputProblem | None:
+    """The problem of a line holding bytes that are not UTF-8, or None."""
+    exc = utf8_error(line)
+    if exc is None:
+        return None
+    code = ord(line[exc.start])
+    what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "a character"
+    reason = f"not UTF-8 text: {what} at column {exc.start + 1} (save the file as UTF-8)"
+    return InputProblem(str(path), number, "", reason)
 
 
 def decode_line(
