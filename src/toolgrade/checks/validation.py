@@ -6,7 +6,7 @@ ordering group is reported as file:line: field before any grading starts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolgrade.models import Case
@@ -16,14 +16,7 @@ CaseProblems = list[tuple[str, str]]
 
 def argument_spec_problems(case: Case) -> CaseProblems:
     """Comparator syntax of every expected argument."""
-    from toolgrade.checks.comparators import validate_arg_spec
-
-    out: CaseProblems = []
-    for i, call in enumerate(case.expected.arguments or []):
-        for name, spec in call.args.items():
-            for problem in validate_arg_spec(spec):
-                out.append((f"expected.arguments[{i}].args.{name}", problem))
-    return out
+    return _args_problems(call.args for call in case.expected.arguments or [])
 
 
 def raw_argument_spec_problems(data: Any) -> CaseProblems:
@@ -31,18 +24,19 @@ def raw_argument_spec_problems(data: Any) -> CaseProblems:
     comparator problems are reported in the same pass instead of after the shape is fixed."""
     expected = data.get("expected") if isinstance(data, dict) else None
     calls = expected.get("arguments") if isinstance(expected, dict) else None
-    out: CaseProblems = []
-    for i, call in enumerate(calls if isinstance(calls, list) else []):
-        args = call.get("args") if isinstance(call, dict) else None
-        for name, spec in (args.items() if isinstance(args, dict) else []):
-            out += [(f"expected.arguments[{i}].args.{name}", p) for p in _spec_problems(spec)]
-    return out
+    calls = calls if isinstance(calls, list) else []
+    return _args_problems(call.get("args") if isinstance(call, dict) else None for call in calls)
 
 
-def _spec_problems(spec: Any) -> list[str]:
+def _args_problems(args_of_calls: Iterable[Any]) -> CaseProblems:
+    """The comparator problems of each expected call's `args` (anything not a mapping: none)."""
     from toolgrade.checks.comparators import validate_arg_spec
 
-    return validate_arg_spec(spec)
+    out: CaseProblems = []
+    for i, args in enumerate(args_of_calls):
+        for name, spec in args.items() if isinstance(args, Mapping) else ():
+            out += [(f"expected.arguments[{i}].args.{name}", p) for p in validate_arg_spec(spec)]
+    return out
 
 
 def ordering_problems(case: Case) -> CaseProblems:
