@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from toolgrade import json_out
 from toolgrade.loaders.fast_runs import STEP_ROLES
-from toolgrade.loaders.jsonl import MAX_DEPTH, value_depth
+from toolgrade.loaders.jsonl import MAX_DEPTH, too_deep
 from toolgrade.models import (
     Case,
     FaultSpec,
@@ -81,7 +81,7 @@ def _recordable(value: Any) -> Any:
         text.encode("utf-8")  # a lone surrogate cannot be written to a UTF-8 file
     except (TypeError, ValueError, RecursionError):
         return _text_of(value)
-    if (text.count("[") + text.count("{") > MAX_DEPTH - 8) and value_depth(value) > MAX_DEPTH - 8:
+    if too_deep(text, value, MAX_DEPTH - 8):
         return _text_of(value)  # the run line nests it a few levels deeper still
     return value
 

@@ -103,7 +103,7 @@ def decode_line(
 
 def _value_problem(line: str, value: Any) -> str | None:
     """What a parsed line holds that no output could write, or None."""
-    if line.count("[") + line.count("{") > MAX_DEPTH and value_depth(value) > MAX_DEPTH:
+    if too_deep(line, value):
         return f"nested deeper than {MAX_DEPTH} levels"
     if _SURROGATE_ESCAPE.search(line):
         try:
@@ -111,6 +111,12 @@ def _value_problem(line: str, value: Any) -> str | None:
         except UnicodeEncodeError:
             return "a string holds a lone surrogate escape (\\ud800-\\udfff): not Unicode text"
     return None
+
+
+def too_deep(text: str, value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value`, parsed from or written as `text`, nests deeper than `limit`; the brackets
+    of the text are counted first, so the walk is made only for a text that could be."""
+    return text.count("[") + text.count("{") > limit and value_depth(value) > limit
 
 
 def value_depth(value: Any) -> int:
