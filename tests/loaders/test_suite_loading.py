@@ -390,3 +390,44 @@ def test_refs_in_nested_id_schemas_and_in_data_are_not_refused(
 ) -> None:
     case = {"id": "a", "tools": {"t": {"parameters": parameters}}}
     assert list(load_suite(write_jsonl(tmp_path / "s.jsonl", [case])).cases) == ["a"]
+
+
+def test_ordering_problems_are_reported_beside_shape_errors(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cases:\n"
+        "  - id: a\n"
+        "    expected:\n"
+        "      selection: {tols: [t]}\n"
+        "      ordering:\n"
+        "        groups: {g: [t]}\n"
+        "        before:\n"
+        '          - ["@nope", t]\n'
+        "        max_calls: {answer: 1}\n",
+        encoding="utf-8",
+    )
+    found = sorted((p.file, p.line, p.field) for p in _problem_objects(path))
+    assert found == [
+        (str(path), 4, "cases[0].expected.selection.tols"),
+        (str(path), 8, "cases[0].expected.ordering.before[0]"),
+        (str(path), 9, "cases[0].expected.ordering.max_calls.answer"),
+    ]
+
+
+def test_a_mode_is_vetted_beside_shape_errors_without_guessing_the_selection(
+    tmp_path: Path,
+) -> None:
+    # No sequence and no selection: the mode has nothing to compare with, shape error or not.
+    bare = {"id": "a", "input": 1, "nope": 1, "expected": {"ordering": {"mode": "exact"}}}
+    # A selection with a typo may well list the tools once fixed: no mode problem is guessed.
+    typo = {"id": "b", "expected": {"selection": {"tols": ["t"]}, "ordering": {"mode": "exact"}}}
+    path = write_jsonl(tmp_path / "s.jsonl", [bare, typo])
+    found = sorted((p.line, p.field) for p in _problem_objects(path))
+    assert found == [(1, "expected.ordering.mode"), (1, "nope"), (2, "expected.selection.tols")]
+
+
+def test_an_ordering_with_a_shape_error_is_not_vetted_further(tmp_path: Path) -> None:
+    # The group's members are not a list: "unknown group" on the before pair would be false.
+    record = {"id": "a", "expected": {"ordering": {"groups": {"g": "t"}, "before": [["@g", "t"]]}}}
+    path = write_jsonl(tmp_path / "s.jsonl", [record])
+    assert [p.field for p in _problem_objects(path)] == ["expected.ordering.groups.g"]

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolgrade.models import Case
+from pydantic import ValidationError
+
+from toolgrade.models import Case, Expected, OrderingExpectation, SelectionExpectation
 
 CaseProblems = list[tuple[str, str]]
 
@@ -51,6 +53,32 @@ def ordering_problems(case: Case) -> CaseProblems:
         field = f"expected.ordering.{where}" if reason else "expected.ordering"
         out.append((field, reason or where))
     return out
+
+
+def raw_ordering_problems(data: Any) -> CaseProblems:
+    """`ordering_problems` on a case's raw data, for a case whose shape is invalid elsewhere:
+    its ordering problems are reported in the same pass instead of after the shape is fixed.
+
+    Vetted only when `expected.ordering` itself has a valid shape: its parts refer to each other
+    (a `before` side names a group), so vetting a half-valid ordering would report problems
+    that fixing its shape makes go away; its shape errors are reported meanwhile.
+    """
+    expected = data.get("expected") if isinstance(data, dict) else None
+    if not isinstance(expected, dict) or expected.get("ordering") is None:
+        return []
+    try:
+        ordering = OrderingExpectation.model_validate(expected["ordering"])
+    except ValidationError:
+        return []
+    # The selection only tells whether a `mode` has a sequence to compare with. One that is
+    # given but has shape errors of its own (reported meanwhile) counts as given, so no problem
+    # is reported here that fixing it would remove.
+    selection = expected.get("selection")
+    try:
+        given = None if selection is None else SelectionExpectation.model_validate(selection)
+    except ValidationError:
+        given = SelectionExpectation(tools=[])
+    return ordering_problems(Case(id="raw", expected=Expected(ordering=ordering, selection=given)))
 
 
 def case_validators() -> list[Callable[[Case], CaseProblems]]:

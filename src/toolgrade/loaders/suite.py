@@ -22,7 +22,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from toolgrade.checks.validation import raw_argument_spec_problems
+from toolgrade.checks.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import (
@@ -301,8 +301,10 @@ def _case_problems(
             lines=raw.lines,
             default_line=raw.line,
         )
-        # The comparators can be vetted without a valid case: report them in the same pass.
-        return None, shape + [_located(raw, *p) for p in raw_argument_spec_problems(raw.data)]
+        # The comparators and the ordering can be vetted without a valid case: report their
+        # problems in the same pass.
+        vetted = raw_argument_spec_problems(raw.data) + raw_ordering_problems(raw.data)
+        return None, shape + [_located(raw, *p) for p in vetted]
     problems = [_located(raw, *p) for validator in validators for p in validator(case)]
     return case, problems
 
