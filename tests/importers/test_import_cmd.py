@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from builders_importers import BFCL_ANSWERS, BFCL_QUESTIONS, BFCL_RESULTS, TAU_RUNS, TAU_TASKS
@@ -58,6 +59,41 @@ def test_empty_input_exits_2_naming_the_file(tmp_path: Path) -> None:
     assert f"{tasks}: nothing to import" in result.output
     assert not (tmp_path / "o").exists()
 
+
+
+@pytest.mark.parametrize("text", ["", " \n\t\n"])
+def test_an_empty_results_file_given_explicitly_exits_2_naming_it(
+    tmp_path: Path, text: str
+) -> None:
+    empty = tmp_path / "results.json"
+    empty.write_text(text)
+    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
+                                        "--results", str(empty), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert f"{empty}: nothing to import: the file holds no records (no results)" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("text", ["", " \n\t\n", "[]", "[\n]\n"])
+def test_an_empty_trajectories_file_given_explicitly_exits_2_naming_it(
+    tmp_path: Path, text: str
+) -> None:
+    empty = tmp_path / "runs.json"
+    empty.write_text(text)
+    result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--trajectories",
+                                        str(empty), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    message = f"{empty}: nothing to import: the file holds no records (no trajectories)"
+    assert message in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_blank_tasks_file_is_refused_as_empty_not_as_bad_json(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text("\n  \n")
+    result = RUNNER.invoke(import_app, ["tau-bench", str(tasks), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert f"{tasks}: nothing to import: the file holds no records (no tasks)" in result.output
 
 def test_unknown_tau_bench_domain_exits_2_naming_the_known_ones(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--domain", "banking",

@@ -390,7 +390,8 @@ def import_bfcl(
     runs: list[dict[str, Any]] = []
     decoded: list[DecodedResult] = []
     if results is not None:
-        runs, decoded = build_runs(read_jsonl(results), cases, agent)
+        outputs = require_items(results, read_jsonl(results), "results")
+        runs, decoded = build_runs(outputs, cases, agent)
     write_outputs(out, cases, runs)
     answered = {r["case_id"] for r in runs}
     return ImportSummary(

@@ -80,8 +80,11 @@ def read_jsonl(path: Path) -> list[Located]:
 
 
 def read_json_array(path: Path) -> list[Located]:
-    """The items of a top-level JSON array, each with the line its item starts on."""
+    """The items of a top-level JSON array, each with the line its item starts on. A blank file
+    holds no items, as `[]` does (so `require_items` can refuse it as such)."""
     text = _read_text(path)
+    if not text.strip():
+        return []
     decoder = json.JSONDecoder()
     try:
         whole = json.loads(text)
@@ -103,10 +106,11 @@ def read_json_array(path: Path) -> list[Located]:
 
 def require_items(path: Path, items: list[Located], what: str) -> list[Located]:
     """The items read from `path`, or an input problem when there are none: an empty file
-    would import as an empty suite that grades nothing, so it is refused."""
+    would import as an empty suite that grades nothing (or, given as the model outputs, as no
+    runs at all), so it is refused."""
     if not items:
-        problem = InputProblem(str(path), None, "", f"nothing to import (no {what})")
-        raise InputError([problem])
+        reason = f"nothing to import: the file holds no records (no {what})"
+        raise InputError([InputProblem(str(path), None, "", reason)])
     return items
 
 

@@ -292,7 +292,8 @@ def import_tau_bench(
     writes = check_domain(domain)
     items = require_items(tasks, read_json_array(tasks), "tasks")
     index = TaskIndex(_collect(items, _task), domain)
-    raw_runs = read_json_array(trajectories) if trajectories is not None else []
+    raw_runs = [] if trajectories is None else (
+        require_items(trajectories, read_json_array(trajectories), "trajectories"))
     runs = _collect(raw_runs, lambda item: build_run(item, index, agent))
     called = set().union(*(_called_names(r["messages"]) for r in runs)) if runs else set()
     task_list = [t for _, t in index.entries]
