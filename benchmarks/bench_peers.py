@@ -15,6 +15,8 @@ runs the evaluator its users would pick for the same question:
 
 Two baselines are timed beside them: json.loads plus a Counter P/R/F1 (the cheapest tool-call
 metric there is) and `lean_bound.py`'s four bare verdicts (a ceiling for any redesign of ours).
+Ours' reading of each line is also summed apart (the floor, inside ours' span, not run twice),
+so that the time a target leaves for the four checks is measured in this same pass.
 
 Agreement is computed on an untimed pass, only where definitions coincide (see README).
 A peer that cannot be imported is reported as skipped with the reason.
@@ -46,6 +48,9 @@ from toolgrade.scoring.runner import grade_trajectory  # noqa: E402
 
 #: Not a grader: the four bare verdicts of `lean_bound.py`, a ceiling for any redesign.
 LEAN_BOUND = "lean bound: 4 bare verdicts (not a grader)"
+#: Not a grader either: the part of ours' timed span that reads and validates the line, so that
+#: what is left for the four checks under each target is measured in the same pass.
+FLOOR = "toolgrade read+validate only (the floor)"
 
 Evaluate = Callable[[dict[str, Any], list[dict[str, Any]], str], dict[str, bool]]
 
@@ -235,10 +240,12 @@ def run(suite_path: Path, runs_path: Path) -> dict[str, Any]:
     for k, line in enumerate(lines, start=1):
         t0 = time.perf_counter()
         trajectory, _ = read_line(line, runs_path, k)
+        read = time.perf_counter()
         assert trajectory is not None, f"line {k}: {_}"
         case = suite.cases[trajectory.case_id]
         record = grade_trajectory(case, trajectory, checks, None, suite.base_dir)
         clock.totals["toolgrade"] += time.perf_counter() - t0
+        clock.totals[FLOOR] += read - t0
         ours.append((trajectory.case_id, selection_passed(record), mode_held(record)))
         t0 = time.perf_counter()
         value = json.loads(line)

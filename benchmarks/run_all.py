@@ -152,6 +152,41 @@ def target_rows(checks: dict[int, dict[str, Any]], peers: dict[int, dict[str, An
     return rows
 
 
+#: The name `bench_peers.py` gives the reading part of ours' span.
+FLOOR_NAME = "toolgrade read+validate only (the floor)"
+
+
+def budget_rows(peers: dict[int, dict[str, Any]]) -> list[str]:
+    """What each peer target leaves the four checks per run, all from the same peers pass.
+
+    A target of m times a peer's rate allows 1 / (m * rate) seconds a run from line to verdict;
+    our own reading and validating of the line (timed inside ours' span) comes off first, and
+    the rest is what the four checks may cost, against what they cost in that pass.
+    """
+    ok = {n: r for n, r in peers.items() if "error" not in r}
+    if not ok:
+        return []
+    n = max(ok)
+    rates = ok[n]["runs_per_s"]
+    if FLOOR_NAME not in rates or "toolgrade" not in rates:
+        return []
+    read_us, ours_us = 1e6 / rates[FLOOR_NAME], 1e6 / rates["toolgrade"]
+    checks_us = ours_us - read_us
+    rows = ["| target | line to verdict allowed, us/run | our read+validate, us/run | left for "
+            "the four checks, us/run | the four checks now, us/run | speed-up the checks need |",
+            "|---|---|---|---|---|---|"]
+    for peer, multiple in PEER_TARGETS:
+        if peer not in rates:
+            continue
+        allowed = 1e6 / (multiple * rates[peer])
+        left = allowed - read_us
+        need = f"{checks_us / left:.1f}x" if left > 0 else "impossible: reading alone exceeds it"
+        rows.append(f"| >= {multiple:g}x {peer} | {allowed:,.0f} | {read_us:,.0f} | {left:,.0f} | "
+                    f"{checks_us:,.0f} | {need} |")
+    rows.append(f"| (N={n:,}, same pass) | | | | | |")
+    return rows
+
+
 def _yes(met: bool) -> str:
     return "yes" if met else "no"
 
@@ -186,6 +221,9 @@ def main() -> None:
         lines += ["", f"## Agreement with ours (N={top:,})", *agreement_rows(peers[top])]
     lines += ["", "## Judge economy (fake client)", *judge_rows(judge)]
     lines += ["", "## Against the targets (four checks together)", *target_rows(checks, peers)]
+    budget = budget_rows(peers)
+    if budget:
+        lines += ["", "## What each peer target leaves for the four checks", *budget]
     print("\n".join(lines))
     if args.json is not None:
         args.json.write_text(json.dumps({"checks": checks, "peers": peers, "judge": judge},
