@@ -135,3 +135,10 @@ def test_trial_is_a_whole_number(tmp_path: Path, trial: object, problem: str | N
         return
     (found,) = _problems(lambda: load_runs([path]))
     assert "r.jsonl:1: trial:" in found and problem in found
+
+
+@pytest.mark.parametrize("group", [1.5, [1], {"g": 1}])
+def test_a_group_of_another_type_says_what_a_group_may_be(tmp_path: Path, group: object) -> None:
+    record = {"case_id": "c1", "steps": [{"tool": "t"}, {"tool": "t", "group": group}]}
+    (found,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
+    assert found == f"{tmp_path / 'r.jsonl'}:1: steps[1].group: should be an integer or a string"

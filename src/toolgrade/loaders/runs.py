@@ -65,6 +65,9 @@ class _StepCall(BaseModel):
 
 
 _STEP_KEYS = frozenset(_StepCall.model_fields)
+#: What a step field of several types accepts: pydantic words only the first type's error
+#: ("should be a valid integer" for a `group` of 1.5, which may also be a string).
+_STEP_ACCEPTS = {"group": "should be an integer or a string"}
 _RESULT_KEYS = frozenset({"status", "content"})
 
 
@@ -123,7 +126,10 @@ def _normalised_step_validated(raw: dict[str, Any], index: int) -> ToolCall:
         err = exc.errors()[0]
         # Only the parts that name keys of the step: not pydantic's union tags (`group.int`).
         field = dotted(data_path(raw, err["loc"], err["type"]))
-        reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
+        if err["type"] == "extra_forbidden":
+            reason = "unknown key"
+        else:
+            reason = _STEP_ACCEPTS.get(field, str(err["msg"]))
         raise AdapterError(f"steps[{index}].{field}", reason) from exc
     return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group)
 
