@@ -140,3 +140,39 @@ def test_a_suite_outside_the_collected_paths_is_still_added_once(
     result = pytester.runpytest("test_plain.py", "--toolgrade-suite", suite, "--toolgrade-runs",
                                 runs, "--toolgrade-no-judge", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=5, failed=3, skipped=5)
+
+
+@pytest.mark.parametrize("given_by", ["ini", "option"])
+def test_a_suite_outside_the_rootdir_is_named_by_its_path_from_the_rootdir(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, given_by: str) -> None:
+    # The rootdir is project/ (its ini file); the suite sits beside it, named by absolute path.
+    outside = pytester.path / "suites"
+    outside.mkdir()
+    suite = write_yaml_suite(outside, SIMPLE_CASE + SECOND_CASE)
+    runs = write_jsonl(outside / "runs.jsonl", [GOOD, BAD, ONLY_RUN])
+    project = pytester.mkdir("project")
+    if given_by == "ini":
+        (project / "pytest.ini").write_text(
+            f"[pytest]\ntoolgrade_suite = {suite}\ntoolgrade_runs = {runs}\n")
+        options = ["--toolgrade-no-judge", "-p", "no:cacheprovider"]
+    else:
+        (project / "pytest.ini").write_text("[pytest]\n")
+        options = ["--rootdir", str(project), "--toolgrade-suite", str(suite),
+                   "--toolgrade-runs", str(runs), "--toolgrade-no-judge", "-p", "no:cacheprovider"]
+    monkeypatch.chdir(project)
+    result = pytester.runpytest("-v", *options)
+    result.assert_outcomes(passed=4, failed=3, skipped=5)
+    result.stdout.fnmatch_lines([f"rootdir: {project}",
+                                 "../suites/suite.yaml::c1::ordering[[]a:1[]] FAILED*",
+                                 "FAILED ../suites/suite.yaml::c1::ordering[[]a:1[]] - *"])
+    # The id shown, given back, runs that test and is shown the same way. (`-c`: pytest looks
+    # for the ini file above the paths it is given, not above the folder it starts in.)
+    result = pytester.runpytest("../suites/suite.yaml::c1::ordering[a:1]", "-v",
+                                "-c", "pytest.ini", *options)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*collected 1 item",
+                                 "../suites/suite.yaml::c1::ordering[[]a:1[]] FAILED*"])
+    # Started below the rootdir, the ids read from there, as pytest shows any test's.
+    monkeypatch.chdir(pytester.mkdir("project/sub"))
+    result = pytester.runpytest("-v", *options)
+    result.stdout.fnmatch_lines(["../../suites/suite.yaml::c1::ordering[[]a:1[]] FAILED*"])

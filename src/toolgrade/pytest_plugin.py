@@ -10,6 +10,7 @@ configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge` tu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -198,8 +199,28 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ToolgradeS
     paths = _paths(parent.config)
     if paths is None or not paths[0].is_file() or file_path.resolve() != paths[0].resolve():
         return None
-    records = _records(parent.config, *paths)
-    return ToolgradeSuite.from_parent(parent, path=file_path, records=records)
+    return _suite_collector(parent, file_path, _records(parent.config, *paths))
+
+
+def _suite_collector(
+    parent: pytest.Collector, path: Path, records: list[TrajectoryResult]
+) -> ToolgradeSuite:
+    """The suite's collector, with the node id pytest gives a file under the rootdir (its path
+    relative to the rootdir).
+
+    For a suite outside the rootdir pytest's own id would leave the path out
+    (`::suite.yaml::c1::check`, or `::c1::check` when run again by that id), so the id is
+    the path relative to the rootdir through `..` instead, as pytest proposes for such files
+    (pytest-dev/pytest#11245); its report shows it relative to where pytest was started.
+    """
+    path = Path(os.path.abspath(path))  # the same path, and id, however the suite was named
+    nodeid = None
+    if not path.is_relative_to(parent.config.rootpath):
+        try:
+            nodeid = Path(os.path.relpath(path, parent.config.rootpath)).as_posix()
+        except ValueError:  # on another drive than the rootdir (Windows): no relative path
+            nodeid = path.as_posix()
+    return ToolgradeSuite.from_parent(parent, path=path, nodeid=nodeid, records=records)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -214,7 +235,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     paths = _paths(config)
     if paths is None or any(isinstance(item, ToolgradeCheckItem) for item in items):
         return
-    collector = ToolgradeSuite.from_parent(session, path=paths[0], records=_records(config, *paths))
+    collector = _suite_collector(session, paths[0], _records(config, *paths))
     collected = list(_expand(collector))
     report = pytest.CollectReport(collector.nodeid, "passed", None, list(collected))
     config.hook.pytest_collectreport(report=report)
