@@ -137,7 +137,7 @@ def test_trial_is_a_whole_number(tmp_path: Path, trial: object, problem: str | N
     assert "r.jsonl:1: trial:" in found and problem in found
 
 
-@pytest.mark.parametrize("group", [1.5, [1], {"g": 1}])
+@pytest.mark.parametrize("group", [1.5, [1], {"g": 1}, True, False])
 def test_a_group_of_another_type_says_what_a_group_may_be(tmp_path: Path, group: object) -> None:
     record = {"case_id": "c1", "steps": [{"tool": "t"}, {"tool": "t", "group": group}]}
     (found,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))

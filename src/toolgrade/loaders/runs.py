@@ -63,6 +63,15 @@ class _StepCall(BaseModel):
     result: ToolResult | None = None
     group: int | str | None = None
 
+    @field_validator("group", mode="before")
+    @classmethod
+    def _not_a_flag(cls, value: Any) -> Any:
+        # `true` would read as group 1 (lax int) and join whatever else is group 1; a mistake
+        # to report, as for `trial`.
+        if isinstance(value, bool):
+            raise ValueError("a group is an integer or a string, not true or false")
+        return value
+
 
 _STEP_KEYS = frozenset(_StepCall.model_fields)
 #: What a step field of several types accepts: pydantic words only the first type's error
