@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from builders_judging import MODEL, all_requests, engine, request_for, settings, user_text
 from toolgrade.judging import JudgeEngine, TransientError
+from toolgrade.judging.cache import VerdictCache
 from toolgrade.judging.client import ChatReply, ChatRequest
 from toolgrade.judging.fakes import FakeClient, logprob_reply, verdict_json
 from toolgrade.judging.prompts import load_template
@@ -341,3 +344,54 @@ def test_judged_content_with_a_lone_surrogate_is_judged_not_raised() -> None:
     verdict = judge.judge(request_for("argument_equivalence", actual="caf\udce9"))
     assert verdict.verdict in ("fail", "unscored")
     assert verdict.verdict != "pass"
+
+
+class _FailingDatabase:
+    """Stands in for the diskcache database, failing the way a full or read-only disk does."""
+
+    def __init__(self, inner: Any, *, reads: bool, writes: bool) -> None:
+        self._inner, self._reads, self._writes = inner, reads, writes
+
+    def get(self, key: str) -> Any:
+        if self._reads:
+            raise sqlite3.OperationalError("disk I/O error")
+        return self._inner.get(key)
+
+    def set(self, key: str, value: str) -> bool:
+        if self._writes:
+            raise sqlite3.OperationalError("database or disk is full")
+        return bool(self._inner.set(key, value))
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _failing_cache(directory: Path, *, reads: bool = True, writes: bool = True) -> VerdictCache:
+    cache = VerdictCache(directory)
+    cache._cache = _FailingDatabase(cache._cache, reads=reads, writes=writes)  # type: ignore[assignment]
+    return cache
+
+
+def test_a_cache_that_cannot_be_written_keeps_the_verdict_and_warns_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The model answered (and was paid for): a full disk must not turn that into unscored.
+    client = FakeClient([verdict_json("pass")])
+    cache = _failing_cache(tmp_path / "c", reads=False)
+    judge = JudgeEngine(settings(tmp_path), client, cache=cache, sleep=lambda s: None)
+    with caplog.at_level("WARNING"):
+        verdicts = [judge.judge(r) for r in all_requests()]
+    assert [v.verdict for v in verdicts] == ["pass"] * 4
+    assert all(u["errors"] == 0 and u["unscored"] == 0 for u in judge.usage().values())
+    warnings = [r.getMessage() for r in caplog.records if "cache" in r.getMessage()]
+    assert len(warnings) == 1 and "database or disk is full" in warnings[0], warnings
+    assert str(tmp_path / "c") in warnings[0]
+
+
+def test_a_cache_that_cannot_be_read_is_a_miss_not_an_unscored_verdict(tmp_path: Path) -> None:
+    client = FakeClient([verdict_json("fail")])
+    cache = _failing_cache(tmp_path / "c", writes=False)
+    judge = JudgeEngine(settings(tmp_path), client, cache=cache, sleep=lambda s: None)
+    verdict = judge.judge(request_for("alternate_route"))
+    assert verdict.verdict == "fail" and client.calls == 1
+    assert judge.usage()["alternate_route"]["errors"] == 0

@@ -65,8 +65,20 @@ def cache_key(
     return hashlib.sha256(canonical_json(material).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: What the database raises when its disk is full, read-only or locked past diskcache's timeout.
+_STORAGE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
+
+
+class CacheStorageError(Exception):
+    """The cache's database could not be read or written (full or read-only disk, lock)."""
+
+
 class VerdictCache:
-    """A thread- and process-safe store of verdict records (JSON-able dicts) by key."""
+    """A thread- and process-safe store of verdict records (JSON-able dicts) by key.
+
+    `get` and `set` raise `CacheStorageError` (naming the folder) when the database fails, so the
+    engine can keep a verdict it already paid for instead of losing it to a full disk.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory.expanduser()
@@ -74,7 +86,11 @@ class VerdictCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record, or None (also for a corrupt entry, which is then re-asked)."""
-        raw = self._cache.get(key)
+        try:
+            raw = self._cache.get(key)
+        except _STORAGE_ERRORS as exc:
+            reason = f"judge cache {self.directory}: cannot be read ({exc})"
+            raise CacheStorageError(reason) from exc
         if not isinstance(raw, str):
             return None
         try:
@@ -85,7 +101,12 @@ class VerdictCache:
 
     def set(self, key: str, record: Mapping[str, Any]) -> None:
         """Store a record (stored as JSON text so entries stay readable across versions)."""
-        self._cache.set(key, canonical_json(record))
+        try:
+            self._cache.set(key, canonical_json(record))
+        except _STORAGE_ERRORS as exc:
+            raise CacheStorageError(
+                f"judge cache {self.directory}: cannot be written ({exc})"
+            ) from exc
 
     def close(self) -> None:
         """Release the database handle."""

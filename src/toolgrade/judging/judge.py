@@ -21,7 +21,7 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 from tenacity.wait import wait_base
 
-from toolgrade.judging.cache import VerdictCache, cache_key, default_cache_dir
+from toolgrade.judging.cache import CacheStorageError, VerdictCache, cache_key, default_cache_dir
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
@@ -95,6 +95,7 @@ class JudgeEngine:
         elif cache is None:
             cache = VerdictCache(settings.cache_dir or default_cache_dir())
         self._cache = cache
+        self._cache_warned = False
         self._sleep = sleep
         self._wait = wait or wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0)
         self._slots = threading.BoundedSemaphore(settings.concurrency)
@@ -210,7 +211,7 @@ class JudgeEngine:
         inputs: Mapping[str, Any],
     ) -> Verdict:
         if self._cache is not None:
-            record = self._cache.get(key)
+            record = self._cache_get(key)
             if record is not None:
                 cached = self._from_record(record, settings)
                 if cached is not None:
@@ -226,10 +227,38 @@ class JudgeEngine:
             )
         verdict = self._ask(dim, settings, model, prompt)
         if verdict.scored and self._cache is not None:
-            self._cache.set(
-                key, verdict.model_dump(mode="json", exclude={"cached", "raw", "error"})
-            )
+            self._cache_set(key, verdict)
         return verdict
+
+    def _cache_get(self, key: str) -> dict[str, Any] | None:
+        """The stored record; None when absent or when the cache cannot be read (a miss)."""
+        assert self._cache is not None
+        try:
+            return self._cache.get(key)
+        except CacheStorageError as exc:
+            self._warn_cache(exc)
+            return None
+
+    def _cache_set(self, key: str, verdict: Verdict) -> None:
+        """Store a scored verdict; a cache that cannot be written costs the entry, not the
+        verdict (the model was asked and answered)."""
+        assert self._cache is not None
+        record = verdict.model_dump(mode="json", exclude={"cached", "raw", "error"})
+        try:
+            self._cache.set(key, record)
+        except CacheStorageError as exc:
+            self._warn_cache(exc)
+
+    def _warn_cache(self, exc: CacheStorageError) -> None:
+        with self._lock:
+            if self._cache_warned:
+                return
+            self._cache_warned = True
+        log.warning(
+            "%s; verdicts are kept but not cached (further cache failures are not reported; "
+            "use another --cache-dir or --no-cache)",
+            exc,
+        )
 
     def _ask(
         self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt
