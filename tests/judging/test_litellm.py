@@ -113,3 +113,19 @@ def test_a_second_run_through_litellm_makes_zero_calls(tmp_path: Path) -> None:
     with make(LiteLLMClient(mock_response=failing), tmp_path) as judge:
         assert [judge.judge(r).verdict for r in all_requests()] == ["pass"] * 4
         assert all(u["calls"] == 0 and u["cache_hits"] == 1 for u in judge.usage().values())
+
+
+def test_a_provider_error_prints_nothing_on_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    # litellm prints a "Give Feedback / Get Help" banner to stdout for every provider error it
+    # maps unless told not to: a failing provider must not interleave that with the scorecard.
+    import httpx
+    import openai
+
+    response = httpx.Response(500, request=httpx.Request("POST", "http://127.0.0.1/v1"))
+    error = openai.InternalServerError("boom", response=response, body=None)
+    judge = make(LiteLLMClient(mock_response=error), max_attempts=2)
+    verdict = judge.judge(request_for("alternate_route"))
+    assert verdict.verdict == "unscored" and "InternalServerError" in (verdict.error or "")
+    out, err = capfd.readouterr()
+    assert "Give Feedback" not in out + err and "LiteLLM.Info" not in out + err
+    assert out == ""

@@ -83,10 +83,15 @@ class ChatClient(Protocol):
 
 
 def import_litellm() -> Any:
-    """litellm, imported with its bundled cost map so the import makes no network request."""
+    """litellm, imported with its bundled cost map so the import makes no network request.
+
+    Its debug banner ("Give Feedback / Get Help", printed to stdout on every provider error it
+    maps) is switched off: the engine reports failures itself, and stdout carries the scorecard.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
+    litellm.suppress_debug_info = True
     return litellm
 
 
