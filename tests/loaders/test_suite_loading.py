@@ -80,6 +80,25 @@ def test_wrong_type_names_field(tmp_path: Path) -> None:
     assert "bool" in problem
 
 
+def test_a_value_no_alternative_of_a_union_takes_is_one_problem_naming_each(
+    tmp_path: Path,
+) -> None:
+    path = write_yaml_suite(
+        tmp_path,
+        """
+    - id: c1
+      expected:
+        selection: {tools: [refund]}
+        recovery:
+          faults:
+            - {tool: refund, nth: 1.5}
+    """,
+    )
+    (problem,) = _problems(path)
+    assert "cases[0].expected.recovery.faults[0].nth:" in problem
+    assert "valid integer" in problem and "; or: " in problem and "'all'" in problem
+
+
 def test_every_problem_is_listed(tmp_path: Path) -> None:
     path = write_yaml_suite(
         tmp_path,

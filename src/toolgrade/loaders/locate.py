@@ -80,17 +80,22 @@ def problems_from_validation(
     lines: Mapping[Path_, int] | None = None,
     default_line: int | None = None,
 ) -> list[InputProblem]:
-    """One located problem per pydantic error, deduplicated."""
-    seen: set[tuple[str, str]] = set()
-    problems: list[InputProblem] = []
+    """One located problem per pydantic error, deduplicated; the errors of a union's
+    alternatives at one field (`nth: 1.5` is neither an integer nor 'all') become one problem
+    naming each alternative, not one problem each."""
+    reasons: dict[tuple[Path_, bool], list[str]] = {}
     for err in exc.errors():
         path = data_path(data, err["loc"], err["type"])
-        full = prefix + path
-        field = dotted(full)
+        # A loc that ends past its data path ends in a union tag (`int`, `literal['all']`).
+        alternative = bool(path) and err["loc"][-1:] != path[-1:]
+        found = reasons.setdefault((prefix + path, alternative), [])
         reason = _reason(err)
-        if (field, reason) in seen:
-            continue
-        seen.add((field, reason))
+        if reason not in found:
+            found.append(reason)
+    problems: list[InputProblem] = []
+    for (full, alternative), found in reasons.items():
         line = line_for(full, lines or {}, default_line)
-        problems.append(InputProblem(file=file, line=line, field=field, reason=reason))
+        field = dotted(full)
+        joined = ["; or: ".join(found)] if alternative else found
+        problems += [InputProblem(file=file, line=line, field=field, reason=r) for r in joined]
     return problems
