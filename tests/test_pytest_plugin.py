@@ -176,3 +176,17 @@ def test_a_suite_outside_the_rootdir_is_named_by_its_path_from_the_rootdir(
     monkeypatch.chdir(pytester.mkdir("project/sub"))
     result = pytester.runpytest("-v", *options)
     result.stdout.fnmatch_lines(["../../suites/suite.yaml::c1::ordering[[]a:1[]] FAILED*"])
+
+
+def test_last_failed_reruns_exactly_the_failed_checks(pytester: pytest.Pytester,
+                                                      suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    options = ("--toolgrade-suite", suite, "--toolgrade-runs", runs, "--toolgrade-no-judge")
+    pytester.runpytest(*options).assert_outcomes(passed=4, failed=3, skipped=5)
+    # Their ids end in [agent:trial], which pytest's cache reads back as parameters.
+    result = pytester.runpytest(*options, "--lf", "-v")
+    result.assert_outcomes(failed=3, deselected=9)
+    result.stdout.fnmatch_lines(["*rerun previous 3 failures*"])
+    result = pytester.runpytest(*options, "--ff", "-v")
+    result.stdout.fnmatch_lines(["*selection[[]a:1[]] FAILED*", "*arguments[[]a:1[]] FAILED*",
+                                 "*ordering[[]a:1[]] FAILED*", "*selection[[]a:0[]] PASSED*"])

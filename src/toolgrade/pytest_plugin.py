@@ -118,8 +118,12 @@ class ToolgradeCase(pytest.Collector):
                 result = record.checks.get(check)
                 if result is None:
                     continue
+                name = f"{check}{suffix}"
+                # The id is given as text, as pytest's cache holds it: pytest 9 reads the
+                # `[agent:trial]` of a cached id as parameters, so an id built from the name
+                # would never equal it and --lf / --ff would find no previous failure.
                 yield ToolgradeCheckItem.from_parent(
-                    self, name=f"{check}{suffix}", result=result, record=record
+                    self, name=name, nodeid=f"{self.nodeid}::{name}", result=result, record=record
                 )
 
 
