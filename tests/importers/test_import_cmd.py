@@ -74,6 +74,18 @@ def test_an_empty_results_file_given_explicitly_exits_2_naming_it(
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("text", ["", " \n\t\n"])
+def test_an_empty_answers_file_exits_2_naming_it_once(tmp_path: Path, text: str) -> None:
+    empty = tmp_path / "answers.json"
+    empty.write_text(text)
+    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(empty),
+                                        "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert f"{empty}: nothing to import: the file holds no records (no answers)" in result.output
+    assert "no possible answer" not in result.output  # not one problem per question
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize("text", ["", " \n\t\n", "[]", "[\n]\n"])
 def test_an_empty_trajectories_file_given_explicitly_exits_2_naming_it(
     tmp_path: Path, text: str

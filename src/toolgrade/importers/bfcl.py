@@ -386,7 +386,8 @@ def import_bfcl(
     malformed input, before writing anything.
     """
     items = require_items(questions, read_jsonl(questions), "questions")
-    cases = build_cases(items, read_jsonl(answers) if answers else None)
+    expected = require_items(answers, read_jsonl(answers), "answers") if answers else None
+    cases = build_cases(items, expected)
     runs: list[dict[str, Any]] = []
     decoded: list[DecodedResult] = []
     if results is not None:
