@@ -156,6 +156,25 @@ def test_all_recovered_by_fallback() -> None:
     assert result.figures["faults"][0]["step"] == 0
 
 
+def test_a_retry_that_is_itself_a_faulted_call_does_not_recover() -> None:
+    # `empty` faults are recorded as ok by the injector; the spec says the second call failed too.
+    faults = (fault(nth=1, kind="empty"), fault(nth=2, kind="empty"))
+    gave_up = grade(recovery(*faults), run(ok("lookup", ""), ok("lookup", ""), say()))
+    assert stages(gave_up) == ["no_retry", "no_retry"]
+    assert gave_up.score == 0.0
+    third = grade(recovery(*faults), run(ok("lookup", ""), ok("lookup", ""), ok("lookup")))
+    assert stages(third) == ["recovered", "recovered"]
+    assert third.figures["faults"][0]["recovery_step"] == 2
+    assert third.figures["faults"][0]["retries"] == 2
+
+
+def test_a_fallback_that_is_itself_a_faulted_call_does_not_recover() -> None:
+    rec = recovery(fault(), fault("search", kind="empty"), fallbacks={"lookup": ["search"]})
+    result = grade(rec, run(err("lookup"), ok("search", ""), say()))
+    assert stages(result) == ["no_retry", "no_retry"]
+    assert result.score == 0.0
+
+
 def test_fault_that_never_fired_is_not_triggered_and_not_scored() -> None:
     result = grade(recovery(fault("lookup", nth=3), fault("refund")),
                    run(ok("lookup"), err("refund"), ok("refund")))

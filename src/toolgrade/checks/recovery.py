@@ -10,6 +10,7 @@ port and never change a deterministic stage. docs/recovery.md states every rule 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -99,12 +100,15 @@ def locate(spec: FaultSpec, calls: Calls) -> Fault:
     return Fault(spec.tool, spec.nth, spec.kind, spec.content, "spec", position)
 
 
-def stage_of(fault: Fault, calls: Calls, rec: RecoveryExpectation) -> Outcome:
+def stage_of(
+    fault: Fault, calls: Calls, rec: RecoveryExpectation, faulted: Collection[int] = ()
+) -> Outcome:
     """The stage one fault reached, reading the calls that followed it.
 
     Walks the later calls in order; the first of these decides `recovered`:
     a retry of the tool that succeeded (never with nth 'all'), an allowed fallback that succeeded,
     or the escalation call. A retry beyond `max_retries` before that is a `retry_loop`.
+    `faulted`: positions of calls a spec faults; they failed whatever their recorded result says.
     """
     if fault.position is None:
         return Outcome(fault, "not_triggered")
@@ -121,14 +125,14 @@ def stage_of(fault: Fault, calls: Calls, rec: RecoveryExpectation) -> Outcome:
             if out.retries > rec.max_retries:
                 out.stage = "retry_loop"
                 return out
-            if not fault.every_call and succeeded(call):
+            if not fault.every_call and pos not in faulted and succeeded(call):
                 return _recovered(out, "retry", at)
         elif rec.escalate_with is not None and call.tool == rec.escalate_with:
             return _recovered(out, "escalation", at)
         elif call.tool in allowed:
             tried_fallback = True
             out.covered.add(pos)
-            if succeeded(call):
+            if pos not in faulted and succeeded(call):
                 return _recovered(out, "fallback", at)
         else:
             others.append(call.tool)
@@ -148,6 +152,8 @@ def _recovered(out: Outcome, how: str, at: int) -> Outcome:
 
 def _all_faulted_positions(rec: RecoveryExpectation, calls: Calls) -> set[int]:
     tools = {s.tool for s in rec.faults if s.nth == "all"}
+    if not tools:
+        return set()
     return {p for p, (_, c) in enumerate(calls) if c.tool in tools}
 
 
@@ -158,10 +164,15 @@ def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
     every call, or a retry / fallback attempt inside an earlier fault's episode: consecutive
     failures while working around one fault are graded once, not once per attempt.
     """
-    outcomes = [stage_of(locate(spec, calls), calls, rec) for spec in rec.faults]
+    located = [locate(spec, calls) for spec in rec.faults]
+    # A spec's faulted call failed whatever its recorded result says (an `empty` or `malformed`
+    # fault is recorded as ok), so it can neither be the retry nor the fallback that recovers.
+    faulted = _all_faulted_positions(rec, calls)
+    faulted |= {f.position for f in located if f.position is not None}
+    outcomes = [stage_of(fault, calls, rec, faulted) for fault in located]
     if not rec.grade_observed_errors:
         return outcomes
-    covered = _all_faulted_positions(rec, calls)
+    covered = set(faulted)
     for o in outcomes:
         covered |= o.covered
     seen: Counter[str] = Counter()
@@ -171,7 +182,7 @@ def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
             continue
         content = call.result.content if call.result is not None else None
         fault = Fault(call.tool, seen[call.tool], "error", content, "observed", pos)
-        outcome = stage_of(fault, calls, rec)
+        outcome = stage_of(fault, calls, rec, faulted)
         covered |= outcome.covered
         outcomes.append(outcome)
     return outcomes
