@@ -219,6 +219,28 @@ def test_retries_inside_a_fault_episode_are_not_graded_twice() -> None:
     assert result.score == 1.0
 
 
+def test_retries_past_a_retry_loop_are_one_episode() -> None:
+    # Five failed lookups with a ceiling of 1: one retry_loop, not a second fault for call 4.
+    r = run(*[err("lookup") for _ in range(5)], ok("search"), err("notify"), say())
+    result = grade(recovery(fault(), max_retries=1, fallbacks={"lookup": ["search"]},
+                            grade_observed_errors=True), r)
+    faults = result.figures["faults"]
+    assert [(f["tool"], f["source"], f["stage"]) for f in faults] == [
+        ("lookup", "spec", "retry_loop"),
+        ("notify", "observed", "no_retry"),
+    ]
+    assert faults[0]["retries"] == 4
+    assert [f.name for f in result.failures] == ["retry_loop", "no_retry"]
+
+
+def test_an_error_after_a_retry_loop_ended_is_a_new_fault() -> None:
+    r = run(err("lookup"), err("lookup"), err("lookup"), ok("lookup"), err("lookup"), say())
+    result = grade(recovery(fault(), max_retries=1, grade_observed_errors=True), r)
+    assert [(f["nth"], f["stage"]) for f in result.figures["faults"]] == [
+        (1, "retry_loop"), (5, "no_retry")]
+    assert result.figures["faults"][0]["retries"] == 3
+
+
 def test_all_faulted_tool_errors_are_covered_by_its_spec() -> None:
     r = run(err("lookup"), ok("search"), err("lookup"))
     result = grade(recovery(fault(nth="all"), fallbacks={"lookup": ["search"]},

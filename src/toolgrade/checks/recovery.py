@@ -124,6 +124,7 @@ def stage_of(
             out.covered.add(pos)
             if out.retries > rec.max_retries:
                 out.stage = "retry_loop"
+                _cover_episode(out, calls, pos + 1, allowed, rec, faulted)
                 return out
             if not fault.every_call and pos not in faulted and succeeded(call):
                 return _recovered(out, "retry", at)
@@ -141,6 +142,32 @@ def stage_of(
     elif rec.escalate_with is not None:
         out.stage = "missing_escalation"
     return out
+
+
+def _cover_episode(
+    out: Outcome,
+    calls: Calls,
+    start: int,
+    allowed: list[str],
+    rec: RecoveryExpectation,
+    faulted: Collection[int],
+) -> None:
+    """After a `retry_loop`, the rest of the episode: the retries and fallback attempts that
+    follow, until one succeeds or the agent escalates. They are counted in `retries` and covered,
+    so that observed errors among them are not graded as new faults."""
+    tool = out.fault.tool
+    for pos in range(start, len(calls)):
+        call = calls[pos][1]
+        retry = call.tool == tool
+        if not retry and call.tool == rec.escalate_with:
+            return
+        if not retry and call.tool not in allowed:
+            continue
+        out.covered.add(pos)
+        out.retries += retry
+        can_succeed = not (retry and out.fault.every_call) and pos not in faulted
+        if can_succeed and succeeded(call):
+            return
 
 
 def _recovered(out: Outcome, how: str, at: int) -> Outcome:
