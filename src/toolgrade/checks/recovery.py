@@ -112,13 +112,15 @@ def stage_of(
     """
     if fault.position is None:
         return Outcome(fault, "not_triggered")
-    step = calls[fault.position][0]
+    step, group = calls[fault.position][0], calls[fault.position][1].group
     out = Outcome(fault, "no_retry", step=step, covered={fault.position})
     allowed = rec.fallbacks.get(fault.tool, [])
     tried_fallback = False
     others: list[str] = []
     for pos in range(fault.position + 1, len(calls)):
         at, call = calls[pos]
+        if group is not None and call.group == group:
+            continue  # issued together with the faulted call, before its failure was seen
         if call.tool == fault.tool:
             out.retries += 1
             out.covered.add(pos)
@@ -156,8 +158,11 @@ def _cover_episode(
     follow, until one succeeds or the agent escalates. They are counted in `retries` and covered,
     so that observed errors among them are not graded as new faults."""
     tool = out.fault.tool
+    group = calls[out.fault.position][1].group if out.fault.position is not None else None
     for pos in range(start, len(calls)):
         call = calls[pos][1]
+        if group is not None and call.group == group:
+            continue
         retry = call.tool == tool
         if not retry and call.tool == rec.escalate_with:
             return
