@@ -85,3 +85,20 @@ def test_weighted_mean_is_within_the_scores(
     mean = weighted_mean(results, {"selection": wa, "arguments": wb})  # type: ignore[arg-type]
     assert mean is not None
     assert min(a, b, c) - 1e-9 <= mean <= max(a, b, c) + 1e-9
+
+
+def test_a_weighted_mean_equal_to_the_threshold_passes_despite_float_rounding() -> None:
+    # (1 + 0.4 + 1) / 3 is exactly 0.8, the default threshold, but 0.7999999999999999 in floats:
+    # a case whose mean equals its threshold reached it and must pass.
+    results = {
+        "selection": r("selection", 1.0, True),
+        "arguments": r("arguments", 0.4, False),
+        "ordering": r("ordering", 1.0, True),
+        "recovery": r("recovery", None, None, applicable=False),
+    }
+    assert aggregate(results, Scoring(mode="weighted")).passed is True
+    hybrid = Scoring(mode="hybrid", required=["selection"])
+    assert aggregate(results, hybrid).passed is True
+    # A mean really under the threshold still fails.
+    under = {**results, "arguments": r("arguments", 0.39, False)}
+    assert aggregate(under, Scoring(mode="weighted")).passed is False

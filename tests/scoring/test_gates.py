@@ -119,3 +119,13 @@ def test_every_gate_the_docs_show_is_accepted() -> None:
     }
     assert "arguments.per_field.create_ticket.priority.accuracy" in gates
     validate_gate_names(gates)
+
+
+def test_a_figure_equal_to_its_minimum_holds_despite_float_rounding() -> None:
+    # The mean of 1.0, 1.0 and 0.4 is 0.8, computed as 0.7999999999999999: it meets 0.8.
+    mean = (1.0 + 1.0 + 0.4) / 3
+    assert mean < 0.8
+    (gate,) = evaluate_gates({"aggregate.mean_score": 0.8}, {"aggregate": {"mean_score": mean}})
+    assert gate.passed
+    (under,) = evaluate_gates({"aggregate.mean_score": 0.8}, {"aggregate": {"mean_score": 0.7999}})
+    assert not under.passed

@@ -2,7 +2,8 @@
 
 - binary: passes when every applicable check passes (score 1.0 or 0.0).
 - weighted: weighted mean of applicable check scores against `threshold`; a check not named in
-  `weights` weighs 1.0; weights are renormalised over the applicable checks.
+  `weights` weighs 1.0; weights are renormalised over the applicable checks. A mean equal to
+  the threshold reaches it, also when float rounding puts it a hair under (`reaches`).
 - hybrid: the `required` checks must pass (a required check that is not applicable does not
   block) and the weighted mean must reach `threshold`.
 
@@ -14,9 +15,20 @@ whose checks was never graded.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from toolgrade.models import Aggregate, CheckName, CheckResult, Scoring
+
+#: Relative slack when a figure meets a minimum: a mean of floats can land one rounding step
+#: under a value it equals exactly ((1 + 1 + 0.4) / 3 is 0.7999999999999999 in floats), and a
+#: figure equal to its minimum must reach it.
+REACH_TOLERANCE = 1e-9
+
+
+def reaches(value: float, minimum: float) -> bool:
+    """`value >= minimum`, counting a value within floating-point rounding of it as equal."""
+    return value >= minimum or math.isclose(value, minimum, rel_tol=REACH_TOLERANCE)
 
 
 def _applicable(results: Mapping[CheckName, CheckResult]) -> dict[CheckName, CheckResult]:
@@ -44,7 +56,7 @@ def aggregate(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Agg
         return Aggregate(mode="binary", score=1.0 if passed else 0.0, passed=passed)
     score = weighted_mean(applicable, scoring.weights)
     crashed = any(r.passed is None for r in applicable.values())
-    reached = score is not None and score >= scoring.threshold and not crashed
+    reached = score is not None and reaches(score, scoring.threshold) and not crashed
     if scoring.mode == "weighted":
         return Aggregate(mode="weighted", score=score, passed=reached)
     required_ok = all(

@@ -7,6 +7,8 @@ names the `refund.amount` field). Names and thresholds are checked before gradin
 figure, a per-tool or per-field gate without its figure, or a threshold that is not a finite
 number (in [0, 1] for rates) is a configuration error (exit 2). A figure with no value fails its
 gate: nothing was applicable, or the tool, field, task type or k named did not occur in this run.
+A figure equal to its minimum holds, also when float rounding leaves a mean a hair under it
+(`aggregate.reaches`: (1 + 1 + 0.4) / 3 is 0.7999999999999999 and holds a minimum of 0.8).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
 from toolgrade.models import CHECK_NAMES
+from toolgrade.scoring.aggregate import reaches
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> li
             raise ConfigError(
                 f"gate {name!r}: the figure is not a number (got {type(value).__name__})"
             )
-        passed = value is not None and float(value) >= threshold
+        passed = value is not None and reaches(float(value), threshold)
         results.append(
             GateResult(check, metric, None if value is None else float(value), threshold, passed)
         )
