@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from builders_reporting import digest_results, small_summary, write_results
 from toolgrade.reporting.files import write_reports
-from toolgrade.reporting.run_tables import reliability_table
+from toolgrade.reporting.run_tables import gates_table, reliability_table
 from toolgrade.reporting.tables import anchor, confusion_matrix, fmt
 from toolgrade.reporting.view import build_view
 
@@ -62,3 +62,16 @@ def test_an_empty_run_still_renders_every_report(tmp_path: Path) -> None:
     written = write_reports(tmp_path, {"cases": 0, "trajectories": 0}, results)
     assert "**trajectories** 0" in written[0].read_text(encoding="utf-8")
     assert 'tests="0"' in written[2].read_text(encoding="utf-8")
+
+
+def test_a_failed_gate_never_shows_the_same_figure_as_its_minimum() -> None:
+    summary = {"gates": [
+        {"check": "selection", "metric": "f1", "value": 0.8996, "threshold": 0.9, "passed": False},
+        {"check": "aggregate", "metric": "pass_rate", "value": 0.9, "threshold": 0.9,
+         "passed": True},
+    ]}
+    table = gates_table(summary)
+    assert table is not None
+    failed, held = table.rows
+    assert failed == ["selection.f1", "0.8996", "0.9000", "FAIL"]
+    assert held == ["aggregate.pass_rate", "0.900", "0.900", "pass"]

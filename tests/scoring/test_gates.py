@@ -129,3 +129,11 @@ def test_a_figure_equal_to_its_minimum_holds_despite_float_rounding() -> None:
     assert gate.passed
     (under,) = evaluate_gates({"aggregate.mean_score": 0.8}, {"aggregate": {"mean_score": 0.7999}})
     assert not under.passed
+
+
+def test_a_failed_gate_message_never_shows_the_same_figure_as_its_minimum() -> None:
+    (gate,) = evaluate_gates({"selection.f1": 0.9}, {"checks": {"selection": {"f1": 0.89996}}})
+    assert not gate.passed
+    assert gate.message() == "gate FAILED: selection.f1 = 0.89996, minimum 0.9"
+    (held,) = evaluate_gates({"selection.f1": 0.9}, {"checks": {"selection": {"f1": 0.9}}})
+    assert held.message() == "gate ok: selection.f1 = 0.9, minimum 0.9"

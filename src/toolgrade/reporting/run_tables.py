@@ -133,6 +133,17 @@ def gates_table(summary: dict[str, Any]) -> Table | None:
     gates = summary.get("gates") or []
     if not gates:
         return None
-    rows = [[f"{g.get('check')}.{g.get('metric')}", fmt(g.get("value")), fmt(g.get("threshold")),
+    rows = [[f"{g.get('check')}.{g.get('metric')}", *_gate_figures(g),
              "pass" if g.get("passed") else "FAIL"] for g in gates]
     return Table("gates", "Gates", ["figure", "value", "minimum", "result"], rows)
+
+
+def _gate_figures(gate: dict[str, Any]) -> tuple[str, str]:
+    """Value and minimum, with more decimals when a failed value would read as its minimum
+    (0.8996 is not shown as 0.900 beside a minimum of 0.900 and FAIL)."""
+    value, minimum = gate.get("value"), gate.get("threshold")
+    digits = 3
+    if not gate.get("passed") and isinstance(value, float) and isinstance(minimum, int | float):
+        while digits < 17 and fmt(value, digits) == fmt(float(minimum), digits):
+            digits += 1
+    return fmt(value, digits), fmt(minimum, digits)

@@ -44,9 +44,21 @@ class GateResult:
             "passed": self.passed,
         }
 
+    def _shown(self, value: float) -> str:
+        """4 significant digits, more when a failed figure would read as its minimum (0.89996
+        is not shown as 0.9 beside a minimum of 0.9)."""
+        digits = 4
+        while (
+            not self.passed
+            and digits < 17
+            and f"{value:.{digits}g}" == f"{self.threshold:.{max(digits, 6)}g}"
+        ):
+            digits += 1
+        return f"{value:.{digits}g}"
+
     def message(self) -> str:
         """One line naming the check, the figure, its value and the threshold."""
-        shown = "n/a (nothing applicable)" if self.value is None else f"{self.value:.4g}"
+        shown = "n/a (nothing applicable)" if self.value is None else self._shown(self.value)
         verdict = "ok" if self.passed else "FAILED"
         return f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
 
