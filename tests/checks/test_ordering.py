@@ -234,6 +234,16 @@ def test_exact_mode_is_lenient_within_a_parallel_group() -> None:
     assert not grade(case, tools_run("a", "c", "b", "d")).passed
 
 
+def test_exact_mode_failure_names_the_differing_call_inside_a_group() -> None:
+    # a, then one batch recorded as [x, b]: aligned to the reference it reads a b x, so the
+    # first difference is x (recorded at step 1), not b (step 2, which is where it belongs).
+    case = ordering_case(mode="exact", sequence=["a", "b", "c"])
+    result = grade(case, run(call("a"), call("x", group=1), call("b", group=1)))
+    failure = only(result, "order_violation")
+    assert failure.evidence["actual"] == ["a", "b", "x"]
+    assert failure.step == 1
+
+
 def test_in_order_lcs_precision_and_recall_hand_computed() -> None:
     # reference a b c d; actual a x c b d. LCS = a c d (or a b d) = 3.
     # precision = 3/5 = 0.6, recall = 3/4 = 0.75; b is out of order so recall < 1: fails.

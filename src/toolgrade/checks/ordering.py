@@ -149,8 +149,17 @@ def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[s
     hold (or holds fewer times) last, in their recorded order. When any order of the groups
     equals the reference, this one does.
     """
-    if all(c.group is None for c in calls):
+    order = aligned_order(calls, reference)
+    if order is None:
         return [c.tool for c in calls]  # no parallel group: every block is one call, in order
+    return [calls[i].tool for i in order]
+
+
+def aligned_order(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[int] | None:
+    """The indices of `calls` in the order `aligned_names` lists them; None when no call is in
+    a parallel group (the order is the calls' own)."""
+    if all(c.group is None for c in calls):
+        return None
     positions: dict[str, list[int]] = {}
     for pos, name in enumerate(reference):
         positions.setdefault(name, []).append(pos)
@@ -162,21 +171,22 @@ def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[s
         used[name] += 1
         return slots[k] if k < len(slots) else float("inf")
 
-    out: list[str] = []
+    out: list[int] = []
     for block in _blocks(calls):
-        keyed = [(claim(c.tool), i, c.tool) for i, c in enumerate(block)]
-        out += [name for _, _, name in sorted(keyed)]
+        keyed = [(claim(calls[i].tool), i) for i in block]
+        out += [i for _, i in sorted(keyed)]
     return out
 
 
-def _blocks(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
-    """Consecutive calls sharing a non-None group form one block; other calls stand alone."""
-    blocks: list[list[ToolCall]] = []
-    for c in calls:
-        if blocks and c.group is not None and blocks[-1][0].group == c.group:
-            blocks[-1].append(c)
+def _blocks(calls: Sequence[ToolCall]) -> list[list[int]]:
+    """Indices of consecutive calls sharing a non-None group form one block; other calls stand
+    alone."""
+    blocks: list[list[int]] = []
+    for i, c in enumerate(calls):
+        if blocks and c.group is not None and calls[blocks[-1][0]].group == c.group:
+            blocks[-1].append(i)
         else:
-            blocks.append([c])
+            blocks.append([i])
     return blocks
 
 
@@ -211,7 +221,9 @@ def check_mode(
 
     `calls`: `run.calls`, when the caller already has them."""
     calls = run.calls if calls is None else calls
-    actual = aligned_names([c for _, c in calls], reference)
+    bare = [c for _, c in calls]
+    order = aligned_order(bare, reference)
+    actual = [c.tool for c in bare] if order is None else [bare[i].tool for i in order]
     evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
     figures: dict[str, Any] = {}
     step: int | None = None
@@ -222,7 +234,9 @@ def check_mode(
     elif mode == "exact":
         held = actual == reference
         diverge = _first_difference(actual, reference)
-        step = calls[diverge][0] if diverge is not None and diverge < len(calls) else None
+        if diverge is not None and diverge < len(calls):
+            # The step of the call at that place in the compared (aligned) order.
+            step = calls[diverge if order is None else order[diverge]][0]
     else:
         lcs = lcs_length(actual, reference)
         figures = {
