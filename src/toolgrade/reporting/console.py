@@ -1,10 +1,15 @@
-"""The terminal scorecard printed after a run."""
+"""The terminal scorecard printed after a run.
+
+Agent names, task types and model names come from the user's files: they are escaped, so that
+Rich never reads `claude[bold]` as a style or fails on `[/x]` after the run was graded.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -37,12 +42,14 @@ def _check_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
             "ordering",
             fmt(order.get("pass_rate")),
             "efficiency "
-            + ", ".join(f"{k} {fmt(v, 2)}" for k, v in (order.get("efficiency") or {}).items()),
+            + ", ".join(
+                f"{escape(k)} {fmt(v, 2)}" for k, v in (order.get("efficiency") or {}).items()
+            ),
         ),
         (
             "recovery",
             fmt(rec.get("pass_rate")),
-            "stages " + ", ".join(f"{k} {v}" for k, v in (rec.get("stages") or {}).items()),
+            "stages " + ", ".join(f"{escape(k)} {v}" for k, v in (rec.get("stages") or {}).items()),
         ),
     ]
 
@@ -69,7 +76,7 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
         for name, tally in agents.items():
             per = tally.get("checks", {})
             by_agent.add_row(
-                name,
+                escape(name),
                 str(tally["trajectories"]),
                 fmt(tally["pass_rate"]),
                 fmt(tally["mean_score"]),
@@ -81,7 +88,7 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
         console.print(by_agent)
     failures = summary.get("failures") or {}
     if failures:
-        console.print("failures: " + ", ".join(f"{k} {v}" for k, v in failures.items()))
+        console.print("failures: " + escape(", ".join(f"{k} {v}" for k, v in failures.items())))
     _print_judges(console, summary.get("judges") or {})
 
 
@@ -90,7 +97,7 @@ def _print_judges(console: Console, judges: dict[str, Any]) -> None:
         return
     if all(block.get("model") is None for block in judges.values()):
         status = next(iter(judges.values())).get("status", "off")
-        console.print(f"judges: {status}; judge-only fields are unscored")
+        console.print(f"judges: {escape(str(status))}; judge-only fields are unscored")
         return
     table = Table(title="Judges", title_justify="left")
     for column in (
@@ -112,8 +119,8 @@ def _print_judges(console: Console, judges: dict[str, Any]) -> None:
         else:
             kappa = "-" if block.get("model") is None else "not calibrated"
         table.add_row(
-            dimension,
-            str(block.get("model") or block.get("status") or "off"),
+            escape(dimension),
+            escape(str(block.get("model") or block.get("status") or "off")),
             fmt(block.get("calls")),
             fmt(block.get("cache_hits")),
             fmt(block.get("unscored")),
