@@ -81,3 +81,9 @@ def test_md_escape_keeps_one_line_and_no_bare_pipe(text: str) -> None:
 
 def test_hostile_constant_is_really_hostile() -> None:
     assert "|" in HOSTILE and "<script>" in HOSTILE and "\n" in HOSTILE
+
+
+def test_an_entity_in_untrusted_text_is_shown_as_written() -> None:
+    # GitHub decodes "&amp;" to "&" and "&lt;b&gt;" to "<b>": the report would show other text
+    # than the run holds. An escaped "&" keeps the characters as they are.
+    assert md_escape("a &amp; b &lt;b&gt;") == "a \\&amp; b \\&lt;b\\&gt;"

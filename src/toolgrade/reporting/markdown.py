@@ -13,7 +13,7 @@ from toolgrade.reporting.digest import clip
 from toolgrade.reporting.tables import Matrix, Table
 from toolgrade.reporting.view import ReportView
 
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!])")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 
 
 def md_escape(text: str) -> str:
