@@ -289,3 +289,17 @@ def test_human_kappa_ignores_the_constructed_label() -> None:
     kappa, n = human_kappa(items)
     assert n == 3
     assert kappa == pytest.approx(1.0)
+
+
+def test_a_set_that_is_not_utf8_is_an_input_error_naming_the_line() -> None:
+    # Replacing the bad bytes would judge (and hash) text nobody wrote: report it instead.
+    bad = RQ_LINE.replace('"a"', '"caf\xe9"').encode("latin-1")
+    data = (RQ_LINE.replace('"a"', '"b"') + "\n").encode() + bad + b"\n"
+    with pytest.raises(InputError, match=r"s\.jsonl:2: not UTF-8 text: byte 0xe9"):
+        parse_set(data, dimension="recovery_quality", source="s.jsonl")
+
+
+def test_a_byte_order_mark_is_dropped_like_the_suite_reader_does() -> None:
+    data = ("\ufeff" + RQ_LINE + "\n").encode()
+    loaded = parse_set(data, dimension="recovery_quality", source="s.jsonl")
+    assert [item.id for item in loaded.items] == ["a"]

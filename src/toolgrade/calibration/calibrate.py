@@ -26,7 +26,7 @@ from toolgrade.calibration.records import (
     sha256_hex,
     shipped_set_bytes,
 )
-from toolgrade.errors import InputError, InputProblem
+from toolgrade.errors import InputError, InputProblem, NotUtf8Error
 from toolgrade.models import (
     JUDGE_DIMENSIONS,
     JUDGE_INPUTS,
@@ -101,7 +101,12 @@ def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
     problems: list[InputProblem] = []
     provenance: dict[str, Any] = {}
     seen: dict[str, int] = {}
-    for line_no, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark is dropped, as the suite reader does
+    except UnicodeDecodeError as exc:
+        bad = NotUtf8Error(data.count(b"\n", 0, exc.start) + 1, data[exc.start])
+        raise InputError([InputProblem(source, bad.line, "", str(bad))]) from exc
+    for line_no, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
