@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -303,3 +304,22 @@ def test_a_byte_order_mark_is_dropped_like_the_suite_reader_does() -> None:
     data = ("\ufeff" + RQ_LINE + "\n").encode()
     loaded = parse_set(data, dimension="recovery_quality", source="s.jsonl")
     assert [item.id for item in loaded.items] == ["a"]
+
+
+def test_line_separators_inside_json_strings_do_not_split_an_item() -> None:
+    # JSON allows U+2028, U+2029 and NEL raw inside strings (json.dumps(ensure_ascii=False)
+    # writes them so); only a newline ends a JSONL record.
+    task = "first\u2028second\u2029third\x85fourth"
+    line = RQ_LINE.replace('"task": 1', '"task": ' + json.dumps(task, ensure_ascii=False))
+    data = (line + "\r\n" + RQ_LINE.replace('"a"', '"b"') + "\n").encode()
+    loaded = parse_set(data, dimension="recovery_quality", source="s.jsonl")
+    assert [item.id for item in loaded.items] == ["a", "b"]
+    assert loaded.items[0].inputs["task"] == task
+
+
+def test_line_numbers_count_newlines_only() -> None:
+    line = RQ_LINE.replace('"task": 1', '"task": "a\u2028b"')
+    data = (line + "\n{broken\n").encode()
+    with pytest.raises(InputError) as caught:
+        parse_set(data, dimension="recovery_quality", source="s.jsonl")
+    assert [p.line for p in caught.value.problems] == [2]

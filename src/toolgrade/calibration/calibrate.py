@@ -106,7 +106,9 @@ def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
     except UnicodeDecodeError as exc:
         bad = NotUtf8Error(data.count(b"\n", 0, exc.start) + 1, data[exc.start])
         raise InputError([InputProblem(source, bad.line, "", str(bad))]) from exc
-    for line_no, raw in enumerate(text.splitlines(), start=1):
+    # Records end at "\n" only: str.splitlines() would also split at U+2028, U+2029, NEL and
+    # other separators that JSON allows raw inside a string.
+    for line_no, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
