@@ -160,3 +160,48 @@ def test_calibrating_a_dimension_switched_off_in_the_settings_judges_it() -> Non
         base, "alternate_route", model="m", cache_dir=None, no_cache=True, logprob=False
     )
     assert js.for_dimension("alternate_route").enabled is True
+
+
+class _MostlyDown:
+    """A rate-limited provider: every call failed past its retries but those for `answered`
+    (item ids), which got through and were answered right."""
+
+    def __init__(self, labels: dict[str, str], answered: set[str]) -> None:
+        self.labels, self.answered = labels, answered
+        self.by_inputs = {json.dumps(i.inputs, sort_keys=True): i.id for i in _ar_items()}
+
+    def judge(self, request: JudgeRequest) -> Verdict:
+        item = self.by_inputs[json.dumps(request.inputs, sort_keys=True)]
+        if item in self.answered:
+            return Verdict(verdict=self.labels[item], reason="ok")  # type: ignore[arg-type]
+        return Verdict.unscored("the judge model call failed", error="RateLimitError: 429")
+
+
+def _ar_items() -> list[Any]:
+    return load_set(None, "alternate_route").items
+
+
+def test_a_run_where_most_calls_failed_keeps_the_old_record(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 6 right verdicts out of 83 give kappa 1.0 [1.0, 1.0]: a rate-limit storm must not replace
+    # a measurement with that, nor let it pass a kappa floor.
+    good = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    assert good.exit_code == 0, good.output
+    before = find_record(tmp_path / "records", "fake/judge", "alternate_route")
+    assert before is not None
+    labels = {item.id: item.label for item in _ar_items()}
+    answered = {i for i, lab in labels.items() if lab == "pass"}
+    answered = set(sorted(answered)[:3]) | set(sorted(set(labels) - answered)[:3])
+
+    def mostly_down(self: Any) -> _Engine:
+        engine = _Engine(_MostlyDown(labels, answered))
+        self.engines.append(engine)
+        return engine
+
+    monkeypatch.setattr(calibrate_cmd._Judges, "new", mostly_down)
+    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    assert result.exit_code == 1, result.output
+    assert "77 of 83 verdicts are model-call errors" in result.output
+    assert "the record was not written" in result.output
+    assert find_record(tmp_path / "records", "fake/judge", "alternate_route") == before

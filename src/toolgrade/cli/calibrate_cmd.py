@@ -226,6 +226,17 @@ def calibrate(
                 f"{record.errors} errors); the record was not written",
                 EXIT_FAILED,
             )
+        asked = record.n * record.repeats
+        if record.errors * 2 > asked:
+            # Nor may a partial outage (a rate-limit storm): the few verdicts that got through
+            # measure almost nothing, yet their kappa interval can be as narrow as [1.0, 1.0].
+            fail(
+                f"toolgrade: {record.errors} of {asked} verdicts are model-call errors (an "
+                "outage, rate limits or a bad key), so this is no measurement of the judge; "
+                "the record was not written. Run again once the provider answers"
+                + (" (scored verdicts are cached)." if judge_settings.use_cache else "."),
+                EXIT_FAILED,
+            )
         target = calibration_dir(settings.judge.calibration_dir)
         written = write_record(record, target)
         out.print(f"record: {written}", markup=False)
