@@ -75,3 +75,19 @@ def test_a_failed_gate_never_shows_the_same_figure_as_its_minimum() -> None:
     failed, held = table.rows
     assert failed == ["selection.f1", "0.8996", "0.9000", "FAIL"]
     assert held == ["aggregate.pass_rate", "0.900", "0.900", "pass"]
+
+
+def test_a_reliability_row_links_its_case_when_the_agent_or_case_holds_an_at_sign(
+    tmp_path: Path,
+) -> None:
+    summary = small_summary()
+    summary["agents"] = {"gpt@2024": {}, "c": {}}
+    block = {"n": 1, "c": 1, "pass_at_k": {}, "pass_hat_k": {}}
+    summary["reliability"] = {"x@gpt@2024": block, "a@b@c": block}
+    records = [{"case_id": case, "checks": {}, "aggregate": {"passed": True}}
+               for case in ("x", "a@b", "a")]
+    digest = digest_results(write_results(tmp_path / "r.jsonl", records))
+    table = reliability_table(summary, digest)
+    assert table is not None
+    links = dict(zip((row[0] for row in table.rows), table.links, strict=True))
+    assert links == {"a@b@c": anchor("case", "a@b"), "x@gpt@2024": anchor("case", "x")}

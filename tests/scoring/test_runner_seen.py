@@ -43,3 +43,41 @@ def test_every_repeat_points_at_the_first_run(tmp_path: Path) -> None:
         f"{runs}:{n}: trial: duplicate run of case 'c1' trial 0 agent None (first at {runs}:1)"
         for n in (2, 3)
     ]
+
+
+TWO_CASES = """
+- id: "a@b"
+  expected:
+    selection: {tools: [lookup_order]}
+- id: a
+  expected:
+    selection: {tools: [lookup_order]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "key"),
+    [
+        (("a@b", "c"), ("a", "b@c"), "a@b@c"),
+        (("a", None), ("a", "(unnamed)"), "a@(unnamed)"),
+    ],
+)
+def test_pairs_whose_reliability_keys_are_spelt_alike_are_refused(
+    tmp_path: Path, first: tuple[str, str | None], second: tuple[str, str | None], key: str
+) -> None:
+    suite = write_yaml_suite(tmp_path, TWO_CASES)
+    runs = write_jsonl(
+        tmp_path / "r.jsonl",
+        [steps_run(case, agent=agent) for case, agent in (first, second)],
+    )
+    (problem,) = problems(suite, [runs])
+    assert problem.startswith(f"{runs}:2: agent: case {second[0]!r} by agent {second[1]!r}")
+    assert f"share the reliability key {key!r}" in problem
+
+
+def test_an_agent_name_holding_an_at_sign_is_no_clash(tmp_path: Path) -> None:
+    suite = write_yaml_suite(tmp_path, TWO_CASES)
+    runs = write_jsonl(
+        tmp_path / "r.jsonl", [steps_run("a", agent="gpt@2024"), steps_run("a", agent="gpt")]
+    )
+    assert validate_inputs(suite, [runs]).n_runs == 2

@@ -84,16 +84,29 @@ def reliability_table(summary: dict[str, Any], digest: Digest) -> Table | None:
     if not reliability:
         return None
     ks = _ks(reliability)
+    agents = set(summary.get("agents") or {})
     rows, links = [], []
     for key, block in sorted(reliability.items()):
         at, hat = block.get("pass_at_k") or {}, block.get("pass_hat_k") or {}
         rows.append([key, fmt(block.get("n")), fmt(block.get("c")),
                      *(fmt(at.get(k)) for k in ks), *(fmt(hat.get(k)) for k in ks)])
-        case_id = key if key in digest.cases else key.rpartition("@")[0]
+        # With several agents every key is `case_id@agent` (summary.reliability_key).
+        case_id = _case_of(key, digest, agents) if len(agents) > 1 else key
         links.append(anchor("case", case_id) if case_id in digest.cases else None)
     columns = ["case", "n", "c", *(f"pass@{k}" for k in ks), *(f"pass^{k}" for k in ks)]
     return Table("reliability", "Reliability: pass@k and pass^k per case", columns, rows,
                  links=links, note="n trials, c passing (aggregate); a dash: k larger than n.")
+
+
+def _case_of(key: str, digest: Digest, agents: set[str]) -> str | None:
+    """The case of a `case_id@agent` key: the split whose two sides are a case and an agent
+    of this run (either may hold an `@`; the runner refuses keys two pairs could spell)."""
+    at = key.find("@")
+    while at != -1:
+        if key[:at] in digest.cases and key[at + 1 :] in agents:
+            return key[:at]
+        at = key.find("@", at + 1)
+    return None
 
 
 def _calibration(record: Any) -> str:

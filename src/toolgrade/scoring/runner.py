@@ -22,7 +22,7 @@ from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.models import Case, CheckName, CheckResult, JudgePort, Trajectory, TrajectoryResult
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.recording import RecordingJudge
-from toolgrade.scoring.summary import SuiteSummary
+from toolgrade.scoring.summary import SuiteSummary, reliability_key
 
 #: Called after each graded trajectory with (done, total).
 ProgressHook = Callable[[int, int], None]
@@ -60,6 +60,8 @@ def validate_inputs(
     seen = _SeenRuns()
     agents: set[str | None] = set()
     graded_cases: set[str] = set()
+    #: Where each (case, agent) pair was first read: reliability keys must tell them apart.
+    pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
     n_runs = 0
     for file, line, trajectory, found in iter_runs(files):
         problems.extend(found)
@@ -73,6 +75,7 @@ def validate_inputs(
             )
             continue
         graded_cases.add(trajectory.case_id)
+        pairs.setdefault((trajectory.case_id, trajectory.agent), (file, line))
         first = seen.first_or_add(trajectory, file, line)
         if first is not None:
             problems.append(
@@ -84,12 +87,39 @@ def validate_inputs(
                     f"agent {trajectory.agent!r} (first at {first})",
                 )
             )
+    if len(agents) > 1:
+        problems += _reliability_key_clashes(pairs)
     if problems or suite is None:
         raise InputError(problems)
     without = [case_id for case_id in suite.cases if case_id not in graded_cases]
     return ValidatedInputs(
         suite=suite, files=files, n_runs=n_runs, agents=agents, cases_without_runs=without
     )
+
+
+def _reliability_key_clashes(
+    pairs: dict[tuple[str, str | None], tuple[str, int]],
+) -> list[InputProblem]:
+    """Two (case, agent) pairs whose reliability keys are spelt alike (`a@b` by agent `c`, `a`
+    by `b@c`; no agent and an agent named "(unnamed)"): their trials would pool into one
+    pass^k, so the input is refused instead."""
+    first: dict[str, tuple[str, str | None]] = {}
+    problems = []
+    for (case_id, agent), (file, line) in pairs.items():
+        key = reliability_key(case_id, agent, multi_agent=True)
+        other = first.setdefault(key, (case_id, agent))
+        if other != (case_id, agent):
+            problems.append(
+                InputProblem(
+                    file,
+                    line,
+                    "agent",
+                    f"case {case_id!r} by agent {agent!r} and case {other[0]!r} by agent "
+                    f"{other[1]!r} share the reliability key {key!r}, so their trials would "
+                    "pool: rename the case or the agent",
+                )
+            )
+    return problems
 
 
 class _SeenRuns:

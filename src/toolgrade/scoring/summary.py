@@ -42,6 +42,17 @@ class _AgentTally:
         }
 
 
+#: The name the summary gives runs that name no agent.
+UNNAMED_AGENT = "(unnamed)"
+
+
+def reliability_key(case_id: str, agent: str | None, multi_agent: bool) -> str:
+    """The `reliability` key of a case's trials: `case_id`, or `case_id@agent` with several
+    agents, so that trials of different agents never pool. Two (case, agent) pairs can spell
+    the same key (`a@b` by `c`, `a` by `b@c`); `validate_inputs` refuses such inputs."""
+    return f"{case_id}@{agent or UNNAMED_AGENT}" if multi_agent else case_id
+
+
 class SuiteSummary:
     """Feeds every check's accumulator and keeps the cross-check figures."""
 
@@ -62,7 +73,7 @@ class SuiteSummary:
         for result in record.checks.values():
             self.failures.update(f.name for f in result.failures)
         self.overall.add(record)
-        self.agents.setdefault(record.agent or "(unnamed)", _AgentTally()).add(record)
+        self.agents.setdefault(record.agent or UNNAMED_AGENT, _AgentTally()).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
         # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
         self.errors += sum(
@@ -70,10 +81,7 @@ class SuiteSummary:
         )
 
     def _reliability_key(self, record: TrajectoryResult) -> str:
-        # Trials of different agents must not pool: with several agents the key names both.
-        if not self.multi_agent:
-            return record.case_id
-        return f"{record.case_id}@{record.agent or '(unnamed)'}"
+        return reliability_key(record.case_id, record.agent, self.multi_agent)
 
     def to_json(self) -> dict[str, Any]:
         """The summary without judges and gates (the runner adds those)."""
