@@ -175,16 +175,18 @@ def test_a_fallback_that_is_itself_a_faulted_call_does_not_recover() -> None:
     assert result.score == 0.0
 
 
-def test_calls_issued_with_the_faulted_call_do_not_respond_to_it() -> None:
+def test_calls_of_the_faulted_tool_batched_with_it_are_not_retries() -> None:
     # One parallel batch: lookup A fails, lookup B succeeds. Nothing was done about A.
     rec = recovery(fault(), fallbacks={"lookup": ["search"]}, escalate_with="handoff")
     a, b = err("lookup", order="A").model_copy(update={"group": 1}), ok("lookup", order="B")
     result = grade(rec, run(a, b.model_copy(update={"group": 1}), say()))
     assert stages(result) == ["missing_escalation"]
     assert result.figures["faults"][0]["retries"] == 0
-    for other in (ok("handoff"), ok("search")):
+    # A fallback or the escalation batched with it is a hedge: its result is at hand.
+    for other, how in ((ok("handoff"), "escalation"), (ok("search"), "fallback")):
         batched = grade(rec, run(a, other.model_copy(update={"group": 1}), say()))
-        assert stages(batched) == ["missing_escalation"]
+        assert stages(batched) == ["recovered"]
+        assert batched.figures["faults"][0]["recovered_by"] == how
     # A retry in the next message, after the failure came back, recovers.
     later = grade(rec, run(a, b.model_copy(update={"group": 1}), ok("lookup", order="A"), say()))
     assert stages(later) == ["recovered"]

@@ -119,8 +119,10 @@ def stage_of(
     others: list[str] = []
     for pos in range(fault.position + 1, len(calls)):
         at, call = calls[pos]
-        if group is not None and call.group == group:
-            continue  # issued together with the faulted call, before its failure was seen
+        if call.tool == fault.tool and group is not None and call.group == group:
+            # Batched with the faulted call (several orders looked up at once): fan-out, not
+            # a retry. A fallback or escalation batched with it still counts (hedging).
+            continue
         if call.tool == fault.tool:
             out.retries += 1
             out.covered.add(pos)
@@ -161,9 +163,9 @@ def _cover_episode(
     group = calls[out.fault.position][1].group if out.fault.position is not None else None
     for pos in range(start, len(calls)):
         call = calls[pos][1]
-        if group is not None and call.group == group:
-            continue
         retry = call.tool == tool
+        if retry and group is not None and call.group == group:
+            continue  # fan-out batched with the faulted call, not a retry (as in stage_of)
         if not retry and call.tool == rec.escalate_with:
             return
         if not retry and call.tool not in allowed:
