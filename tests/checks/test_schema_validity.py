@@ -35,6 +35,14 @@ def test_missing_required_names_the_field() -> None:
     assert (failure["name"], failure["field"], failure["step"]) == ("missing_required", "amount", 3)
 
 
+def test_each_missing_field_is_worded_after_itself() -> None:
+    failures = [f.to_json() for f in validate({}).failures]
+    assert [(f["field"], f["message"]) for f in failures] == [
+        ("order_id", "refund.order_id: 'order_id' is a required property"),
+        ("amount", "refund.amount: 'amount' is a required property"),
+    ]
+
+
 def test_type_mismatch_names_field_and_value() -> None:
     failure = only(validate({**GOOD, "amount": "25"}))
     assert (failure["name"], failure["field"], failure["value"]) == (

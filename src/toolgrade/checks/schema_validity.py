@@ -196,7 +196,9 @@ def _failures(error: ValidationError, call: ToolCall, step: int) -> Iterator[Fai
     if keyword in ("required", "dependentRequired"):
         for missing in _missing_names(error):
             field_path = join_path(path, missing)
-            yield _failure("missing_required", call, step, field_path, None, keyword, error)
+            # jsonschema words each error after one name; each failure here names its own.
+            reason = f"{missing!r} is a required property"
+            yield _failure("missing_required", call, step, field_path, None, keyword, error, reason)
         return
     kind: FailureName = "type_mismatch" if keyword == "type" else "out_of_range"
     yield _failure(kind, call, step, path or None, error.instance, keyword, error)
@@ -228,12 +230,10 @@ def _failure(
     value: Any,
     keyword: str,
     error: ValidationError,
+    reason: str | None = None,
 ) -> Failure:
-    message = (
-        f"{call.tool}.{field_path}: {error.message}"
-        if field_path
-        else f"{call.tool}: {error.message}"
-    )
+    said = error.message if reason is None else reason
+    message = f"{call.tool}.{field_path}: {said}" if field_path else f"{call.tool}: {said}"
     evidence = {
         "tool": call.tool,
         "field": field_path,
