@@ -126,3 +126,48 @@ def test_stripping_is_identity_on_text_without_markers(text: str) -> None:
 
 def test_stripping_catches_markers_rebuilt_by_a_removal() -> None:
     assert DELIMITER_LIKE.search(strip_delimiters("<<DA<<DATA-TA-x <<end - DATA-y")) is None
+
+
+def _edited(tmp_path: Path, dimension: JudgeDimension, old: str, new: str) -> Path:
+    """A copy of the shipped templates with one edit in `dimension`'s file."""
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    for dim in JUDGE_DIMENSIONS:
+        source = load_template(dim).source
+        if dim == dimension:
+            assert old in source
+            source = source.replace(old, new, 1)
+        (folder / f"{dim}.jinja").write_text(source, encoding="utf-8")
+    return folder
+
+
+def _line_of(path: Path, text: str) -> int:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return next(n for n, line in enumerate(lines, start=1) if text in line)
+
+
+def test_a_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
+    folder = _edited(tmp_path, "argument_equivalence", "{{ task }}", "{{ task }")
+    path = folder / "argument_equivalence.jinja"
+    with pytest.raises(PromptError) as caught:
+        load_templates(folder)
+    assert str(caught.value).startswith(f"{path}:{_line_of(path, '{{ task }')}: ")
+
+
+def test_a_render_error_names_the_file_block_and_line(tmp_path: Path) -> None:
+    folder = _edited(tmp_path, "recovery_quality", "{{ stage }}", "{{ stage_name }}")
+    path = folder / "recovery_quality.jinja"
+    template = PromptTemplate("recovery_quality", path.read_text(encoding="utf-8"), path)
+    with pytest.raises(PromptError) as caught:
+        template.render(inputs_for("recovery_quality"))
+    line = _line_of(path, "{{ stage_name }}")
+    assert str(caught.value).startswith(f"{path}:{line}: block user: ")
+    assert "'stage_name' is undefined" in str(caught.value)
+
+
+def test_a_broken_template_is_a_toolgrade_error() -> None:
+    # So the command line reports it as bad configuration (exit 2), not with a traceback.
+    from toolgrade.errors import ToolgradeError
+
+    with pytest.raises(ToolgradeError):
+        PromptTemplate("alternate_route", "{% block system %}{{ x }")

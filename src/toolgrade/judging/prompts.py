@@ -27,9 +27,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError
 from jinja2.sandbox import SandboxedEnvironment
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.models import JUDGE_DIMENSIONS, JUDGE_INPUTS, JudgeDimension
 
 AnswerMode = Literal["reasoned", "logprob"]
@@ -50,8 +51,12 @@ _ENV = SandboxedEnvironment(
 )
 
 
-class PromptError(ValueError):
-    """A template is missing, malformed, or was given the wrong inputs."""
+class PromptError(ValueError, ToolgradeError):
+    """A template is missing, malformed, or was given the wrong inputs.
+
+    A `ToolgradeError`, so the command line reports a broken template as bad configuration
+    (exit 2) rather than with a traceback; messages start with `file:line:` where known.
+    """
 
 
 def strip_delimiters(text: str) -> str:
@@ -104,19 +109,27 @@ class RenderedPrompt:
 
 
 class PromptTemplate:
-    """One dimension's template, compiled once; `render` is thread-safe."""
+    """One dimension's template, compiled once; `render` is thread-safe.
 
-    def __init__(self, dimension: JudgeDimension, source: str) -> None:
+    `origin` (the file it was read from) names it in error messages.
+    """
+
+    def __init__(
+        self, dimension: JudgeDimension, source: str, origin: str | Path | None = None
+    ) -> None:
         self.dimension: JudgeDimension = dimension
         self.source = source
+        self.origin = str(origin) if origin is not None else f"{dimension}.jinja"
         self.template_hash = hashlib.sha256(source.encode("utf-8")).hexdigest()
         try:
             self._template = _ENV.from_string(source)
+        except TemplateSyntaxError as exc:
+            raise PromptError(f"{self.origin}:{exc.lineno}: {exc.message}") from exc
         except TemplateError as exc:
-            raise PromptError(f"{dimension}.jinja: {exc}") from exc
+            raise PromptError(f"{self.origin}: {exc}") from exc
         missing = {"system", "user"} - set(self._template.blocks)
         if missing:
-            raise PromptError(f"{dimension}.jinja: missing block(s) {sorted(missing)}")
+            raise PromptError(f"{self.origin}: missing block(s) {sorted(missing)}")
 
     def check_inputs(self, inputs: Mapping[str, Any]) -> None:
         """Raise PromptError unless `inputs` carries exactly the dimension's keys."""
@@ -162,21 +175,33 @@ class PromptTemplate:
         try:
             return "".join(self._template.blocks[name](context)).strip() + "\n"
         except TemplateError as exc:
-            raise PromptError(f"{self.dimension}.jinja, block {name}: {exc}") from exc
+            line = self._template_line(exc)
+            where = f"{self.origin}:{line}" if line is not None else self.origin
+            raise PromptError(f"{where}: block {name}: {exc}") from exc
+
+    def _template_line(self, exc: BaseException) -> int | None:
+        """The template line a render error was raised at (the innermost template frame)."""
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == "<template>":
+                line = self._template.get_corresponding_lineno(tb.tb_lineno)
+            tb = tb.tb_next
+        return line
 
 
 def load_template(dimension: JudgeDimension, directory: Path | None = None) -> PromptTemplate:
     """The dimension's template from `directory`, else the one shipped in the package."""
     filename = f"{dimension}.jinja"
+    if directory is not None:
+        location: Any = directory / filename
+    else:
+        location = resources.files("toolgrade") / "judge_prompts" / filename
     try:
-        if directory is not None:
-            source = (directory / filename).read_text(encoding="utf-8")
-        else:
-            packaged = resources.files("toolgrade") / "judge_prompts" / filename
-            source = packaged.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PromptError(f"{filename}: cannot read template: {exc}") from exc
-    return PromptTemplate(dimension, source)
+        source = location.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptError(f"{location}: cannot read template: {exc}") from exc
+    return PromptTemplate(dimension, source, str(location))
 
 
 def load_templates(directory: Path | None = None) -> dict[JudgeDimension, PromptTemplate]:
