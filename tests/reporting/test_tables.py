@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from builders_reporting import digest_results, small_summary, write_results
 from toolgrade.reporting.files import write_reports
-from toolgrade.reporting.run_tables import gates_table, reliability_table
+from toolgrade.reporting.run_tables import cases_table, gates_table, reliability_table
 from toolgrade.reporting.tables import anchor, confusion_matrix, fmt
 from toolgrade.reporting.view import build_view
 
@@ -91,3 +91,15 @@ def test_a_reliability_row_links_its_case_when_the_agent_or_case_holds_an_at_sig
     assert table is not None
     links = dict(zip((row[0] for row in table.rows), table.links, strict=True))
     assert links == {"a@b@c": anchor("case", "a@b"), "x@gpt@2024": anchor("case", "x")}
+
+
+def test_a_case_without_runs_is_a_row_of_the_cases_table(tmp_path: Path) -> None:
+    summary = small_summary()
+    summary["cases_without_runs"] = ["b-unrun"]
+    records = [{"case_id": "a", "checks": {}, "aggregate": {"passed": True}}]
+    digest = digest_results(write_results(tmp_path / "r.jsonl", records))
+    table = cases_table(digest, summary)
+    assert table is not None
+    assert [row[:4] for row in table.rows] == [["a", "1", "1", "1.000"],
+                                               ["b-unrun", "0", "0", "\N{EN DASH}"]]
+    assert table.rows[1][4] == "no run"

@@ -112,3 +112,16 @@ def test_progress_hook_sees_every_run(tmp_path: Path) -> None:
         _inputs(tmp_path, [GOOD, BAD]), tmp_path / "out", progress=lambda d, t: seen.append((d, t))
     )
     assert seen == [(1, 2), (2, 2)]
+
+
+def test_cases_no_run_names_are_listed_in_the_summary_only_when_there_are_some(
+    tmp_path: Path,
+) -> None:
+    suite = write_yaml_suite(tmp_path, SIMPLE_CASE + SIMPLE_CASE.replace("c1", "c2"))
+    inputs = validate_inputs(suite, [write_jsonl(tmp_path / "runs.jsonl", [GOOD])])
+    output = grade(inputs, tmp_path / "out")
+    assert output.summary["cases"] == 2
+    assert output.summary["cases_without_runs"] == ["c2"]
+    (tmp_path / "all").mkdir()
+    every = grade(_inputs(tmp_path / "all", [GOOD]), tmp_path / "out2")
+    assert "cases_without_runs" not in every.summary

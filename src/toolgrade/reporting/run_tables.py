@@ -55,17 +55,23 @@ def crashes_table(digest: Digest) -> Table | None:
                  links=[anchor("case", e.case_id) for e in digest.crashes])
 
 
-def cases_table(digest: Digest) -> Table | None:
-    """Per case: runs, passes and failure names with counts."""
-    if not digest.cases:
+def cases_table(digest: Digest, summary: dict[str, Any] | None = None) -> Table | None:
+    """Per case: runs, passes and failure names with counts; a case no run named (the
+    summary's `cases_without_runs`) is a row with 0 runs, so the table lists every case."""
+    unrun = [c for c in (summary or {}).get("cases_without_runs") or [] if c not in digest.cases]
+    if not digest.cases and not unrun:
         return None
     rows: list[list[str]] = []
     ids: list[str | None] = []
-    for case_id, tally in sorted(digest.cases.items()):
-        by_count = sorted(tally.failures.items(), key=lambda kv: (-kv[1], kv[0]))
-        names = ", ".join(f"{n} x{c}" for n, c in by_count)
-        rows.append([case_id, fmt(tally.runs), fmt(tally.passed), fmt(tally.passed / tally.runs),
-                     names or DASH])
+    for case_id in sorted([*digest.cases, *unrun]):
+        tally = digest.cases.get(case_id)
+        if tally is None:
+            rows.append([case_id, "0", "0", DASH, "no run"])
+        else:
+            by_count = sorted(tally.failures.items(), key=lambda kv: (-kv[1], kv[0]))
+            names = ", ".join(f"{n} x{c}" for n, c in by_count)
+            rows.append([case_id, fmt(tally.runs), fmt(tally.passed),
+                         fmt(tally.passed / tally.runs), names or DASH])
         ids.append(anchor("case", case_id))
     return Table("cases", "Cases", ["case", "runs", "passed", "pass rate", "failures"], rows,
                  row_ids=ids)

@@ -51,6 +51,7 @@ class _Summary(BaseModel):
     reliability: dict[str, dict[str, Any]] = Field(default_factory=dict)
     judges: dict[str, dict[str, Any]] = Field(default_factory=dict)
     gates: list[_Gate] = Field(default_factory=list)
+    cases_without_runs: list[str] = Field(default_factory=list)
 
 
 def summary_problems(summary: Any) -> list[str]:

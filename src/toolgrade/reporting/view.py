@@ -63,7 +63,7 @@ def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
         checks=[t for t in detail if t is not None],
         failures=run_tables.failure_counts_table(summary, digest),
         crashes=run_tables.crashes_table(digest),
-        cases=run_tables.cases_table(digest),
+        cases=run_tables.cases_table(digest, summary),
         reliability=run_tables.reliability_table(summary, digest),
         judges=run_tables.judges_table(summary),
         examples=run_tables.failure_example_tables(digest),

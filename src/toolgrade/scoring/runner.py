@@ -254,6 +254,9 @@ def grade(
             if progress is not None:
                 progress(done, inputs.n_runs)
     data = summary.to_json()
+    if inputs.cases_without_runs:
+        # Counted in `cases` and in no figure: named, so the reports can list them.
+        data["cases_without_runs"] = inputs.cases_without_runs
     summary_path = out_dir / "summary.json"
     return RunOutput(summary=data, results_path=results_path, summary_path=summary_path)
 
