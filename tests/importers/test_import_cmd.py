@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -46,66 +47,55 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert "no such file" in result.output
 
 
-def test_empty_input_exits_2_naming_the_file(tmp_path: Path) -> None:
-    empty = tmp_path / "empty.json"
-    empty.write_text("\n")
-    result = RUNNER.invoke(import_app, ["bfcl", str(empty), "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    assert f"{empty}: nothing to import" in result.output
-    tasks = tmp_path / "tasks.json"
-    tasks.write_text("[]")
-    result = RUNNER.invoke(import_app, ["tau-bench", str(tasks), "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    assert f"{tasks}: nothing to import" in result.output
-    assert not (tmp_path / "o").exists()
+def _bfcl_questions(path: Path) -> list[str]:
+    return ["bfcl", str(path)]
 
 
+def _tau_tasks(path: Path) -> list[str]:
+    return ["tau-bench", str(path)]
 
-@pytest.mark.parametrize("text", ["", " \n\t\n"])
-def test_an_empty_results_file_given_explicitly_exits_2_naming_it(
-    tmp_path: Path, text: str
+
+def _bfcl_results(path: Path) -> list[str]:
+    return ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS), "--results", str(path)]
+
+
+def _bfcl_answers(path: Path) -> list[str]:
+    return ["bfcl", str(BFCL_QUESTIONS), str(path)]
+
+
+def _tau_trajectories(path: Path) -> list[str]:
+    return ["tau-bench", str(TAU_TASKS), "--trajectories", str(path)]
+
+
+#: (command line naming the file, what it holds, an empty text): each must be refused, once;
+#: a blank file counts as empty, not as bad JSON.
+EMPTY_INPUTS = [
+    (argv, what, text)
+    for argv, what, texts in (
+        (_bfcl_questions, "questions", ["\n"]),
+        (_tau_tasks, "tasks", ["[]", "\n  \n"]),
+        (_bfcl_results, "results", ["", " \n\t\n"]),
+        (_bfcl_answers, "answers", ["", " \n\t\n"]),
+        (_tau_trajectories, "trajectories", ["", " \n\t\n", "[]", "[\n]\n"]),
+    )
+    for text in texts
+]
+
+
+@pytest.mark.parametrize(("argv", "what", "text"), EMPTY_INPUTS)
+def test_an_empty_input_file_exits_2_naming_it_once(
+    tmp_path: Path, argv: Callable[[Path], list[str]], what: str, text: str
 ) -> None:
-    empty = tmp_path / "results.json"
+    empty = tmp_path / f"{what}.json"
     empty.write_text(text)
-    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
-                                        "--results", str(empty), "--out", str(tmp_path / "o")])
+    result = RUNNER.invoke(import_app, [*argv(empty), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
-    assert f"{empty}: nothing to import: the file holds no records (no results)" in result.output
+    assert f"{empty}: nothing to import: the file holds no records (no {what})" in result.output
+    # One problem naming the file, not one per question ("no possible answer"), no import.
+    assert result.output.count("nothing to import") == 1
+    assert "no possible answer" not in result.output
     assert not (tmp_path / "o").exists()
 
-
-@pytest.mark.parametrize("text", ["", " \n\t\n"])
-def test_an_empty_answers_file_exits_2_naming_it_once(tmp_path: Path, text: str) -> None:
-    empty = tmp_path / "answers.json"
-    empty.write_text(text)
-    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(empty),
-                                        "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    assert f"{empty}: nothing to import: the file holds no records (no answers)" in result.output
-    assert "no possible answer" not in result.output  # not one problem per question
-    assert not (tmp_path / "o").exists()
-
-
-@pytest.mark.parametrize("text", ["", " \n\t\n", "[]", "[\n]\n"])
-def test_an_empty_trajectories_file_given_explicitly_exits_2_naming_it(
-    tmp_path: Path, text: str
-) -> None:
-    empty = tmp_path / "runs.json"
-    empty.write_text(text)
-    result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--trajectories",
-                                        str(empty), "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    message = f"{empty}: nothing to import: the file holds no records (no trajectories)"
-    assert message in result.output
-    assert not (tmp_path / "o").exists()
-
-
-def test_a_blank_tasks_file_is_refused_as_empty_not_as_bad_json(tmp_path: Path) -> None:
-    tasks = tmp_path / "tasks.json"
-    tasks.write_text("\n  \n")
-    result = RUNNER.invoke(import_app, ["tau-bench", str(tasks), "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    assert f"{tasks}: nothing to import: the file holds no records (no tasks)" in result.output
 
 def test_unknown_tau_bench_domain_exits_2_naming_the_known_ones(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--domain", "banking",
