@@ -171,3 +171,35 @@ def test_a_broken_template_is_a_toolgrade_error() -> None:
 
     with pytest.raises(ToolgradeError):
         PromptTemplate("alternate_route", "{% block system %}{{ x }")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "block", "name"),
+    [
+        ("{{ tool }}", "{{ tool_name }}", "user", "tool_name"),  # a misspelt input
+        ("{{ data_close }}", "{{ data_close }} {{ actual }}", "system", "actual"),  # judged data
+        ("{% if rubric %}", "{% if rubric or strict %}", "system", "strict"),  # unknown name
+    ],
+)
+def test_a_template_naming_a_variable_its_block_lacks_fails_to_load(
+    tmp_path: Path, old: str, new: str, block: str, name: str
+) -> None:
+    # Checked when the file is loaded, before any model call: rendering would fail on every
+    # request and leave the whole dimension unscored.
+    folder = _edited(tmp_path, "argument_equivalence", old, new)
+    path = folder / "argument_equivalence.jinja"
+    with pytest.raises(PromptError) as caught:
+        load_templates(folder)
+    line = _line_of(path, new)
+    assert str(caught.value).startswith(f"{path}:{line}: block {block}: '{name}' ")
+
+
+def test_loop_variables_and_jinja_globals_are_not_flagged(tmp_path: Path) -> None:
+    folder = _edited(
+        tmp_path,
+        "alternate_route",
+        "{{ actual_route }}",
+        "{% for step in range(2) %}{% set n = loop.index %}{{ step }}{{ n }}{% endfor %}"
+        "{{ actual_route }}",
+    )
+    assert load_templates(folder)["alternate_route"].dimension == "alternate_route"

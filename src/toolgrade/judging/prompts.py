@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 from toolgrade.errors import ToolgradeError
@@ -131,6 +131,42 @@ class PromptTemplate:
         if missing:
             raise PromptError(f"{self.origin}: missing block(s) {sorted(missing)}")
 
+    def block_names(self) -> dict[str, frozenset[str]]:
+        """The variables each block is rendered with (`system`: the delimiters, the answer mode
+        and any trusted input; `user`: the judged inputs)."""
+        inputs = set(JUDGE_INPUTS[self.dimension])
+        return {
+            "system": frozenset(
+                {"data_open", "data_close", "answer_mode"} | (inputs & TRUSTED_INPUTS)
+            ),
+            "user": frozenset(inputs - TRUSTED_INPUTS),
+        }
+
+    def check_names(self) -> None:
+        """Raise PromptError (file:line) when a block names a variable it is not rendered with.
+
+        Rendering would fail on every request of the dimension; this finds it on loading, before
+        any model call. Loop variables, `set` names and jinja's globals are not flagged.
+        """
+        tree = _ENV.parse(self.source)
+        given = self.block_names()
+        for block in tree.find_all(nodes.Block):
+            if block.name not in given:
+                continue
+            body = nodes.Template(block.body, lineno=block.lineno)
+            body.set_environment(_ENV)
+            unknown = meta.find_undeclared_variables(body) - given[block.name]
+            if not unknown:
+                continue
+            found = [n for n in block.find_all(nodes.Name) if n.name in unknown]
+            first = min(found, key=lambda n: n.lineno) if found else None
+            name = first.name if first is not None else sorted(unknown)[0]
+            line = first.lineno if first is not None else block.lineno
+            raise PromptError(
+                f"{self.origin}:{line}: block {block.name}: '{name}' is not defined there "
+                f"(it is rendered with {', '.join(sorted(given[block.name]))})"
+            )
+
     def check_inputs(self, inputs: Mapping[str, Any]) -> None:
         """Raise PromptError unless `inputs` carries exactly the dimension's keys."""
         wanted = set(JUDGE_INPUTS[self.dimension])
@@ -201,7 +237,9 @@ def load_template(dimension: JudgeDimension, directory: Path | None = None) -> P
         source = location.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PromptError(f"{location}: cannot read template: {exc}") from exc
-    return PromptTemplate(dimension, source, str(location))
+    template = PromptTemplate(dimension, source, str(location))
+    template.check_names()
+    return template
 
 
 def load_templates(directory: Path | None = None) -> dict[JudgeDimension, PromptTemplate]:
