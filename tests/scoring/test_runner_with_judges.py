@@ -73,3 +73,15 @@ def test_a_failing_provider_leaves_fields_unscored_and_the_run_complete(tmp_path
     usage = engine.usage()
     assert usage["argument_equivalence"]["errors"] > 0
     assert usage["argument_equivalence"]["unscored"] > 0
+
+
+def test_an_unparseable_reply_is_kept_in_the_record(tmp_path: Path) -> None:
+    client = FakeClient(lambda request: "I think it is fine, probably.")
+    engine = build_judge(_settings(tmp_path / "cache"), client=client)
+    assert engine is not None
+    output = grade(_inputs(), tmp_path / "out", judge=engine, workers=1)
+    entries = [entry for line in output.results_path.read_text().splitlines()
+               for entry in json.loads(line)["judges"].get("argument_equivalence", [])]
+    assert entries and {e["verdict"] for e in entries} == {"unscored"}
+    # docs/judges.md: an unparseable reply is kept in `raw`, so it can be read afterwards.
+    assert {e.get("raw") for e in entries} == {"I think it is fine, probably."}

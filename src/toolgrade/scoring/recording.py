@@ -18,7 +18,7 @@ class RecordingJudge:
         """Ask the inner judge and record the verdict under its dimension."""
         verdict = self._inner.judge(request)
         entry: dict[str, Any] = {"verdict": verdict.verdict, "reason": verdict.reason}
-        for key in ("label", "p_pass", "model", "error"):
+        for key in ("label", "p_pass", "model", "error", "raw"):
             value = getattr(verdict, key)
             if value is not None:
                 entry[key] = value
