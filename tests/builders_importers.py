@@ -16,7 +16,9 @@ TAU_RUNS = DATA / "tau_runs.json"
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
     """Every JSON line of a written file."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    # Lines end at "\n" only (a JSON string may hold U+2028 or NEL raw).
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line]
 
 
 def by_id(rows: list[dict[str, Any]], key: str = "id") -> dict[str, dict[str, Any]]:

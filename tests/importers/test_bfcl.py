@@ -235,3 +235,15 @@ def test_acceptable_values_must_be_a_list(tmp_path: Path) -> None:
         f"{answers}:1: ground_truth[0].f.b.min: acceptable values must be a list, e.g. [2]"]
     with pytest.raises(ValueError, match="must be a list"):
         acceptable(1)
+
+
+def test_a_line_separator_inside_a_question_does_not_split_its_line(tmp_path: Path) -> None:
+    questions = read_lines(BFCL_QUESTIONS)
+    first = questions[0]
+    first["question"][0][0]["content"] += " \u2028and\u0085more\u2029"
+    path = tmp_path / "q.json"
+    # Raw, as json.dumps(ensure_ascii=False) writes them; every other line as it was.
+    path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions))
+    import_bfcl(path, BFCL_ANSWERS, None, tmp_path / "out")
+    case = by_id(read_lines(tmp_path / "out" / "suite.jsonl"))[first["id"]]
+    assert "\u2028and\u0085more\u2029" in json.dumps(case["input"], ensure_ascii=False)

@@ -67,7 +67,9 @@ def read_jsonl(path: Path) -> list[Located]:
     text = _read_text(path)
     values: list[Located] = []
     problems: list[InputProblem] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+2029 and NEL,
+    # which JSON allows raw inside a string (a question's text may hold one).
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
