@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from builders_calibration import flip_on_hard, write_set
 from toolgrade.calibration.calibrate import load_set
@@ -117,26 +117,35 @@ class _Down:
         return Verdict.unscored("provider unavailable", error="503 Service Unavailable")
 
 
-def test_a_run_that_scored_nothing_keeps_the_old_record(
-    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _rerun_keeps_the_record(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge: Any
+) -> Result:
+    """Calibrate alternate_route with the fake judge, then again with `judge`: the second
+    run's result, after checking that it left the first run's record as it was."""
     good = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
     assert good.exit_code == 0, good.output
     before = find_record(tmp_path / "records", "fake/judge", "alternate_route")
     assert before is not None and before.observations == 83
 
-    def down(self: Any) -> _Engine:
-        engine = _Engine(_Down())
+    def new(self: Any) -> _Engine:
+        engine = _Engine(judge)
         self.engines.append(engine)
         return engine
 
-    monkeypatch.setattr(calibrate_cmd._Judges, "new", down)
+    monkeypatch.setattr(calibrate_cmd._Judges, "new", new)
     result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    assert find_record(tmp_path / "records", "fake/judge", "alternate_route") == before
+    return result
+
+
+def test_a_run_that_scored_nothing_keeps_the_old_record(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _rerun_keeps_the_record(app, tmp_path, monkeypatch, _Down())
     assert result.exit_code == 1
     assert "no verdict was scored (83 unscored, 83 errors); the record was not written" in (
         result.output
     )
-    assert find_record(tmp_path / "records", "fake/judge", "alternate_route") == before
 
 
 def test_judge_settings_apply_model_and_mode_to_the_dimension() -> None:
@@ -186,22 +195,10 @@ def test_a_run_where_most_calls_failed_keeps_the_old_record(
 ) -> None:
     # 6 right verdicts out of 83 give kappa 1.0 [1.0, 1.0]: a rate-limit storm must not replace
     # a measurement with that, nor let it pass a kappa floor.
-    good = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
-    assert good.exit_code == 0, good.output
-    before = find_record(tmp_path / "records", "fake/judge", "alternate_route")
-    assert before is not None
     labels = {item.id: item.label for item in _ar_items()}
     answered = {i for i, lab in labels.items() if lab == "pass"}
     answered = set(sorted(answered)[:3]) | set(sorted(set(labels) - answered)[:3])
-
-    def mostly_down(self: Any) -> _Engine:
-        engine = _Engine(_MostlyDown(labels, answered))
-        self.engines.append(engine)
-        return engine
-
-    monkeypatch.setattr(calibrate_cmd._Judges, "new", mostly_down)
-    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    result = _rerun_keeps_the_record(app, tmp_path, monkeypatch, _MostlyDown(labels, answered))
     assert result.exit_code == 1, result.output
     assert "77 of 83 verdicts are model-call errors" in result.output
     assert "the record was not written" in result.output
-    assert find_record(tmp_path / "records", "fake/judge", "alternate_route") == before
