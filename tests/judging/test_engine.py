@@ -395,3 +395,21 @@ def test_a_cache_that_cannot_be_read_is_a_miss_not_an_unscored_verdict(tmp_path:
     verdict = judge.judge(request_for("alternate_route"))
     assert verdict.verdict == "fail" and client.calls == 1
     assert judge.usage()["alternate_route"]["errors"] == 0
+
+
+def test_an_outage_names_the_first_failures_then_only_counts_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    client = FakeClient([RuntimeError("503 Service Unavailable")])
+    judge = JudgeEngine(settings(max_attempts=1), client, sleep=lambda s: None)
+    with caplog.at_level("WARNING"):
+        verdicts = [judge.judge(request_for("argument_equivalence", field=f"f{i}"))
+                    for i in range(10)]
+        judge.judge(request_for("alternate_route"))
+    assert {v.verdict for v in verdicts} == {"unscored"}
+    assert judge.usage()["argument_equivalence"]["errors"] == 10  # every failure is counted
+    shown = [r.getMessage() for r in caplog.records if "model call failed" in r.getMessage()]
+    arguments = [m for m in shown if "argument_equivalence" in m]
+    assert len(arguments) == 3 and all("503 Service Unavailable" in m for m in arguments)
+    assert "further failures of argument_equivalence are counted" in arguments[-1]
+    assert [m for m in shown if "alternate_route" in m]  # another dimension still says so

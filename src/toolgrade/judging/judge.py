@@ -29,6 +29,8 @@ from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Ver
 from toolgrade.settings import JudgeSettings
 
 log = logging.getLogger(__name__)
+#: Model-call failures shown per dimension before the rest are only counted.
+_FAILURES_SHOWN = 3
 
 #: How many alternatives are asked for in log-probability mode (OpenAI's maximum is 20).
 TOP_LOGPROBS = 20
@@ -96,6 +98,7 @@ class JudgeEngine:
             cache = VerdictCache(settings.cache_dir or default_cache_dir())
         self._cache = cache
         self._cache_warned = False
+        self._failures_warned: dict[JudgeDimension, int] = dict.fromkeys(JUDGE_DIMENSIONS, 0)
         self._sleep = sleep
         self._wait = wait or wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0)
         self._slots = threading.BoundedSemaphore(settings.concurrency)
@@ -260,6 +263,21 @@ class JudgeEngine:
             exc,
         )
 
+    def _warn_failure(self, dim: JudgeDimension, exc: Exception) -> None:
+        # An outage fails every call: the first few name the error, the rest are only counted
+        # (the summary's judge `errors`), so a run's output is not a wall of the same line.
+        with self._lock:
+            self._failures_warned[dim] += 1
+            shown = self._failures_warned[dim]
+        if shown > _FAILURES_SHOWN:
+            return
+        last = (
+            f" (further failures of {dim} are counted in the summary, not shown)"
+            if shown == _FAILURES_SHOWN
+            else ""
+        )
+        log.warning("judge %s: model call failed: %s: %s%s", dim, type(exc).__name__, exc, last)
+
     def _ask(
         self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt
     ) -> Verdict:
@@ -356,7 +374,7 @@ class JudgeEngine:
             return retrying(self._complete_once, dim, request)
         except Exception as exc:  # provider failures of any kind end as unscored, never raise
             self._count(dim, errors=1)
-            log.warning("judge %s: model call failed: %s: %s", dim, type(exc).__name__, exc)
+            self._warn_failure(dim, exc)
             return Verdict.unscored(
                 "the judge model call failed", error=f"{type(exc).__name__}: {exc}"
             )
