@@ -106,6 +106,18 @@ def test_check_floor() -> None:
     assert undefined is not None and "undefined" in undefined
 
 
+def test_a_judge_that_left_most_of_its_set_unscored_cannot_pass_a_floor() -> None:
+    # 3 answered (and right) of 20: a fine interval over the few it chose to answer.
+    record = _record(kappa=1.0, kappa_ci=(0.9, 1.0)).model_copy(
+        update={"observations": 3, "unscored": 17}
+    )
+    reason = check_floor(record, 0.4)
+    assert reason is not None and "17 of 20 verdicts" in reason and "0.40" in reason
+    assert check_floor(record, None) is None  # no floor, nothing refused
+    half = record.model_copy(update={"observations": 10, "unscored": 10})
+    assert check_floor(half, 0.4) is None  # at most half unscored: the interval decides
+
+
 def test_summary_for_run() -> None:
     record = _record()
     short = summary_for_run(record)

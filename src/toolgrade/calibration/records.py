@@ -236,8 +236,9 @@ def record_mismatch(
 def check_floor(record: CalibrationRecord | None, floor: float | None) -> str | None:
     """Why a judge must be refused under `floor`, or None when it may be used.
 
-    Refused when a floor is configured and there is no record, no interval, or the interval's
-    lower bound is under the floor.
+    Refused when a floor is configured and there is no record, no interval, more than half
+    of the record's verdicts unscored (its kappa then measures only the items the judge chose to
+    answer), or the interval's lower bound under the floor.
     """
     if floor is None:
         return None
@@ -247,6 +248,12 @@ def check_floor(record: CalibrationRecord | None, floor: float | None) -> str | 
             "run `toolgrade calibrate` for this judge model first"
         )
     where = f"{record.dimension} judge {record.model}"
+    asked = record.observations + record.unscored
+    if record.unscored * 2 > asked:
+        return (
+            f"{where}: {record.unscored} of {asked} verdicts on its calibration set were "
+            f"unscored, so its kappa covers too few items to trust; floor {floor:.2f} unmet"
+        )
     if record.kappa_ci is None:
         return f"{where}: kappa interval undefined on its calibration set; floor {floor:.2f} unmet"
     low = record.kappa_ci[0]
