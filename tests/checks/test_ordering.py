@@ -391,6 +391,12 @@ def test_over_budget_reports_first_call_past_the_limit() -> None:
     assert result.passed is False and result.score == 0.0
 
 
+def test_a_single_call_over_a_budget_of_zero_reads_once() -> None:
+    failure = only(grade(ordering_case(max_calls={"refund": 0}), run(call("refund", {}))),
+                   "over_budget")
+    assert failure.message == "refund called once, more than its budget of 0"
+
+
 def test_within_budget_holds() -> None:
     case = ordering_case(max_calls={"lookup_order": 2, "refund": 0})
     result = grade(case, tools_run("lookup_order", "lookup_order"))

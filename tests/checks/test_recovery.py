@@ -147,6 +147,7 @@ def test_all_means_a_retry_cannot_succeed() -> None:
     # The recorded retry says ok, but with nth: all every call of the tool is faulted.
     result = grade(recovery(fault(nth="all"), max_retries=3), run(err("lookup"), ok("lookup")))
     assert stages(result) == ["no_retry"]
+    assert result.failures[0].message.startswith("lookup every call (error): ")
 
 
 def test_all_recovered_by_fallback() -> None:

@@ -385,7 +385,7 @@ def budget_failure(
     return Failure(
         name="over_budget",
         step=matches[limit].step,
-        message=f"{side} called {len(matches)} times, more than its budget of {limit}",
+        message=f"{side} called {_times(len(matches))}, more than its budget of {limit}",
         evidence={"tool": side, "count": len(matches), "limit": limit},
     )
 
@@ -465,3 +465,7 @@ class OrderingAccumulator:
             **self._efficiency.summary(),
             "failures": dict(sorted(self._failures.items())),
         }
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"

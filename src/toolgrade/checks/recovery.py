@@ -236,7 +236,7 @@ def fault_failure(o: Outcome) -> Failure:
     return Failure(
         name=cast(FailureName, o.stage),  # every stage but recovered/not_triggered is one
         step=o.step,
-        message=f"{f.tool} call {f.nth} ({f.kind}): {how}",
+        message=f"{f.tool} {_which_call(f)} ({f.kind}): {how}",
         evidence={"tool": f.tool, "nth": f.nth, "kind": f.kind, "retries": o.retries},
     )
 
@@ -297,10 +297,15 @@ def judge_recovery(
     return records
 
 
+def _which_call(fault: Fault) -> str:
+    """`call 2`, or `every call` for a fault with `nth: all`."""
+    return "every call" if fault.nth == "all" else f"call {fault.nth}"
+
+
 def findings(outcomes: list[Outcome], states: list[StateOutcome]) -> list[str]:
     """What went wrong, as short sentences for the result-interpretation judge."""
     out = [
-        f"{o.fault.tool} call {o.fault.nth} failed ({o.fault.kind}), not recovered: {o.stage}"
+        f"{o.fault.tool} {_which_call(o.fault)} failed ({o.fault.kind}), not recovered: {o.stage}"
         for o in outcomes
         if o.stage not in ("recovered", "not_triggered")
     ]
