@@ -385,3 +385,14 @@ def test_optimal_pairs_reach_the_brute_force_maximum(matrix: list[list[int]]) ->
 def test_optimal_pairs_break_ties_by_position() -> None:
     assert optimal_pairs(3, 3, lambda i, j: 1.0) == [(0, 0), (1, 1), (2, 2)]
     assert optimal_pairs(0, 3, lambda i, j: 1.0) == []
+
+
+def test_approx_without_tolerance_forgives_rounding_around_zero() -> None:
+    # 0.1 + 0.2 - 0.3 is 5.55e-17: float rounding, as `approx: 0.3` forgives for 0.1 + 0.2.
+    # A relative-only closeness refused it, although `tol: 0` (a stricter-looking spec) took it.
+    rounded = 0.1 + 0.2 - 0.3
+    assert status({"approx": 0}, rounded) == "match"
+    assert status({"approx": 0, "tol": 0}, rounded) == "match"
+    assert status({"approx": 0}, 0.001) == "wrong"
+    assert status({"approx": 1e12}, 1e12 + 1) == "match"  # relative rounding on large values
+    assert status({"approx": 1e12}, 1e12 + 10_000) == "wrong"

@@ -469,10 +469,12 @@ def _approx_mismatch(cmp: Approx, value: Any) -> str | None:
         # itself be infinite and let it through).
         return "not a finite number" if math.isinf(value) else "not infinite"
     diff = abs(float(value) - cmp.value)
-    if cmp.tol is None and cmp.rel is None:
-        return None if math.isclose(value, cmp.value) else "not close"
-    # Inclusive bounds; forgive float rounding so 25.01 is within 0.01 of 25.0.
+    # Float rounding is forgiven the same way with or without a tolerance: relative to the
+    # larger side, and never less than 1e-9 absolute, so `approx: 0` accepts 0.1 + 0.2 - 0.3
+    # as `approx: 0, tol: 0` does. Inclusive bounds: 25.01 is within 0.01 of 25.0.
     slack = 1e-9 * max(1.0, abs(cmp.value), abs(float(value)))
+    if cmp.tol is None and cmp.rel is None:
+        return None if diff <= slack else "not close"
     if cmp.tol is not None and diff <= cmp.tol + slack:
         return None
     if cmp.rel is not None and diff <= cmp.rel * abs(cmp.value) + slack:
