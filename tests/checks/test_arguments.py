@@ -200,6 +200,21 @@ def test_greedy_would_mis_pair_optimal_does_not() -> None:
     assert result.score == pytest.approx((1 / 2 + 3 / 3) / 2)
 
 
+def test_partial_nested_agreement_never_outweighs_an_exactly_right_call() -> None:
+    # The first call is exactly reference 1. Pairing it with reference 0 instead agrees on
+    # `x` and on 2 of 3 keys of `o`, and the second call then agrees on 1 of 3 keys of
+    # reference 1's `o`: summed partial credit ties the exact pair, and the positional
+    # tie-break used to win, reporting the exact call wrong (score 0.25 instead of 0.5).
+    ref0 = {"o": {"a": 2, "b": 1, "c": 1}, "x": 1}
+    ref1 = {"o": {"a": 1, "b": 1, "c": 1}, "x": 1}
+    c = case([("ev", ref0), ("ev", ref1)])
+    result = grade(c, run(("ev", ref1), ("ev", {"o": {"a": 1, "b": 2, "c": 2}, "x": 2})))
+    pairing = {call["ref_index"]: call["step"] for call in result.figures["calls"]}
+    assert pairing == {1: 0, 0: 1}
+    assert result.score == pytest.approx(0.5)
+    assert [call["exact"] for call in result.figures["calls"]] == [True, False]
+
+
 def test_each_tool_pairs_only_with_its_own_calls() -> None:
     c = case([("lookup", {"id": "A1"}), ("refund", {"order_id": "A1", "amount": 5})])
     r = run(("refund", {"order_id": "A1", "amount": 5}), ("lookup", {"id": "A1"}))

@@ -3,8 +3,9 @@
 Pairing. For each tool named in `expected.arguments`, the agent's calls to that tool are paired
 with the reference calls of that tool by the assignment that maximises total field agreement
 (`matching.optimal_pairs`), never by position or greedily. Agreement is computed without the
-judge: a `semantic` field no shortcut decides counts 0.5. The judge is asked only for the
-fields of the final pairs.
+judge: a `semantic` field no shortcut decides counts 0.5. The partial agreement of a wrong
+nested object or list only breaks ties between assignments that agree on as many fields. The
+judge is asked only for the fields of the final pairs.
 
 Two kinds of failure are kept apart:
 
@@ -155,15 +156,21 @@ def pair_calls(
     for tool in dict.fromkeys(ref.tool for ref in refs):
         ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
         call_ids = [n for n, call in enumerate(calls) if call.tool == tool]
+        # Partial agreement of wrong fields, summed over any assignment, stays under 1e-3.
+        partial_weight = _PARTIAL_WEIGHT / (1 + sum(len(specs[k]) for k in ref_ids))
 
         def agreement(
-            i: int, j: int, ref_ids: list[int] = ref_ids, call_ids: list[int] = call_ids
+            i: int,
+            j: int,
+            ref_ids: list[int] = ref_ids,
+            call_ids: list[int] = call_ids,
+            weight: float = partial_weight,
         ) -> float:
             k, n = ref_ids[i], call_ids[j]
             results = field_results(specs[k], calls[n].args, None)
             if settled is not None and not judged[k]:
                 settled[k, n] = results
-            return _summed(results)
+            return _pairing_value(results, weight)
 
         for i, j in optimal_pairs(len(ref_ids), len(call_ids), agreement):
             pairs[ref_ids[i]] = call_ids[j]
@@ -182,6 +189,28 @@ def call_agreement(spec: Spec, args: Mapping[str, Any]) -> float:
 
 def _summed(results: FieldResults) -> float:
     return sum(r.similarity for r in results.values())
+
+
+#: Scale of a wrong field's partial agreement in pairing (see `_pairing_value`).
+_PARTIAL_WEIGHT = 1e-3
+
+
+def _pairing_value(results: FieldResults, partial_weight: float) -> float:
+    """A pair's value for the assignment: agreeing fields first, partial credit second.
+
+    A matching field counts 1 and an undecided one its similarity (0.5 for `semantic`), as the
+    score would. A wrong field's partial similarity (a nested object or list that is partly
+    right) is scaled by `partial_weight`, so it only breaks ties: summed over two wrong objects
+    it must not outweigh one field that matches, or an exactly right call gets paired with the
+    wrong reference and reported wrong.
+    """
+    agreed = partial = 0.0
+    for r in results.values():
+        if r.status in ("wrong", "missing"):
+            partial += r.similarity
+        else:
+            agreed += r.similarity
+    return agreed + partial_weight * partial
 
 
 #: Parsed reference calls by `id(ref)`, each entry holding its ref so that the id stays its own:
