@@ -275,6 +275,14 @@ def test_casefold_folds_case_and_whitespace() -> None:
     assert status({"casefold": "Straße"}, "STRASSE") == "match"
     assert status({"casefold": "New York"}, "Newyork") == "wrong"
     assert status({"casefold": "5"}, 5) == "wrong"
+
+
+def test_casefold_matches_canonically_equivalent_spellings() -> None:
+    # "CAFE" + U+0301 (combining acute) is "CAFÉ" decomposed; folding alone left the two apart.
+    assert status({"casefold": "Café"}, "CAFE\u0301") == "match"
+    assert status({"casefold": "cafe\u0301"}, "CAFÉ") == "match"
+    assert status({"semantic": "Café crème"}, "CAFE\u0301 CRE\u0300ME") == "match"
+    assert status({"casefold": "Café"}, "CAFE") == "wrong"
     assert status("New York", "new york") == "wrong"  # bare values are exact: casing counts
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
@@ -371,8 +372,17 @@ def bfcl_normalize(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Unicode case folding with runs of whitespace collapsed to one space."""
-    return " ".join(text.casefold().split())
+    """Unicode case folding with runs of whitespace collapsed to one space.
+
+    Canonically equivalent spellings fold alike (Unicode's canonical caseless match): "É"
+    typed as one code point or as "E" plus a combining accent, as macOS and some keyboards
+    produce it, is the same letter. ASCII text needs no normalisation and skips it.
+    """
+    if text.isascii():
+        folded = text.casefold()
+    else:
+        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).casefold())
+    return " ".join(folded.split())
 
 
 def typed_equal(expected: Any, actual: Any, normalize: bool = False) -> bool:
