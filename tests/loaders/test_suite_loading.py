@@ -450,3 +450,34 @@ def test_an_ordering_with_a_shape_error_is_not_vetted_further(tmp_path: Path) ->
     record = {"id": "a", "expected": {"ordering": {"groups": {"g": "t"}, "before": [["@g", "t"]]}}}
     path = write_jsonl(tmp_path / "s.jsonl", [record])
     assert [p.field for p in _problem_objects(path)] == ["expected.ordering.groups.g"]
+
+
+def test_an_expected_tool_missing_from_the_catalogue_is_a_suite_problem(tmp_path: Path) -> None:
+    # A run following this reference would fail selection as unknown_tool.
+    path = write_yaml_suite(
+        tmp_path,
+        """
+    - id: c1
+      expected:
+        selection: {tools: [lookup_order, refnud], alternatives: [[lookup_order]]}
+        arguments:
+          - tool: refnud
+            args: {order_id: A1}
+        recovery:
+          faults: [{tool: lookup_order}]
+          fallbacks: {lookup_order: [search_orders]}
+          escalate_with: human
+    """,
+    )
+    found = _problems(path)
+    fields = [p.split(": ")[1] for p in found]
+    assert fields == [
+        "cases[0].expected.selection.tools[1]",
+        "cases[0].expected.arguments[0].tool",
+        "cases[0].expected.recovery.fallbacks.lookup_order",
+        "cases[0].expected.recovery.escalate_with",
+    ], found
+    assert "'refnud' is not in the tool catalogue" in found[0]
+    line = path.read_text().splitlines().index("      selection: {tools: [lookup_order, refnud], "
+                                               "alternatives: [[lookup_order]]}") + 1
+    assert found[0].startswith(f"{path}:{line}:")

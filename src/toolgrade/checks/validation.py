@@ -81,6 +81,41 @@ def raw_ordering_problems(data: Any) -> CaseProblems:
     return ordering_problems(Case(id="raw", expected=Expected(ordering=ordering, selection=given)))
 
 
+def catalogue_problems(case: Case) -> CaseProblems:
+    """Tools the reference expects the agent to call that the case's tool catalogue lacks:
+    a run that follows the reference would fail selection as `unknown_tool`. A case with no
+    catalogue is not vetted (its runs are not checked against one either)."""
+    if not case.tools:
+        return []
+    expected = case.expected
+    named: list[tuple[str, str]] = []
+    if expected.selection is not None:
+        named += [(f"selection.tools[{i}]", t) for i, t in enumerate(expected.selection.tools)]
+        named += [
+            (f"selection.alternatives[{r}][{i}]", t)
+            for r, route in enumerate(expected.selection.alternatives)
+            for i, t in enumerate(route)
+        ]
+    named += [(f"arguments[{i}].tool", c.tool) for i, c in enumerate(expected.arguments or [])]
+    if expected.recovery is not None:
+        named += [
+            (f"recovery.fallbacks.{tool}", t)
+            for tool, fallbacks in expected.recovery.fallbacks.items()
+            for t in fallbacks
+        ]
+        if expected.recovery.escalate_with is not None:
+            named.append(("recovery.escalate_with", expected.recovery.escalate_with))
+    return [
+        (
+            f"expected.{field}",
+            f"{tool!r} is not in the tool catalogue, so a run that calls it "
+            "fails as unknown_tool; add it to `tools` or fix the name",
+        )
+        for field, tool in named
+        if tool not in case.tools
+    ]
+
+
 def case_validators() -> list[Callable[[Case], CaseProblems]]:
     """The validators the suite loader runs on every case."""
-    return [argument_spec_problems, ordering_problems]
+    return [argument_spec_problems, ordering_problems, catalogue_problems]
