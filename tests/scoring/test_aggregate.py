@@ -102,3 +102,11 @@ def test_a_weighted_mean_equal_to_the_threshold_passes_despite_float_rounding() 
     # A mean really under the threshold still fails.
     under = {**results, "arguments": r("arguments", 0.39, False)}
     assert aggregate(under, Scoring(mode="weighted")).passed is False
+
+
+def test_a_check_that_could_score_nothing_counts_zero_in_a_weighted_mean() -> None:
+    # An arguments check whose only fields were semantic and left unscored: score null.
+    unscored = {**MIXED, "arguments": r("arguments", None, False)}
+    agg = aggregate(unscored, Scoring(mode="weighted", threshold=0.5))
+    assert agg.score == (1.0 + 0.0 + 1.0) / 3 and agg.passed is True
+    assert aggregate(unscored, Scoring(mode="binary")).passed is False
