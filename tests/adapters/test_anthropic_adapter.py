@@ -78,3 +78,31 @@ def test_unmatched_tool_result() -> None:
             [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "q"}]}]
         )
     assert info.value.field == "messages[0].content[0].tool_use_id"
+
+
+@pytest.mark.parametrize(
+    ("messages", "field"),
+    [
+        (
+            [{"role": "assistant", "content": [
+                {"type": "tool_use", "id": 5, "name": "x", "input": {}}
+            ]}],
+            "messages[0].content[0].id",
+        ),
+        (
+            [
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "t", "name": "x", "input": {}}
+                ]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": ["t"]}]},
+            ],
+            "messages[1].content[0].tool_use_id",
+        ),
+    ],
+)
+def test_id_that_is_not_a_string_is_a_problem_not_a_crash(
+    messages: list[object], field: str
+) -> None:
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(messages, "anthropic")
+    assert info.value.field == field and "string" in info.value.reason

@@ -134,3 +134,27 @@ def test_call_without_name_is_an_error() -> None:
 
 def test_detects_openai_for_plain_chat() -> None:
     assert detect_format([{"role": "user", "content": "hi"}]) == "openai"
+
+
+@pytest.mark.parametrize(
+    ("messages", "field"),
+    [
+        (
+            [{"role": "assistant", "tool_calls": [_call(7, "x", {})]}],  # type: ignore[arg-type]
+            "messages[0].tool_calls[0].id",
+        ),
+        (
+            [
+                {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+                {"role": "tool", "tool_call_id": ["a"], "content": "ok"},
+            ],
+            "messages[1].tool_call_id",
+        ),
+    ],
+)
+def test_id_that_is_not_a_string_is_a_problem_not_a_crash(
+    messages: list[object], field: str
+) -> None:
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(messages, "openai")
+    assert info.value.field == field and "string" in info.value.reason

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolgrade.adapters.common import AdapterError, PendingCall, make_result, text_of
+from toolgrade.adapters.common import (
+    AdapterError,
+    PendingCall,
+    make_result,
+    string_id,
+    text_of,
+)
 from toolgrade.models import Message, Step
 
 
@@ -34,13 +40,15 @@ def anthropic_to_steps(messages: list[Any]) -> list[Step]:
             elif kind == "tool_use":
                 if not isinstance(block.get("name"), str):
                     raise AdapterError(f"{where}.name", "a tool_use block needs a name")
-                call = PendingCall(block["name"], block.get("input"), block.get("id"), group)
+                call_id = string_id(block.get("id"), f"{where}.id")
+                call = PendingCall(block["name"], block.get("input"), call_id, group)
                 _flush(items, msg["role"], texts)
                 items.append(call)
                 if call.id:
                     by_id[call.id] = call
             elif kind == "tool_result":
-                target = by_id.get(block.get("tool_use_id") or "")
+                use_id = string_id(block.get("tool_use_id"), f"{where}.tool_use_id")
+                target = by_id.get(use_id or "")
                 if target is None:
                     raise AdapterError(f"{where}.tool_use_id", "matches no earlier tool_use")
                 flag = block.get("is_error")

@@ -24,6 +24,16 @@ class AdapterError(ValueError):
         self.reason = reason
 
 
+def string_id(value: Any, where: str) -> str | None:
+    """An id as recorded (a string), None when absent; any other value is refused.
+
+    An id of another type would otherwise crash the run (unhashable, or refused by `ToolCall`).
+    """
+    if value is None or isinstance(value, str):
+        return value
+    raise AdapterError(where, f"an id must be a string, got {type(value).__name__}")
+
+
 def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     """Arguments as a dict, or ({}, raw text) when they are not a JSON object."""
     if isinstance(raw, dict):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolgrade.adapters.common import AdapterError, PendingCall, make_result, text_of
+from toolgrade.adapters.common import (
+    AdapterError,
+    PendingCall,
+    make_result,
+    string_id,
+    text_of,
+)
 from toolgrade.models import Message, Step
 
 
@@ -19,7 +25,8 @@ def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
         fn = call.get("function") if isinstance(call, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
             raise AdapterError(f"{where}.function.name", "a tool call needs function.name")
-        pending.append(PendingCall(fn["name"], fn.get("arguments"), call.get("id"), group))
+        call_id = string_id(call.get("id"), f"{where}.id")
+        pending.append(PendingCall(fn["name"], fn.get("arguments"), call_id, group))
     legacy = msg.get("function_call")
     if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
         pending.append(PendingCall(legacy["name"], legacy.get("arguments"), None, None))
@@ -44,6 +51,7 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
             raise AdapterError(f"messages[{i}]", "a message needs a string 'role'")
         role = msg["role"]
         if role in ("tool", "function"):
+            string_id(msg.get("tool_call_id"), f"messages[{i}].tool_call_id")
             target = _target(msg, by_id, last_unanswered)
             if target is None:
                 raise AdapterError(f"messages[{i}].tool_call_id", "matches no earlier tool call")
