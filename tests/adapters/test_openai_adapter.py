@@ -158,3 +158,17 @@ def test_id_that_is_not_a_string_is_a_problem_not_a_crash(
     with pytest.raises(AdapterError) as info:
         messages_to_steps(messages, "openai")
     assert info.value.field == field and "string" in info.value.reason
+
+
+@pytest.mark.parametrize("flag", ["is_error", "status"])
+def test_null_error_flag_leaves_the_content_to_decide(flag: str) -> None:
+    # Exports that dump every optional field write `"is_error": null`; that is no flag.
+    steps = messages_to_steps(
+        [
+            {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+            {"role": "tool", "tool_call_id": "a", "content": "Error: boom", flag: None},
+        ]
+    )
+    (call,) = steps
+    assert isinstance(call, ToolCall) and call.result is not None
+    assert call.result.status == "error"

@@ -34,9 +34,10 @@ def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
 
 
 def _flag(msg: dict[str, Any]) -> bool | None:
-    if "is_error" in msg:
+    # A null flag (SDK dumps write every optional field) is no flag: the content decides.
+    if msg.get("is_error") is not None:
         return bool(msg["is_error"])
-    if "status" in msg:
+    if msg.get("status") is not None:
         return bool(msg["status"] == "error")
     return None
 
