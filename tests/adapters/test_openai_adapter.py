@@ -172,3 +172,18 @@ def test_null_error_flag_leaves_the_content_to_decide(flag: str) -> None:
     (call,) = steps
     assert isinstance(call, ToolCall) and call.result is not None
     assert call.result.status == "error"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+        {
+            "role": "assistant",
+            "content": [{"type": "refusal", "refusal": "I can't help with that."}],
+        },
+    ],
+)
+def test_refusal_is_the_final_answer(reply: dict[str, object]) -> None:
+    steps = messages_to_steps([{"role": "user", "content": "do it"}, reply])
+    assert steps[-1] == Message(role="assistant", content="I can't help with that.")

@@ -106,10 +106,12 @@ def build_call(
 def text_of(content: Any) -> Any:
     """Plain text of a message content given as a string or a list of text parts."""
     if isinstance(content, list):
+        # An OpenAI refusal part ({"type": "refusal", "refusal": ...}) is the reply's text too.
         texts = [
-            part.get("text", "")
+            part.get("refusal", "") if part.get("type") == "refusal" else part.get("text", "")
             for part in content
-            if isinstance(part, dict) and part.get("type") in ("text", "output_text", "input_text")
+            if isinstance(part, dict)
+            and part.get("type") in ("text", "output_text", "input_text", "refusal")
         ]
         return "\n".join(t for t in texts if t) if texts else content
     return content

@@ -59,6 +59,8 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
             target.result = make_result(text_of(msg.get("content")), _flag(msg))
             continue
         content = text_of(msg.get("content"))
+        if content in (None, "", []) and isinstance(msg.get("refusal"), str):
+            content = msg["refusal"]  # a refusal is the assistant's reply, given beside `content`
         if content not in (None, "", []):
             items.append(Message(role=role, content=content))
         if role == "assistant":
