@@ -187,3 +187,26 @@ def test_null_error_flag_leaves_the_content_to_decide(flag: str) -> None:
 def test_refusal_is_the_final_answer(reply: dict[str, object]) -> None:
     steps = messages_to_steps([{"role": "user", "content": "do it"}, reply])
     assert steps[-1] == Message(role="assistant", content="I can't help with that.")
+
+
+def test_repeated_id_in_one_batch_answers_its_calls_in_order() -> None:
+    # Some OpenAI-compatible servers number ids per message: every call is "call_0".
+    steps = messages_to_steps(
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [_call("call_0", "weather", {}), _call("call_0", "time", {})],
+            },
+            {"role": "tool", "tool_call_id": "call_0", "content": "Error: no city"},
+            {"role": "tool", "tool_call_id": "call_0", "content": "10:00"},
+            {"role": "assistant", "tool_calls": [_call("call_0", "weather", {})]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "sunny"},
+        ]
+    )
+    results = [(s.tool, s.result and (s.result.status, s.result.content)) for s in steps
+               if isinstance(s, ToolCall)]
+    assert results == [
+        ("weather", ("error", "Error: no city")),
+        ("time", ("ok", "10:00")),
+        ("weather", ("ok", "sunny")),
+    ]

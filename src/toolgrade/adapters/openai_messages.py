@@ -45,7 +45,7 @@ def _flag(msg: dict[str, Any]) -> bool | None:
 def openai_to_steps(messages: list[Any]) -> list[Step]:
     """Convert OpenAI chat messages; tool results attach to their call by `tool_call_id`."""
     items: list[Message | PendingCall] = []
-    by_id: dict[str, PendingCall] = {}
+    by_id: dict[str, list[PendingCall]] = {}
     last_unanswered: list[PendingCall] = []
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
@@ -68,13 +68,15 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
             for call in calls:
                 items.append(call)
                 if call.id:
-                    by_id[call.id] = call
+                    by_id.setdefault(call.id, []).append(call)
             last_unanswered = calls
     return [item.build() if isinstance(item, PendingCall) else item for item in items]
 
 
 def _target(
-    msg: dict[str, Any], by_id: dict[str, PendingCall], last_unanswered: list[PendingCall]
+    msg: dict[str, Any],
+    by_id: dict[str, list[PendingCall]],
+    last_unanswered: list[PendingCall],
 ) -> PendingCall | None:
     """The call a tool message answers: by its `tool_call_id`, else the next unanswered call.
 
@@ -83,8 +85,25 @@ def _target(
     """
     call_id = msg.get("tool_call_id")
     if call_id and any(call.id for call in last_unanswered):
-        return by_id.get(str(call_id))
-    return by_id.get(str(call_id or "")) or _first_open(last_unanswered, msg)
+        return _named(by_id, str(call_id))
+    return _named(by_id, str(call_id or "")) or _first_open(last_unanswered, msg)
+
+
+def _named(by_id: dict[str, list[PendingCall]], call_id: str) -> PendingCall | None:
+    """The call an id answers. Some servers repeat ids ("call_0" in every message, or in every
+    call of one batch): the id then answers the first still unanswered call of the latest
+    message holding one, and a repeated answer replaces the last call's result as before.
+    """
+    calls = by_id.get(call_id)
+    if not calls:
+        return None
+    open_calls = [call for call in calls if call.result is None]
+    if not open_calls:
+        return calls[-1]
+    latest = open_calls[-1]
+    if latest.group is None:
+        return latest
+    return next(call for call in open_calls if call.group == latest.group)
 
 
 def _first_open(calls: list[PendingCall], msg: dict[str, Any]) -> PendingCall | None:
