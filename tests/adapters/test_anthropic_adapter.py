@@ -106,3 +106,58 @@ def test_id_that_is_not_a_string_is_a_problem_not_a_crash(
     with pytest.raises(AdapterError) as info:
         messages_to_steps(messages, "anthropic")
     assert info.value.field == field and "string" in info.value.reason
+
+
+SERVER_TOOLS = [
+    {"role": "user", "content": "News about E1?"},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Searching."},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "E1"},
+            },
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": {"type": "web_search_tool_result_error", "error_code": "unavailable"},
+            },
+            {
+                "type": "mcp_tool_use",
+                "id": "mcptoolu_1",
+                "name": "lookup",
+                "server_name": "orders",
+                "input": {"id": "E1"},
+            },
+            {
+                "type": "mcp_tool_result",
+                "tool_use_id": "mcptoolu_1",
+                "is_error": False,
+                "content": [{"type": "text", "text": "shipped"}],
+            },
+            {"type": "text", "text": "It shipped."},
+        ],
+    },
+]
+
+
+def test_server_and_mcp_tool_calls_are_read_not_dropped() -> None:
+    assert detect_format(SERVER_TOOLS[1:]) == "anthropic"
+    steps = messages_to_steps(SERVER_TOOLS)
+    search, lookup = (s for s in steps if isinstance(s, ToolCall))
+    assert (search.tool, search.args, search.id) == ("web_search", {"query": "E1"}, "srvtoolu_1")
+    assert search.result is not None and search.result.status == "error"
+    assert (lookup.tool, lookup.args) == ("lookup", {"id": "E1"})
+    assert lookup.result is not None and lookup.result.status == "ok"
+    assert lookup.result.content == "shipped"
+    assert steps[-1] == Message(role="assistant", content="It shipped.")
+
+
+def test_calls_on_either_side_of_a_server_result_are_not_parallel() -> None:
+    # The API ran the search and the model read its result before calling the MCP tool.
+    steps = messages_to_steps(SERVER_TOOLS)
+    search, lookup = (s for s in steps if isinstance(s, ToolCall))
+    assert search.group is None and lookup.group is None

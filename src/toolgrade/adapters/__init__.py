@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from toolgrade.adapters.anthropic_messages import anthropic_to_steps
+from toolgrade.adapters.anthropic_messages import CALL_BLOCKS, anthropic_to_steps, is_result_block
 from toolgrade.adapters.common import AdapterError, build_call, decode_arguments
 from toolgrade.adapters.openai_messages import openai_to_steps
 from toolgrade.models import Step
@@ -13,11 +13,13 @@ MessageFormat = Literal["openai", "anthropic"]
 
 
 def detect_format(messages: list[Any]) -> MessageFormat:
-    """Anthropic when any content block is tool_use/tool_result; OpenAI otherwise."""
+    """Anthropic when any content block is a call or a result (tool_use, tool_result,
+    server_tool_use, web_search_tool_result, ...); OpenAI otherwise."""
     for msg in messages:
         content = msg.get("content") if isinstance(msg, dict) else None
         if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in content
+            isinstance(b, dict) and (b.get("type") in CALL_BLOCKS or is_result_block(b.get("type")))
+            for b in content
         ):
             return "anthropic"
     return "openai"

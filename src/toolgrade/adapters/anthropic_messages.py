@@ -13,6 +13,40 @@ from toolgrade.adapters.common import (
 )
 from toolgrade.models import Message, Step
 
+#: Blocks that are calls: the client's tools, and those the API ran itself (`server_tool_use`:
+#: web search, web fetch, code execution) or on an MCP server (`mcp_tool_use`).
+CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+
+def is_result_block(kind: Any) -> bool:
+    """`tool_result`, `mcp_tool_result` and the server tools' `web_search_tool_result` & co."""
+    return isinstance(kind, str) and kind.endswith("tool_result")
+
+
+def _server_error(block: dict[str, Any]) -> bool | None:
+    """A server tool's error: its content is `{"type": "web_search_tool_result_error", ...}`."""
+    content = block.get("content")
+    if isinstance(content, dict) and str(content.get("type", "")).endswith("_error"):
+        return True
+    return None
+
+
+def _batches(blocks: list[Any]) -> list[int | None]:
+    """For each call block, the batch of calls issued together; None for other blocks.
+
+    Calls answered in a later message were issued together. A server or MCP tool's result
+    comes inside the same assistant message, and the model saw it before going on: a result
+    block ends the batch, so calls on either side of it are not parallel.
+    """
+    out: list[int | None] = []
+    batch = 0
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        out.append(batch if kind in CALL_BLOCKS else None)
+        if is_result_block(kind):
+            batch += 1
+    return out
+
 
 def _blocks(msg: dict[str, Any]) -> list[Any]:
     content = msg.get("content")
@@ -29,29 +63,33 @@ def anthropic_to_steps(messages: list[Any]) -> list[Step]:
         if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
             raise AdapterError(f"messages[{i}]", "a message needs a string 'role'")
         blocks = _blocks(msg)
-        uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
-        group: int | str | None = f"m{i}" if len(uses) > 1 else None
+        batches = _batches(blocks)
         texts: list[str] = []
         for j, block in enumerate(blocks):
             where = f"messages[{i}].content[{j}]"
             kind = block.get("type") if isinstance(block, dict) else None
+            batch = batches[j]
+            group: int | str | None = None
+            if batch is not None and sum(1 for k in batches if k == batch) > 1:
+                group = f"m{i}" if batch == 0 else f"m{i}.{batch}"
             if kind == "text":
                 texts.append(str(block.get("text") or ""))
-            elif kind == "tool_use":
+            elif kind in CALL_BLOCKS:
                 if not isinstance(block.get("name"), str):
-                    raise AdapterError(f"{where}.name", "a tool_use block needs a name")
+                    raise AdapterError(f"{where}.name", f"a {kind} block needs a name")
                 call_id = string_id(block.get("id"), f"{where}.id")
                 call = PendingCall(block["name"], block.get("input"), call_id, group)
                 _flush(items, msg["role"], texts)
                 items.append(call)
                 if call.id:
                     by_id[call.id] = call
-            elif kind == "tool_result":
+            elif is_result_block(kind):
                 use_id = string_id(block.get("tool_use_id"), f"{where}.tool_use_id")
                 target = by_id.get(use_id or "")
                 if target is None:
                     raise AdapterError(f"{where}.tool_use_id", "matches no earlier tool_use")
                 flag = block.get("is_error")
+                flag = _server_error(block) if flag is None else flag
                 target.result = make_result(
                     text_of(block.get("content")), None if flag is None else bool(flag)
                 )
