@@ -210,3 +210,16 @@ def test_repeated_id_in_one_batch_answers_its_calls_in_order() -> None:
         ("time", ("ok", "10:00")),
         ("weather", ("ok", "sunny")),
     ]
+
+
+def test_responses_api_item_is_refused_saying_what_it_is() -> None:
+    # The OpenAI Agents SDK's to_input_list() gives Responses items, not chat messages.
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(
+            [
+                {"type": "message", "role": "user", "content": "weather?"},
+                {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
+            ]
+        )
+    assert info.value.field == "messages[1].type"
+    assert "'function_call'" in info.value.reason and "Responses API" in info.value.reason

@@ -7,6 +7,7 @@ from typing import Any
 from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
+    check_role,
     make_result,
     string_id,
     text_of,
@@ -60,8 +61,7 @@ def anthropic_to_steps(messages: list[Any]) -> list[Step]:
     items: list[Message | PendingCall] = []
     by_id: dict[str, PendingCall] = {}
     for i, msg in enumerate(messages):
-        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
-            raise AdapterError(f"messages[{i}]", "a message needs a string 'role'")
+        check_role(msg, i)
         blocks = _blocks(msg)
         batches = _batches(blocks)
         texts: list[str] = []

@@ -34,6 +34,22 @@ def string_id(value: Any, where: str) -> str | None:
     raise AdapterError(where, f"an id must be a string, got {type(value).__name__}")
 
 
+def check_role(msg: Any, index: int) -> None:
+    """Refuse a message without a string `role`, saying what a typed item without one is."""
+    if isinstance(msg, dict) and isinstance(msg.get("role"), str):
+        return
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    if isinstance(kind, str):
+        # OpenAI Responses API / Agents SDK items ({"type": "function_call", "call_id", ...}).
+        raise AdapterError(
+            f"messages[{index}].type",
+            f"an item of type {kind!r} with no 'role' is not a chat message: toolgrade reads"
+            " Chat Completions or Anthropic messages, not OpenAI Responses API / Agents SDK"
+            " items or framework dumps; convert them, or write normalised `steps`",
+        )
+    raise AdapterError(f"messages[{index}]", "a message needs a string 'role'")
+
+
 def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     """Arguments as a dict, or ({}, raw text) when they are not a JSON object."""
     if isinstance(raw, dict):

@@ -7,6 +7,7 @@ from typing import Any
 from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
+    check_role,
     make_result,
     string_id,
     text_of,
@@ -48,8 +49,7 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
     by_id: dict[str, list[PendingCall]] = {}
     last_unanswered: list[PendingCall] = []
     for i, msg in enumerate(messages):
-        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
-            raise AdapterError(f"messages[{i}]", "a message needs a string 'role'")
+        check_role(msg, i)
         role = msg["role"]
         if role in ("tool", "function"):
             string_id(msg.get("tool_call_id"), f"messages[{i}].tool_call_id")
