@@ -161,3 +161,17 @@ def test_calls_on_either_side_of_a_server_result_are_not_parallel() -> None:
     steps = messages_to_steps(SERVER_TOOLS)
     search, lookup = (s for s in steps if isinstance(s, ToolCall))
     assert search.group is None and lookup.group is None
+
+
+def test_openai_calls_in_an_anthropic_run_are_refused_not_dropped() -> None:
+    # An OpenAI trace labelled "format": "anthropic" lost its calls and kept results as text.
+    call = {"id": "a", "type": "function", "function": {"name": "x", "arguments": "{}"}}
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(
+            [
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "a", "content": "ok"},
+            ],
+            "anthropic",
+        )
+    assert info.value.field == "messages[0].tool_calls" and "'openai'" in info.value.reason

@@ -223,3 +223,22 @@ def test_responses_api_item_is_refused_saying_what_it_is() -> None:
         )
     assert info.value.field == "messages[1].type"
     assert "'function_call'" in info.value.reason and "Responses API" in info.value.reason
+
+
+@pytest.mark.parametrize(
+    ("part", "says"),
+    [
+        ({"type": "tool_use", "id": "t1", "name": "weather", "input": {}}, "'anthropic'"),
+        ({"type": "tool-call", "toolCallId": "a", "toolName": "weather", "input": {}}, "Vercel"),
+    ],
+)
+def test_calls_of_another_format_are_refused_not_dropped(
+    part: dict[str, object], says: str
+) -> None:
+    # An Anthropic trace labelled "format": "openai" (or a Vercel AI SDK one) lost its calls.
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(
+            [{"role": "assistant", "content": [{"type": "text", "text": "checking"}, part]}],
+            "openai",
+        )
+    assert info.value.field == "messages[0].content[1].type" and says in info.value.reason

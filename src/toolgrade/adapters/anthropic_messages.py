@@ -49,6 +49,22 @@ def _batches(blocks: list[Any]) -> list[int | None]:
     return out
 
 
+def _refuse_openai_calls(msg: dict[str, Any], index: int) -> None:
+    """OpenAI call carriers in a run whose `format` says "anthropic": read here, the calls and
+    their results would be dropped (or kept as plain text)."""
+    where = None
+    if msg.get("tool_calls") or msg.get("function_call"):
+        where = f"messages[{index}].{'tool_calls' if msg.get('tool_calls') else 'function_call'}"
+    elif msg["role"] in ("tool", "function"):
+        where = f"messages[{index}].role"
+    if where is not None:
+        raise AdapterError(
+            where,
+            "OpenAI chat format in an Anthropic run: set `format` to 'openai' or leave it out;"
+            " its calls would be lost",
+        )
+
+
 def _blocks(msg: dict[str, Any]) -> list[Any]:
     content = msg.get("content")
     if isinstance(content, list):
@@ -62,6 +78,7 @@ def anthropic_to_steps(messages: list[Any]) -> list[Step]:
     by_id: dict[str, PendingCall] = {}
     for i, msg in enumerate(messages):
         check_role(msg, i)
+        _refuse_openai_calls(msg, i)
         blocks = _blocks(msg)
         batches = _batches(blocks)
         texts: list[str] = []

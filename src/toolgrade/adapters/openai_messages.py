@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolgrade.adapters.anthropic_messages import CALL_BLOCKS, is_result_block
 from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
@@ -34,6 +35,30 @@ def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
     return pending
 
 
+#: Content parts that carry calls or results in other formats: read here as text they would be
+#: dropped, with the calls they hold (Anthropic blocks when `format` says "openai"; the Vercel
+#: AI SDK's parts).
+_FOREIGN_PARTS = {"tool-call": "Vercel AI SDK", "tool-result": "Vercel AI SDK"}
+
+
+def _refuse_foreign_calls(msg: dict[str, Any], index: int) -> None:
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return
+    for j, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in CALL_BLOCKS or is_result_block(kind):
+            origin = "Anthropic format: set `format` to 'anthropic' or leave it out"
+        elif isinstance(kind, str) and kind in _FOREIGN_PARTS:
+            origin = f"{_FOREIGN_PARTS[kind]} format, which is not read: convert it"
+        else:
+            continue
+        raise AdapterError(
+            f"messages[{index}].content[{j}].type",
+            f"a {kind!r} part in an OpenAI chat message is {origin}; its call would be lost",
+        )
+
+
 def _flag(msg: dict[str, Any]) -> bool | None:
     # A null flag (SDK dumps write every optional field) is no flag: the content decides.
     if msg.get("is_error") is not None:
@@ -50,6 +75,7 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
     last_unanswered: list[PendingCall] = []
     for i, msg in enumerate(messages):
         check_role(msg, i)
+        _refuse_foreign_calls(msg, i)
         role = msg["role"]
         if role in ("tool", "function"):
             string_id(msg.get("tool_call_id"), f"messages[{i}].tool_call_id")
