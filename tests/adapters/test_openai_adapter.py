@@ -64,6 +64,13 @@ def test_non_object_json_arguments_are_unparseable() -> None:
     assert isinstance(call, ToolCall) and call.raw_arguments == "[1, 2]"
 
 
+@pytest.mark.parametrize("arguments", ["", "  ", None])
+def test_empty_or_null_arguments_mean_none_not_unparseable(arguments: object) -> None:
+    # Some OpenAI-compatible servers send "" for a tool that takes no arguments.
+    (call,) = messages_to_steps([{"role": "assistant", "tool_calls": [_call("a", "x", arguments)]}])
+    assert isinstance(call, ToolCall) and call.args == {} and not call.unparseable
+
+
 @pytest.mark.parametrize(
     ("content", "status"),
     [
