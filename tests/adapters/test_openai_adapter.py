@@ -67,7 +67,8 @@ def test_non_object_json_arguments_are_unparseable() -> None:
 @pytest.mark.parametrize("arguments", ["", "  ", None])
 def test_empty_or_null_arguments_mean_none_not_unparseable(arguments: object) -> None:
     # Some OpenAI-compatible servers send "" for a tool that takes no arguments.
-    (call,) = messages_to_steps([{"role": "assistant", "tool_calls": [_call("a", "x", arguments)]}])
+    raw = {"id": "a", "type": "function", "function": {"name": "x", "arguments": arguments}}
+    (call,) = messages_to_steps([{"role": "assistant", "tool_calls": [raw]}])
     assert isinstance(call, ToolCall) and call.args == {} and not call.unparseable
 
 
