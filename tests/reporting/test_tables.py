@@ -77,6 +77,13 @@ def test_a_failed_gate_never_shows_the_same_figure_as_its_minimum() -> None:
     assert held == ["aggregate.pass_rate", "0.900", "0.900", "pass"]
 
 
+def test_a_stage_count_gate_shows_whole_counts() -> None:
+    summary = {"gates": [{"check": "recovery", "metric": "stages.recovered", "value": 13.0,
+                          "threshold": 10, "passed": True}]}
+    table = gates_table(summary)
+    assert table is not None and table.rows == [["recovery.stages.recovered", "13", "10", "pass"]]
+
+
 def test_a_reliability_row_links_its_case_when_the_agent_or_case_holds_an_at_sign(
     tmp_path: Path,
 ) -> None:

@@ -137,3 +137,16 @@ def test_a_failed_gate_message_never_shows_the_same_figure_as_its_minimum() -> N
     assert gate.message() == "gate FAILED: selection.f1 = 0.89996, minimum 0.9"
     (held,) = evaluate_gates({"selection.f1": 0.9}, {"checks": {"selection": {"f1": 0.9}}})
     assert held.message() == "gate ok: selection.f1 = 0.9, minimum 0.9"
+
+
+def test_a_stage_no_fault_reached_counts_zero_and_a_misspelt_stage_is_refused() -> None:
+    summary = {"checks": {"recovery": {"pass_rate": 1.0, "stages": {"recovered": 13}}}}
+    results = evaluate_gates({"recovery.stages.retry_loop": 0,
+                              "recovery.stages.recovered": 13}, summary)
+    assert [(r.metric, r.value, r.passed) for r in results] == [
+        ("stages.retry_loop", 0.0, True), ("stages.recovered", 13.0, True)]
+    # Without the recovery check in the run there is nothing to count: no value, as before.
+    (absent,) = evaluate_gates({"recovery.stages.retry_loop": 0}, SUMMARY)
+    assert absent.value is None and absent.passed is False
+    with pytest.raises(ConfigError, match=re.escape("recovery.stages.recoverd")):
+        validate_gate_names({"recovery.stages.recoverd": 1})

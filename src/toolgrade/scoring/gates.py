@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
+from toolgrade.checks.recovery import Stage
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
 from toolgrade.models import CHECK_NAMES
@@ -88,6 +89,8 @@ KNOWN_FIGURES: dict[str, set[str]] = {
 
 #: Figures that count (any number of faults), not rates in [0, 1].
 _COUNTS = ("recovery.stages.",)
+#: The stages a `recovery.stages.<stage>` gate may name; one no fault reached counts 0.
+_STAGES = frozenset(get_args(Stage))
 
 
 def _known(head: str, rest: str) -> bool:
@@ -108,6 +111,11 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
     """Refuse gates that can never name a figure, or whose minimum can never mean one, before
     any grading (exit 2)."""
     bad = [name for name in gates if not _known(*name.partition(".")[::2])]
+    bad += [
+        name
+        for name in gates
+        if name.startswith(_COUNTS) and name.removeprefix(_COUNTS[0]) not in _STAGES
+    ]
     if bad:
         choices = ", ".join(f"{h}.{f}" for h, fs in KNOWN_FIGURES.items() for f in sorted(fs))
         raise ConfigError(f"unknown gate figure(s): {', '.join(map(repr, bad))}; known: {choices}")
@@ -115,6 +123,12 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
         problem = _threshold_problem(name, threshold)
         if problem:
             raise ConfigError(f"gate {name!r}: the minimum {threshold!r} {problem}")
+
+
+def _stages_counted(summary: Mapping[str, Any]) -> bool:
+    """Whether the summary counts recovery stages (the check applied to some run)."""
+    recovery = summary.get("checks", {}).get("recovery")
+    return isinstance(recovery, Mapping) and isinstance(recovery.get("stages"), Mapping)
 
 
 def _threshold_problem(name: str, threshold: object) -> str | None:
@@ -138,6 +152,8 @@ def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> li
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
+        if value is MISSING and name.startswith(_COUNTS) and _stages_counted(summary):
+            value = 0  # a stage no fault reached: the count is 0, not unknown
         if value is MISSING and _known(*name.partition(".")[::2]):
             value = None
         if value is MISSING:
