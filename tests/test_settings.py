@@ -31,3 +31,29 @@ def test_judge_numbers_that_cannot_work_are_refused(tmp_path: Path, line: str) -
     path.write_text(f"[judge]\n{line}\n")
     with pytest.raises(ConfigError, match=rf"judge\.{line.split()[0]}"):
         load_settings(path)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'threshold = "0.5"', "threshold = true", 'use_cache = "no"', "enabled = 1",
+        'max_attempts = "3"', "concurrency = 2.0", 'kappa_floor = "0.4"',
+        'dimensions.alternate_route.threshold = "0.7"',
+    ],
+)
+def test_judge_values_of_the_wrong_type_are_refused_as_gates_are(
+    tmp_path: Path, line: str
+) -> None:
+    # A quoted number or a 1 for true is a mistake to report, not a value to guess at.
+    path = tmp_path / "toolgrade.toml"
+    path.write_text(f"[judge]\n{line}\n")
+    key = line.split()[0].rpartition(".")[2]
+    with pytest.raises(ConfigError, match=rf"{key}: Input should be a valid"):
+        load_settings(path)
+
+
+def test_whole_numbers_are_fine_where_a_number_is_asked(tmp_path: Path) -> None:
+    path = tmp_path / "toolgrade.toml"
+    path.write_text("[judge]\nthreshold = 1\ntimeout_s = 30\ntemperature = 0\n")
+    judge = load_settings(path).judge
+    assert (judge.threshold, judge.timeout_s, judge.temperature) == (1.0, 30.0, 0.0)

@@ -13,7 +13,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
+    StrictInt,
     ValidationError,
     field_validator,
 )
@@ -29,33 +31,33 @@ class _Settings(BaseModel):
 class DimensionSettings(_Settings):
     """Per-dimension overrides of the judge settings."""
 
-    enabled: bool | None = Field(
+    enabled: StrictBool | None = Field(
         default=None,
         description="False: this dimension is not judged; its judge-only fields stay unscored.",
     )
     model: str | None = None
     mode: Literal["reasoned", "logprob"] | None = None
-    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
-    kappa_floor: float | None = Field(default=None, ge=-1.0, le=1.0)
+    threshold: StrictFloat | None = Field(default=None, ge=0.0, le=1.0)
+    kappa_floor: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
 
 
 class JudgeSettings(_Settings):
     """How LLM judges are built. `model=None` means the embedded local model when installed."""
 
-    enabled: bool = True
+    enabled: StrictBool = True
     model: str | None = None
     mode: Literal["reasoned", "logprob"] = "reasoned"
-    threshold: float = Field(
+    threshold: StrictFloat = Field(
         default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode."
     )
-    temperature: float = Field(default=0.0, ge=0.0)
-    max_tokens: int = Field(default=512, ge=1)
-    timeout_s: float = Field(default=60.0, gt=0.0, allow_inf_nan=False)
-    max_attempts: int = Field(default=4, ge=1)
-    concurrency: int = Field(default=4, ge=1)
-    use_cache: bool = True
+    temperature: StrictFloat = Field(default=0.0, ge=0.0)
+    max_tokens: StrictInt = Field(default=512, ge=1)
+    timeout_s: StrictFloat = Field(default=60.0, gt=0.0, allow_inf_nan=False)
+    max_attempts: StrictInt = Field(default=4, ge=1)
+    concurrency: StrictInt = Field(default=4, ge=1)
+    use_cache: StrictBool = True
     cache_dir: Path | None = None
-    kappa_floor: float | None = Field(
+    kappa_floor: StrictFloat | None = Field(
         default=None, ge=-1.0, le=1.0, description="Refuse a judge whose kappa CI low is below."
     )
     calibration_dir: Path | None = Field(
@@ -86,7 +88,7 @@ class Settings(_Settings):
     gates: dict[str, StrictFloat] = Field(
         default_factory=dict, description="Minimums on summary figures, e.g. 'selection.f1' = 0.9."
     )
-    progress: bool = True
+    progress: StrictBool = True
     source: str | None = Field(default=None, description="The file the settings came from.")
 
 
