@@ -102,6 +102,32 @@ def test_validate(inputs: tuple[Path, Path]) -> None:
     assert result.exit_code == 0 and "1 cases" in result.output
 
 
+def test_validate_skips_the_out_folder_inside_a_runs_folder_as_run_does(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, runs = inputs
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    runs.rename(folder / "runs.jsonl")
+    out = ["--out", str(folder / "out")]
+    graded = runner.invoke(app, ["run", str(suite), str(folder), *out, "--no-judge", "-q"])
+    assert graded.exit_code == 0, graded.output
+    # A second run is accepted (its own outputs skipped), so validate must accept it too.
+    result = runner.invoke(app, ["validate", str(suite), str(folder), *out])
+    assert result.exit_code == 0 and "1 runs in 1 file(s)" in result.output, result.output
+
+
+def test_validate_skips_the_default_out_folder_as_run_does(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, _ = inputs  # the runs file is in the working folder, ./toolgrade-out beside it
+    graded = runner.invoke(app, ["run", str(suite), ".", "--no-judge", "-q"])
+    assert graded.exit_code == 0 and (tmp_path / "toolgrade-out" / "results.jsonl").is_file()
+    rerun = runner.invoke(app, ["run", str(suite), ".", "--no-judge", "-q"])
+    result = runner.invoke(app, ["validate", str(suite), "."])
+    assert rerun.exit_code == result.exit_code == 0, result.output
+
+
 def test_schema_describes_the_case_format() -> None:
     result = runner.invoke(app, ["schema"])
     assert result.exit_code == 0

@@ -38,11 +38,21 @@ app.add_typer(cache_app, name="cache")
 def validate(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path] | None, typer.Argument(help="Run files or folders (JSONL).")] = None,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="The run's output folder: skipped inside a runs folder, as by run."
+        ),
+    ] = Path("toolgrade-out"),
 ) -> None:
-    """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any."""
+    """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any.
+
+    A runs folder is read as `toolgrade run` reads it, leaving out the `--out` folder in it, so
+    a previous run's results.jsonl is not taken for runs.
+    """
     with input_errors_exit():
         if runs:
-            inputs = validate_inputs(suite, runs)
+            inputs = validate_inputs(suite, runs, exclude=out_dir)
             out.print(
                 f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
                 f"{len(inputs.files)} file(s)"
