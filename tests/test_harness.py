@@ -170,6 +170,18 @@ def test_async_tools_are_wrapped() -> None:
     assert [c.failed for c in calls(inj.steps)] == [True, False]
 
 
+def test_a_tool_object_with_an_async_call_is_wrapped_as_async() -> None:
+    class Search:
+        async def __call__(self, query: str) -> list[str]:
+            return [query]
+
+    inj = FaultInjector(None, {"search": Search()})
+    assert asyncio.run(inj.tools["search"]("shoes")) == ["shoes"]
+    [call] = calls(inj.steps)
+    assert call.args == {"query": "shoes"}
+    assert call.result is not None and call.result.content == ["shoes"]  # not "<coroutine ...>"
+
+
 def test_trajectory_and_jsonl_round_trip_and_grade() -> None:
     c = case(recovery(fault("lookup", nth="all"), fallbacks={"lookup": ["search"]}))
     inj = FaultInjector(c, TOOLS)

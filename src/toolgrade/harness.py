@@ -256,7 +256,10 @@ class FaultInjector:
         self._record(tool, call_id, args, ToolResult(status="error", content=content))
 
     def _wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        if inspect.iscoroutinefunction(fn):
+        # An object whose __call__ is async (a tool class) is an async tool too.
+        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            type(fn).__call__
+        ):
 
             @functools.wraps(fn)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
