@@ -182,6 +182,23 @@ def test_a_tool_object_with_an_async_call_is_wrapped_as_async() -> None:
     assert call.result is not None and call.result.content == ["shoes"]  # not "<coroutine ...>"
 
 
+def test_an_async_call_the_agent_cancels_is_still_recorded() -> None:
+    async def refund(order_id: str) -> str:
+        await asyncio.sleep(5)
+        return "done"
+
+    inj = FaultInjector(None, {"refund": refund})
+
+    async def go() -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(inj.tools["refund"](order_id="A1"), 0.01)
+
+    asyncio.run(go())
+    [call] = calls(inj.steps)  # the call was made (and may have acted): it stays in the run
+    assert call.args == {"order_id": "A1"} and call.result is not None
+    assert (call.result.status, call.result.content) == ("error", "CancelledError")
+
+
 def test_trajectory_and_jsonl_round_trip_and_grade() -> None:
     c = case(recovery(fault("lookup", nth="all"), fallbacks={"lookup": ["search"]}))
     inj = FaultInjector(c, TOOLS)

@@ -255,6 +255,14 @@ class FaultInjector:
         content = str(exc) or type(exc).__name__
         self._record(tool, call_id, args, ToolResult(status="error", content=content))
 
+    def _record_cancelled(
+        self, tool: str, call_id: str, args: dict[str, Any], exc: BaseException
+    ) -> None:
+        # Cancelled or interrupted mid-call (the agent's own timeout, Ctrl-C): the call was made
+        # and may have acted, so it stays in the run as an error instead of vanishing.
+        content = str(exc) or type(exc).__name__
+        self._record(tool, call_id, args, ToolResult(status="error", content=content))
+
     def _wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         # An object whose __call__ is async (a tool class) is an async tool too.
         if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
@@ -272,6 +280,9 @@ class FaultInjector:
                 except Exception as exc:
                     self._record_error(name, call_id, record, exc)
                     raise
+                except BaseException as exc:
+                    self._record_cancelled(name, call_id, record, exc)
+                    raise
                 return self._finish(name, call_id, record, spec, value)
 
             return run_async
@@ -286,6 +297,9 @@ class FaultInjector:
                 value = fn(*args, **kwargs)
             except Exception as exc:
                 self._record_error(name, call_id, record, exc)
+                raise
+            except BaseException as exc:
+                self._record_cancelled(name, call_id, record, exc)
                 raise
             return self._finish(name, call_id, record, spec, value)
 
