@@ -137,6 +137,20 @@ def test_schema_describes_the_case_format() -> None:
     assert schema["additionalProperties"] is False
 
 
+def test_schema_suite_accepts_the_helpdesk_suite_and_refuses_a_typo() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    yaml = pytest.importorskip("yaml")
+    result = runner.invoke(app, ["schema", "--suite"])
+    assert result.exit_code == 0
+    validator = jsonschema.Draft202012Validator(json.loads(result.output))
+    example = Path(__file__).resolve().parents[2] / "examples" / "helpdesk" / "suite.yaml"
+    suite = yaml.safe_load(example.read_text())
+    assert list(validator.iter_errors(suite)) == []  # the file an editor opens: no false alarm
+    suite["cases"][0]["expected"]["selection"]["tols"] = ["x"]
+    assert not validator.is_valid(suite)
+    assert not validator.is_valid({"cases": [], "tool": {}})
+
+
 def test_out_naming_a_file_exits_2_before_grading(
     inputs: tuple[Path, Path], tmp_path: Path
 ) -> None:

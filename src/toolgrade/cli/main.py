@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -63,12 +63,54 @@ def validate(
     raise typer.Exit(EXIT_OK)
 
 
+def suite_schema() -> dict[str, Any]:
+    """The JSON Schema of a YAML suite file: `cases` (each a case) and the shared `tools` and
+    `groups` merged into every case."""
+    case = Case.model_json_schema()
+    definitions = case.pop("$defs", {})
+    groups = definitions["OrderingExpectation"]["properties"]["groups"]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "toolgrade suite",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["cases"],
+        "properties": {
+            "cases": {"type": "array", "items": {"$ref": "#/$defs/Case"}},
+            "tools": {
+                "type": "object",
+                "additionalProperties": {"$ref": "#/$defs/ToolSpec"},
+                "description": "A catalogue shared by every case (a case's own entries win).",
+            },
+            "groups": {
+                **groups,
+                "description": "Ordering groups shared by every case (a case's own entries win).",
+            },
+        },
+        "$defs": {**definitions, "Case": case},
+    }
+
+
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of the case format (for editor autocompletion)."""
-    document = Case.model_json_schema()
-    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    document["title"] = "toolgrade case"
+def schema(
+    suite: Annotated[
+        bool,
+        typer.Option(
+            "--suite", help="The schema of a YAML suite file (cases, shared tools and groups)."
+        ),
+    ] = False,
+) -> None:
+    """Print the JSON Schema of the case format (for editor autocompletion).
+
+    A YAML suite file (`cases:` at the top) needs `--suite`; without it the schema is of one
+    case, as in a JSONL suite line.
+    """
+    if suite:
+        document = suite_schema()
+    else:
+        document = Case.model_json_schema()
+        document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        document["title"] = "toolgrade case"
     typer.echo(json.dumps(document, indent=2))
 
 
