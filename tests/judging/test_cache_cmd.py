@@ -55,6 +55,12 @@ def test_stats_on_a_missing_directory_does_not_create_it(tmp_path: Path) -> None
     assert clear_cache(missing) == 0
 
 
+def test_stats_on_an_empty_directory_does_not_say_it_is_missing(tmp_path: Path) -> None:
+    result = runner.invoke(cache_app, ["stats", "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 0 and "entries:   0" in result.output
+    assert "does not exist" not in result.output and "(empty, no cache yet)" in result.output
+
+
 @pytest.mark.parametrize("command", ["stats", "clear"])
 def test_a_folder_that_is_not_a_cache_is_refused_and_left_alone(
     tmp_path: Path, command: str

@@ -38,7 +38,13 @@ def _human(size: int) -> str:
 def stats(cache_dir: CacheDirOption = None) -> None:
     """Show the number of cached verdicts, their size on disk and the directory."""
     info = guarded(lambda: cache_stats(cache_dir or default_cache_dir()))
-    typer.echo(f"directory: {info.directory}{'' if info.exists else ' (does not exist yet)'}")
+    if info.exists:
+        note = ""
+    elif info.directory.is_dir():  # an empty folder: there, but no cache in it yet
+        note = " (empty, no cache yet)"
+    else:
+        note = " (does not exist yet)"
+    typer.echo(f"directory: {info.directory}{note}")
     typer.echo(f"entries:   {info.entries}")
     typer.echo(f"size:      {_human(info.size_bytes)} ({info.size_bytes} bytes)")
 
