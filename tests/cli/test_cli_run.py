@@ -128,6 +128,17 @@ def test_validate_skips_the_default_out_folder_as_run_does(
     assert rerun.exit_code == result.exit_code == 0, result.output
 
 
+def test_validate_refuses_the_settings_run_refuses(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, runs = inputs
+    (tmp_path / "toolgrade.toml").write_text('[gates]\n"selektion.f1" = 0.9\n')
+    result = runner.invoke(app, ["validate", str(suite), str(runs)])
+    rerun = runner.invoke(app, ["run", str(suite), str(runs), "--no-judge", "-q"])
+    assert result.exit_code == rerun.exit_code == 2
+    assert "unknown gate figure(s): 'selektion.f1'" in result.output
+
+
 def test_schema_describes_the_case_format() -> None:
     result = runner.invoke(app, ["schema"])
     assert result.exit_code == 0

@@ -16,7 +16,9 @@ from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case
+from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
+from toolgrade.settings import load_settings
 
 app = typer.Typer(
     name="toolgrade",
@@ -44,13 +46,16 @@ def validate(
             "--out", "-o", help="The run's output folder: skipped inside a runs folder, as by run."
         ),
     ] = Path("toolgrade-out"),
+    config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
 ) -> None:
     """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any.
 
     A runs folder is read as `toolgrade run` reads it, leaving out the `--out` folder in it, so
-    a previous run's results.jsonl is not taken for runs.
+    a previous run's results.jsonl is not taken for runs. The settings (toolgrade.toml, or
+    --config) are read as by run, so a misspelt gate is refused here too; no model is called.
     """
     with input_errors_exit():
+        validate_gate_names(load_settings(config).gates)
         if runs:
             inputs = validate_inputs(suite, runs, exclude=out_dir)
             out.print(
