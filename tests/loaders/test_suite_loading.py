@@ -481,3 +481,28 @@ def test_an_expected_tool_missing_from_the_catalogue_is_a_suite_problem(tmp_path
     line = path.read_text().splitlines().index("      selection: {tools: [lookup_order, refnud], "
                                                "alternatives: [[lookup_order]]}") + 1
     assert found[0].startswith(f"{path}:{line}:")
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ('tools: {refund: {side_effect: "yes"}}\n  expected: {selection: {tools: []}}',
+         "cases[0].tools.refund.side_effect"),
+        ('expected: {selection: {tools: [], no_tool: 1}}', "cases[0].expected.selection.no_tool"),
+        ('expected: {recovery: {faults: [{tool: refund, nth: "2"}]}}',
+         "cases[0].expected.recovery.faults[0].nth"),
+        ('expected: {recovery: {faults: [{tool: refund}], max_retries: "2"}}',
+         "cases[0].expected.recovery.max_retries"),
+        ('expected: {ordering: {max_calls: {refund: "1"}}}',
+         "cases[0].expected.ordering.max_calls.refund"),
+        ('expected: {selection: {tools: []}}\n  scoring: {mode: weighted, threshold: "0.5"}',
+         "cases[0].scoring.threshold"),
+    ],
+)
+def test_case_values_of_the_wrong_type_are_refused_not_coerced(
+    tmp_path: Path, body: str, field: str
+) -> None:
+    # A quoted "yes" or "2" is a mistake to report, as in runs and settings, not a guess.
+    path = write_yaml_suite(tmp_path, f"- id: c1\n  {body}\n")
+    (problem,) = _problems(path)
+    assert f": {field}: " in problem, problem

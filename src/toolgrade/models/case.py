@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    model_validator,
+)
 
 CheckName = Literal["selection", "arguments", "ordering", "recovery"]
 CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
@@ -31,7 +39,7 @@ class ToolSpec(StrictModel):
         default_factory=lambda: {"type": "object"},
         description="JSON Schema of the tool's arguments object.",
     )
-    side_effect: bool = Field(
+    side_effect: StrictBool = Field(
         default=False, description="Mutating tool: an unauthorized call is a hard fail."
     )
 
@@ -44,8 +52,8 @@ class SelectionExpectation(StrictModel):
     alternatives: list[list[str]] = Field(
         default_factory=list, description="Other acceptable multisets of tool names."
     )
-    no_tool: bool = Field(default=False, description="The right answer calls no tool at all.")
-    judge_alternates: bool = Field(
+    no_tool: StrictBool = Field(default=False, description="The right answer calls no tool at all.")
+    judge_alternates: StrictBool = Field(
         default=False,
         description="Ask the alternate_route judge when the run matches no listed route.",
     )
@@ -96,7 +104,7 @@ class OrderingExpectation(StrictModel):
         description="Pairs [a, b]: every call of b comes after some call of a. "
         "A side may be a tool, '@group' or 'answer'.",
     )
-    max_calls: dict[str, int] = Field(default_factory=dict)
+    max_calls: dict[str, StrictInt] = Field(default_factory=dict)
     mode: Literal["exact", "in_order", "any_order"] | None = Field(
         default=None, description="Optional whole-sequence comparison against `sequence`."
     )
@@ -104,14 +112,16 @@ class OrderingExpectation(StrictModel):
         default=None,
         description="Reference sequence for `mode`; defaults to expected.selection.tools.",
     )
-    loop_threshold: int = Field(default=3, ge=2, description="Identical calls in a row = loop.")
+    loop_threshold: StrictInt = Field(
+        default=3, ge=2, description="Identical calls in a row = loop."
+    )
 
 
 class FaultSpec(StrictModel):
     """A fault injected into a tool call."""
 
     tool: str
-    nth: int | Literal["all"] = Field(default=1, description="1-based call index, or 'all'.")
+    nth: StrictInt | Literal["all"] = Field(default=1, description="1-based call index, or 'all'.")
     kind: Literal["error", "empty", "malformed", "timeout"] = "error"
     content: str | None = None
 
@@ -126,10 +136,10 @@ class RecoveryExpectation(StrictModel):
     """The mechanical contract of recovering from tool failures."""
 
     faults: list[FaultSpec] = Field(default_factory=list)
-    max_retries: int = Field(default=2, ge=0)
+    max_retries: StrictInt = Field(default=2, ge=0)
     fallbacks: dict[str, list[str]] = Field(default_factory=dict)
     escalate_with: str | None = None
-    grade_observed_errors: bool = Field(
+    grade_observed_errors: StrictBool = Field(
         default=False, description="Also grade errors in the run that no fault spec declared."
     )
 
@@ -144,10 +154,10 @@ class StateAssertion(StrictModel):
 
     path: str | None = None
     equals: Any = None
-    exists: bool | None = None
-    absent: bool | None = None
+    exists: StrictBool | None = None
+    absent: StrictBool | None = None
     contains: Any = None
-    count: int | None = None
+    count: StrictInt | None = None
     sqlite: str | None = None
     query: str | None = None
 
@@ -179,10 +189,10 @@ class Scoring(StrictModel):
     """How the four check scores aggregate into one pass/fail for the case."""
 
     mode: Literal["binary", "weighted", "hybrid"] = "binary"
-    weights: dict[CheckName, Annotated[float, Field(ge=0.0, allow_inf_nan=False)]] = Field(
+    weights: dict[CheckName, Annotated[StrictFloat, Field(ge=0.0, allow_inf_nan=False)]] = Field(
         default_factory=dict
     )
-    threshold: float = Field(default=0.8, ge=0.0, le=1.0, allow_inf_nan=False)
+    threshold: StrictFloat = Field(default=0.8, ge=0.0, le=1.0, allow_inf_nan=False)
     required: list[CheckName] = Field(default_factory=list)
 
 
@@ -197,7 +207,7 @@ class Case(StrictModel):
     tools: dict[str, ToolSpec] = Field(default_factory=dict)
     expected: Expected = Field(default_factory=Expected)
     scoring: Scoring = Field(default_factory=Scoring)
-    min_steps: int | None = Field(default=None, ge=1)
+    min_steps: StrictInt | None = Field(default=None, ge=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @property
