@@ -102,13 +102,19 @@ def test_validate(inputs: tuple[Path, Path]) -> None:
     assert result.exit_code == 0 and "1 cases" in result.output
 
 
+def _runs_folder(runs: Path, tmp_path: Path) -> Path:
+    """A runs folder holding `runs` (moved there), as users keep their runs."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    runs.rename(folder / "runs.jsonl")
+    return folder
+
+
 def test_validate_skips_the_out_folder_inside_a_runs_folder_as_run_does(
     inputs: tuple[Path, Path], tmp_path: Path
 ) -> None:
     suite, runs = inputs
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    runs.rename(folder / "runs.jsonl")
+    folder = _runs_folder(runs, tmp_path)
     out = ["--out", str(folder / "out")]
     graded = runner.invoke(app, ["run", str(suite), str(folder), *out, "--no-judge", "-q"])
     assert graded.exit_code == 0, graded.output
@@ -177,9 +183,7 @@ def test_out_inside_a_runs_folder_is_not_read_as_runs(
     inputs: tuple[Path, Path], tmp_path: Path
 ) -> None:
     suite, runs = inputs
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    runs.rename(folder / "runs.jsonl")
+    folder = _runs_folder(runs, tmp_path)
     args = ["run", str(suite), str(folder), "--out", str(folder / "out"), "--no-judge", "-q"]
     first, second = runner.invoke(app, args), runner.invoke(app, args)
     assert (first.exit_code, second.exit_code) == (0, 0), second.output
