@@ -175,3 +175,17 @@ def test_openai_calls_in_an_anthropic_run_are_refused_not_dropped() -> None:
             "anthropic",
         )
     assert info.value.field == "messages[0].tool_calls" and "'openai'" in info.value.reason
+
+
+@pytest.mark.parametrize("flag", ["false", 0])
+def test_an_error_flag_that_is_not_a_boolean_is_a_problem(flag: object) -> None:
+    messages = [
+        {"role": "assistant",
+         "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": "fine", "is_error": flag}]},
+    ]
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(messages, "anthropic")
+    assert info.value.field == "messages[1].content[0].is_error"
+    assert "true or false" in info.value.reason

@@ -250,3 +250,15 @@ def test_calls_of_another_format_are_refused_not_dropped(
             "openai",
         )
     assert info.value.field == "messages[0].content[1].type" and says in info.value.reason
+
+
+@pytest.mark.parametrize("flag", ["false", "true", 1])
+def test_an_error_flag_that_is_not_a_boolean_is_a_problem(flag: object) -> None:
+    # The string "false" would read as an error if taken as a truth value.
+    messages = [
+        {"role": "assistant", "tool_calls": [_call("a", "x", {})]},
+        {"role": "tool", "tool_call_id": "a", "content": "fine", "is_error": flag},
+    ]
+    with pytest.raises(AdapterError) as info:
+        messages_to_steps(messages, "openai")
+    assert info.value.field == "messages[1].is_error" and "true or false" in info.value.reason

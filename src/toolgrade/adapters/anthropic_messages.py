@@ -8,6 +8,7 @@ from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
     check_role,
+    error_flag,
     make_result,
     string_id,
     text_of,
@@ -105,7 +106,7 @@ def anthropic_to_steps(messages: list[Any]) -> list[Step]:
                 target = by_id.get(use_id or "")
                 if target is None:
                     raise AdapterError(f"{where}.tool_use_id", "matches no earlier tool_use")
-                flag = block.get("is_error")
+                flag = error_flag(block.get("is_error"), f"{where}.is_error")
                 flag = _server_error(block) if flag is None else flag
                 target.result = make_result(
                     text_of(block.get("content")), None if flag is None else bool(flag)

@@ -34,6 +34,14 @@ def string_id(value: Any, where: str) -> str | None:
     raise AdapterError(where, f"an id must be a string, got {type(value).__name__}")
 
 
+def error_flag(value: Any, where: str) -> bool | None:
+    """An `is_error` flag as recorded: true, false, or None when absent or null (the content
+    then decides). Any other value is refused: the string "false" would read as true."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise AdapterError(where, f"is_error must be true or false, got {value!r}")
+
+
 def check_role(msg: Any, index: int) -> None:
     """Refuse a message without a string `role`, saying what a typed item without one is."""
     if isinstance(msg, dict) and isinstance(msg.get("role"), str):

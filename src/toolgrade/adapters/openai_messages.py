@@ -9,6 +9,7 @@ from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
     check_role,
+    error_flag,
     make_result,
     string_id,
     text_of,
@@ -59,10 +60,11 @@ def _refuse_foreign_calls(msg: dict[str, Any], index: int) -> None:
         )
 
 
-def _flag(msg: dict[str, Any]) -> bool | None:
+def _flag(msg: dict[str, Any], index: int) -> bool | None:
     # A null flag (SDK dumps write every optional field) is no flag: the content decides.
-    if msg.get("is_error") is not None:
-        return bool(msg["is_error"])
+    flag = error_flag(msg.get("is_error"), f"messages[{index}].is_error")
+    if flag is not None:
+        return flag
     if msg.get("status") is not None:
         return bool(msg["status"] == "error")
     return None
@@ -82,7 +84,7 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
             target = _target(msg, by_id, last_unanswered)
             if target is None:
                 raise AdapterError(f"messages[{i}].tool_call_id", "matches no earlier tool call")
-            target.result = make_result(text_of(msg.get("content")), _flag(msg))
+            target.result = make_result(text_of(msg.get("content")), _flag(msg, i))
             continue
         content = text_of(msg.get("content"))
         if content in (None, "", []) and isinstance(msg.get("refusal"), str):
