@@ -250,16 +250,12 @@ class FaultInjector:
             else:
                 self._steps[slot] = call
 
-    def _record_error(self, tool: str, call_id: str, args: dict[str, Any], exc: Exception) -> None:
-        # The tool's own exception: the agent sees it raised, the run records it as an error.
-        content = str(exc) or type(exc).__name__
-        self._record(tool, call_id, args, ToolResult(status="error", content=content))
-
-    def _record_cancelled(
+    def _record_error(
         self, tool: str, call_id: str, args: dict[str, Any], exc: BaseException
     ) -> None:
-        # Cancelled or interrupted mid-call (the agent's own timeout, Ctrl-C): the call was made
-        # and may have acted, so it stays in the run as an error instead of vanishing.
+        # The tool's own exception, or the call cancelled or interrupted mid-way (the agent's
+        # own timeout, Ctrl-C): the agent sees it raised, and the call, which may have acted,
+        # stays in the run as an error instead of vanishing.
         content = str(exc) or type(exc).__name__
         self._record(tool, call_id, args, ToolResult(status="error", content=content))
 
@@ -277,11 +273,8 @@ class FaultInjector:
                     return self._fire(name, call_id, record, spec, None)
                 try:
                     value = await fn(*args, **kwargs)
-                except Exception as exc:
-                    self._record_error(name, call_id, record, exc)
-                    raise
                 except BaseException as exc:
-                    self._record_cancelled(name, call_id, record, exc)
+                    self._record_error(name, call_id, record, exc)
                     raise
                 return self._finish(name, call_id, record, spec, value)
 
@@ -295,11 +288,8 @@ class FaultInjector:
                 return self._fire(name, call_id, record, spec, None)
             try:
                 value = fn(*args, **kwargs)
-            except Exception as exc:
-                self._record_error(name, call_id, record, exc)
-                raise
             except BaseException as exc:
-                self._record_cancelled(name, call_id, record, exc)
+                self._record_error(name, call_id, record, exc)
                 raise
             return self._finish(name, call_id, record, spec, value)
 
