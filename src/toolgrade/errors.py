@@ -46,7 +46,11 @@ class NotUtf8Error(ValueError):
 
 def read_utf8(path: Path) -> str:
     """A text file's content (a byte-order mark dropped); raises `NotUtf8Error` with the line."""
-    data = path.read_bytes()
+    return decode_utf8(path.read_bytes())
+
+
+def decode_utf8(data: bytes) -> str:
+    """UTF-8 bytes as text (a byte-order mark dropped); raises `NotUtf8Error` with the line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

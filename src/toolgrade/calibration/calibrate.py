@@ -26,7 +26,8 @@ from toolgrade.calibration.records import (
     sha256_hex,
     shipped_set_bytes,
 )
-from toolgrade.errors import InputError, InputProblem, NotUtf8Error
+from toolgrade.errors import InputError, InputProblem, NotUtf8Error, decode_utf8
+from toolgrade.loaders.jsonl import numbered_lines
 from toolgrade.models import (
     JUDGE_DIMENSIONS,
     JUDGE_INPUTS,
@@ -102,15 +103,10 @@ def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
     provenance: dict[str, Any] = {}
     seen: dict[str, int] = {}
     try:
-        text = data.decode("utf-8-sig")  # a byte-order mark is dropped, as the suite reader does
-    except UnicodeDecodeError as exc:
-        bad = NotUtf8Error(data.count(b"\n", 0, exc.start) + 1, data[exc.start])
-        raise InputError([InputProblem(source, bad.line, "", str(bad))]) from exc
-    # Records end at "\n" only: str.splitlines() would also split at U+2028, U+2029, NEL and
-    # other separators that JSON allows raw inside a string.
-    for line_no, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
+        text = decode_utf8(data)  # a byte-order mark is dropped, as the suite reader does
+    except NotUtf8Error as exc:
+        raise InputError([InputProblem(source, exc.line, "", str(exc))]) from exc
+    for line_no, raw in numbered_lines(text):
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:

@@ -14,6 +14,7 @@ from typing import Any
 
 from toolgrade import json_out
 from toolgrade.errors import InputError, InputProblem
+from toolgrade.loaders.jsonl import numbered_lines
 
 SUITE_FILE = "suite.jsonl"
 RUNS_FILE = "runs.jsonl"
@@ -67,11 +68,7 @@ def read_jsonl(path: Path) -> list[Located]:
     text = _read_text(path)
     values: list[Located] = []
     problems: list[InputProblem] = []
-    # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+2029 and NEL,
-    # which JSON allows raw inside a string (a question's text may hold one).
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
+    for number, raw in numbered_lines(text):
         try:
             values.append(Located(json.loads(raw), str(path), number))
         except json.JSONDecodeError as exc:

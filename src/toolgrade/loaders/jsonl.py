@@ -53,6 +53,17 @@ def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, line
 
 
+def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Yield (line number, text) for each non-blank line of JSON Lines text already read.
+
+    Lines end at "\n" only: str.splitlines() would also split at U+2028, U+2029 and NEL, which
+    JSON allows raw inside a string (as `json.dumps(ensure_ascii=False)` writes them).
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield number, line
+
+
 def utf8_error(line: str) -> UnicodeEncodeError | None:
     """Why a line read by `iter_text_lines` is not UTF-8 text (its undecodable bytes are kept as
     surrogate escapes), or None."""
