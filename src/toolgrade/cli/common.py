@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn, TypeVar
 
 import typer
@@ -13,6 +14,8 @@ from rich.console import Console
 from toolgrade.errors import ConfigError, InputError, ToolgradeError
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+#: Where `run` writes, and what `validate` skips inside a runs folder, unless --out says.
+DEFAULT_OUT = Path("toolgrade-out")
 
 # Logs and CI capture are not terminals; give their tables room instead of rich's 80 columns.
 _WIDTH = None if sys.stdout.isatty() else 120

@@ -10,7 +10,7 @@ import typer
 
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
-from toolgrade.cli.common import EXIT_GATE, EXIT_OK, input_errors_exit, out
+from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_exit, out
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
@@ -45,7 +45,7 @@ def validate(
         typer.Option(
             "--out", "-o", help="The run's output folder: skipped inside a runs folder, as by run."
         ),
-    ] = Path("toolgrade-out"),
+    ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
 ) -> None:
     """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any.

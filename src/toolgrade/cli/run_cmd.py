@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from toolgrade.cli.common import EXIT_GATE, EXIT_OK, err, input_errors_exit, out
+from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, err, input_errors_exit, out
 from toolgrade.cli.judges import JudgeSetup, setup_judges
 from toolgrade.cli.progress import progress_bar
 from toolgrade.errors import ConfigError
@@ -80,9 +80,7 @@ def _warn_about_coverage(inputs: ValidatedInputs) -> None:
 def run(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path], typer.Argument(help="Run files or folders (JSONL).")],
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-        "toolgrade-out"
-    ),
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
     judge_model: Annotated[str | None, typer.Option(help="Any litellm model string.")] = None,
     no_judge: Annotated[
