@@ -59,8 +59,8 @@ def validate_inputs(
         problems.append(InputProblem(", ".join(map(str, runs)), None, "", "no run files (*.jsonl)"))
     seen = _SeenRuns()
     agents: set[str | None] = set()
-    graded_cases: set[str] = set()
-    #: Where each (case, agent) pair was first read: reliability keys must tell them apart.
+    #: Where each (case, agent) pair was first read: the cases that have runs, and reliability
+    #: keys must tell the pairs apart.
     pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
     n_runs = 0
     for file, line, trajectory, found in iter_runs(files):
@@ -74,7 +74,6 @@ def validate_inputs(
                 InputProblem(file, line, "case_id", f"no case {trajectory.case_id!r} in the suite")
             )
             continue
-        graded_cases.add(trajectory.case_id)
         pairs.setdefault((trajectory.case_id, trajectory.agent), (file, line))
         first = seen.first_or_add(trajectory, file, line)
         if first is not None:
@@ -91,6 +90,7 @@ def validate_inputs(
         problems += _reliability_key_clashes(pairs)
     if problems or suite is None:
         raise InputError(problems)
+    graded_cases = {case_id for case_id, _ in pairs}
     without = [case_id for case_id in suite.cases if case_id not in graded_cases]
     return ValidatedInputs(
         suite=suite, files=files, n_runs=n_runs, agents=agents, cases_without_runs=without
