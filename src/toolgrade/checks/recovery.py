@@ -112,16 +112,14 @@ def stage_of(
     """
     if fault.position is None:
         return Outcome(fault, "not_triggered")
-    step, group = calls[fault.position][0], calls[fault.position][1].group
+    step = calls[fault.position][0]
     out = Outcome(fault, "no_retry", step=step, covered={fault.position})
     allowed = rec.fallbacks.get(fault.tool, [])
     tried_fallback = False
     others: list[str] = []
     for pos in range(fault.position + 1, len(calls)):
         at, call = calls[pos]
-        if call.tool == fault.tool and group is not None and call.group == group:
-            # Batched with the faulted call (several orders looked up at once): fan-out, not
-            # a retry. A fallback or escalation batched with it still counts (hedging).
+        if _fan_out(call, fault, calls):
             continue
         if call.tool == fault.tool:
             out.retries += 1
@@ -160,12 +158,11 @@ def _cover_episode(
     follow, until one succeeds or the agent escalates. They are counted in `retries` and covered,
     so that observed errors among them are not graded as new faults."""
     tool = out.fault.tool
-    group = calls[out.fault.position][1].group if out.fault.position is not None else None
     for pos in range(start, len(calls)):
         call = calls[pos][1]
+        if _fan_out(call, out.fault, calls):
+            continue
         retry = call.tool == tool
-        if retry and group is not None and call.group == group:
-            continue  # fan-out batched with the faulted call, not a retry (as in stage_of)
         if not retry and call.tool == rec.escalate_with:
             return
         if not retry and call.tool not in allowed:
@@ -175,6 +172,16 @@ def _cover_episode(
         can_succeed = not (retry and out.fault.every_call) and pos not in faulted
         if can_succeed and succeeded(call):
             return
+
+
+def _fan_out(call: ToolCall, fault: Fault, calls: Calls) -> bool:
+    """A call of the faulted tool batched with the faulted call (several orders looked up at
+    once): fan-out, not a retry of it. A fallback or the escalation batched with it still
+    counts (hedging: the agent holds its result when the failure comes back)."""
+    if call.tool != fault.tool or fault.position is None:
+        return False
+    group = calls[fault.position][1].group
+    return group is not None and call.group == group
 
 
 def _recovered(out: Outcome, how: str, at: int) -> Outcome:
