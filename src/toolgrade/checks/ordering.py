@@ -149,10 +149,12 @@ def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[s
     hold (or holds fewer times) last, in their recorded order. When any order of the groups
     equals the reference, this one does.
     """
-    order = aligned_order(calls, reference)
-    if order is None:
-        return [c.tool for c in calls]  # no parallel group: every block is one call, in order
-    return [calls[i].tool for i in order]
+    return _tools_in(calls, aligned_order(calls, reference))
+
+
+def _tools_in(calls: Sequence[ToolCall], order: list[int] | None) -> list[str]:
+    """The calls' tools in `order` (`aligned_order`); None: their own order (no group)."""
+    return [c.tool for c in calls] if order is None else [calls[i].tool for i in order]
 
 
 def aligned_order(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[int] | None:
@@ -223,7 +225,7 @@ def check_mode(
     calls = run.calls if calls is None else calls
     bare = [c for _, c in calls]
     order = aligned_order(bare, reference)
-    actual = [c.tool for c in bare] if order is None else [bare[i].tool for i in order]
+    actual = _tools_in(bare, order)
     evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
     figures: dict[str, Any] = {}
     step: int | None = None
