@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from toolgrade.adapters.common import (
@@ -33,21 +34,26 @@ def _server_error(block: dict[str, Any]) -> bool | None:
     return None
 
 
-def _batches(blocks: list[Any]) -> list[int | None]:
-    """For each call block, the batch of calls issued together; None for other blocks.
+def _groups(blocks: list[Any], index: int) -> list[str | None]:
+    """For each block of message `index`, the parallel group of its call: None for a block
+    that is no call, or for a call issued alone.
 
     Calls answered in a later message were issued together. A server or MCP tool's result
     comes inside the same assistant message, and the model saw it before going on: a result
     block ends the batch, so calls on either side of it are not parallel.
     """
-    out: list[int | None] = []
+    batches: list[int | None] = []
     batch = 0
     for block in blocks:
         kind = block.get("type") if isinstance(block, dict) else None
-        out.append(batch if kind in CALL_BLOCKS else None)
+        batches.append(batch if kind in CALL_BLOCKS else None)
         if is_result_block(kind):
             batch += 1
-    return out
+    sizes = Counter(b for b in batches if b is not None)
+    return [
+        None if b is None or sizes[b] < 2 else (f"m{index}" if b == 0 else f"m{index}.{b}")
+        for b in batches
+    ]
 
 
 def _refuse_openai_calls(msg: dict[str, Any], index: int) -> None:
@@ -81,15 +87,12 @@ def anthropic_to_steps(messages: list[Any]) -> list[Step]:
         check_role(msg, i)
         _refuse_openai_calls(msg, i)
         blocks = _blocks(msg)
-        batches = _batches(blocks)
+        groups = _groups(blocks, i)
         texts: list[str] = []
         for j, block in enumerate(blocks):
             where = f"messages[{i}].content[{j}]"
             kind = block.get("type") if isinstance(block, dict) else None
-            batch = batches[j]
-            group: int | str | None = None
-            if batch is not None and sum(1 for k in batches if k == batch) > 1:
-                group = f"m{i}" if batch == 0 else f"m{i}.{batch}"
+            group = groups[j]
             if kind == "text":
                 texts.append(str(block.get("text") or ""))
             elif kind in CALL_BLOCKS:
