@@ -33,6 +33,8 @@ def sel_case(
     catalogue: Iterable[str] | None = None,
     side_effect: Iterable[str] = (),
     case_id: str = "c1",
+    allowed: Sequence[str] = (),
+    allow_reads: bool = False,
 ) -> Case:
     """A case with a selection expectation.
 
@@ -41,7 +43,7 @@ def sel_case(
     """
     mutating = set(side_effect)
     if catalogue is None:
-        names = {*tools, *forbidden, *mutating}
+        names = {*tools, *forbidden, *mutating, *allowed}
         for route in alternatives:
             names.update(route)
     else:
@@ -60,6 +62,8 @@ def sel_case(
                 forbidden=list(forbidden),
                 no_tool=no_tool,
                 judge_alternates=judge_alternates,
+                allowed=list(allowed),
+                allow_reads=allow_reads,
             )
         ),
     )

@@ -2,9 +2,15 @@
 
 Counting. Tool names are compared as multisets: a reference that lists `search` twice against
 an agent that calls it five times is 2 TP and 3 FP, never collapsed. The run is scored against
-each acceptable route (`tools`, then each of `alternatives`) and the best one is kept: highest
-F1, then fewest unauthorized side effects, then the first listed. `figures.route` says which
+each acceptable route (`tools`, then each of `alternatives`) and the best one is kept: a route
+under which no side-effecting call is unauthorized first (a hard fail), then the highest F1, then
+fewest unauthorized side effects, then the first listed. `figures.route` says which
 (0 = `tools`, i = `alternatives[i-1]`). A `no_tool: true` case has one route, the empty one.
+
+Free calls (`allowed`, `allow_reads`): calls of a free tool beyond what the chosen route expects
+of it are neither TP nor FP nor `extra_tool`, and not in precision; they are counted apart in
+`figures.free_calls` (and per tool in `figures.free_per_tool`), both present only on cases that
+use the keys. A route may still list a free tool: those calls are required as usual.
 
 Degenerate cases: precision is 1 when no call was made, recall is 1 when nothing was expected,
 F1 = 2·TP / (2·TP + FP + FN) and 1 when both are empty. So a `no_tool` case scores 1 with no
@@ -50,6 +56,8 @@ from toolgrade.checks.selection_figures import (
     align,
     best_route,
     confusion_cells,
+    counted_calls,
+    free_calls,
     pair_substitutions,
     per_tool_counts,
 )
@@ -82,24 +90,33 @@ class SelectionCheck:
         calls = run.calls
         steps = [i for i, _ in calls]
         called = [call.tool for _, call in calls]
+        free = case.free_tools()
         # The mutating tools only break ties between routes: not needed with a single route.
         mutating = case.side_effect_tools() if len(routes) > 1 else set()
-        index, counts = best_route(routes, called, mutating)
+        index, counts = best_route(routes, called, mutating, free)
         route = routes[index]
-        builder = _FailureBuilder(case, spec, route, called, steps)
+        builder = _FailureBuilder(case, spec, route, called, steps, free)
         failures = builder.build(align(route, called))
         hard_fail = any(f.name in HARD_FAILS for f in failures)
         unknown = any(f.name == "unknown_tool" for f in failures)
+        expected, actual = Counter(route), Counter(called)
         figures: dict[str, Any] = {
             **counts.figures(),
             "route": index,
             "per_tool": {
                 name: {"tp": c.tp, "fp": c.fp, "fn": c.fn}
-                for name, c in per_tool_counts(Counter(route), Counter(called)).items()
+                for name, c in per_tool_counts(
+                    expected, counted_calls(expected, actual, free)
+                ).items()
             },
             "side_effect_extras": builder.side_effect_extras,
             "substitutions": builder.substitutions,
         }
+        if spec.allowed or spec.allow_reads:
+            # Only cases that ask for free calls carry these figures: other outputs are unchanged.
+            per_free = free_calls(expected, actual, free)
+            figures["free_calls"] = sum(per_free.values())
+            figures["free_per_tool"] = per_free
         if spec.judge_alternates and counts.f1 < 1:
             figures["judge_route"] = _judge_route(case, routes, called, ctx)
         return CheckResult(
@@ -126,15 +143,21 @@ class _FailureBuilder:
         route: list[str],
         called: list[str],
         steps: list[int],
+        free: frozenset[str] = frozenset(),
     ) -> None:
         self.case, self.spec, self.route = case, spec, route
-        self.called, self.steps = called, steps
+        self.called, self.steps, self.free = called, steps, free
         self.failures: list[Failure] = []
         self.substitutions: list[dict[str, str]] = []
         self.side_effect_extras: list[str] = []
 
     def build(self, alignment: Alignment) -> list[Failure]:
         """All failures, ordered by step (failures with no step, i.e. omissions, last)."""
+        if self.free:
+            # A free call beyond the route is no extra: it is neither a failure nor a
+            # candidate substitute for a missed tool.
+            kept = [k for k in alignment.extras if self.called[k] not in self.free]
+            alignment = Alignment(missed=alignment.missed, extras=kept)
         pairs = {e: m for m, e in pair_substitutions(alignment, self.route, self.called)}
         paired_missed = set(pairs.values())
         for j, (ref_index, _) in enumerate(alignment.missed):
@@ -227,6 +250,8 @@ class SelectionAccumulator:
         self.per_tool: dict[str, Counter[str]] = {}
         self.confusion: Counter[tuple[str, str]] = Counter()
         self.side_effect_extras: Counter[str] = Counter()
+        #: Free calls per tool; None until a case that uses free calls is graded.
+        self.free_calls: Counter[str] | None = None
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
         """Take one graded trajectory; ignored when selection was not applicable."""
@@ -252,13 +277,19 @@ class SelectionAccumulator:
             self.confusion[cell] += count
         for tool in fig.get("side_effect_extras", []):
             self.side_effect_extras[tool] += 1
+        if "free_per_tool" in fig:
+            self.free_calls = self.free_calls if self.free_calls is not None else Counter()
+            self.free_calls.update(fig["free_per_tool"])
 
     def summary(self) -> dict[str, Any]:
-        """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras."""
+        """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras;
+        `free_calls` per tool when some graded case uses free calls."""
         micro: dict[str, Any] = {"precision": None, "recall": None, "f1": None}
         if self.applicable:
             micro = Counts(self.tp, self.fp, self.fn).figures()
             del micro["tp"], micro["fp"], micro["fn"]
+        free = {} if self.free_calls is None else {
+            "free_calls": dict(sorted(self.free_calls.items()))}
         return {
             **micro,
             "pass_rate": pass_rate(self.passed, self.applicable),
@@ -275,6 +306,7 @@ class SelectionAccumulator:
                 for (e, a), n in sorted(self.confusion.items(), key=_cell_order)
             ],
             "side_effect_extras": dict(sorted(self.side_effect_extras.items())),
+            **free,
         }
 
 

@@ -13,7 +13,7 @@ Degenerate cases (documented once, used everywhere, per case, per tool and per s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,25 +86,58 @@ def side_effect_surplus(route: Counter[str], actual: Counter[str], mutating: set
     return sum(max(0, actual[name] - route[name]) for name in mutating)
 
 
+def counted_calls(
+    route: Counter[str], actual: Counter[str], free: Collection[str] = frozenset()
+) -> Counter[str]:
+    """The calls that count against `route`: a free tool's calls only up to what the route
+    expects of it (the rest are free calls, neither TP nor FP); tools never counted are left out."""
+    if not free:
+        return actual
+    out: Counter[str] = Counter()
+    for name, n in actual.items():
+        kept = min(n, route[name]) if name in free else n
+        if kept > 0:
+            out[name] = kept
+    return out
+
+
+def free_calls(
+    route: Counter[str], actual: Counter[str], free: Collection[str]
+) -> dict[str, int]:
+    """Per free tool, how many of its calls go beyond `route` (sorted, zero counts left out)."""
+    return {
+        name: actual[name] - route[name]
+        for name in sorted(free)
+        if actual[name] > route[name]
+    }
+
+
 def best_route(
-    routes: Sequence[Sequence[str]], called: Sequence[str], mutating: set[str]
+    routes: Sequence[Sequence[str]],
+    called: Sequence[str],
+    mutating: set[str],
+    free: Collection[str] = frozenset(),
 ) -> tuple[int, Counts]:
     """Index and counts of the route the run matches best.
 
-    Highest F1 wins. Among routes with equal F1 the one that leaves fewer mutating calls
-    unauthorized wins (an agent whose side effect one acceptable route allows is not
-    penalised because another equally good route lists a read-only tool instead); remaining
-    ties go to the first listed.
+    A route under which no mutating call is unauthorized wins over one that makes a call a
+    hard fail (`unauthorized_side_effect`), whatever their F1; then the highest F1; then the
+    route that leaves fewer mutating calls unauthorized; remaining ties go to the first listed.
+    Calls of `free` tools beyond a route are not counted against it, and a mutating tool the
+    author made free is never unauthorized.
     """
     actual = Counter(called)
-    if len(routes) == 1:
-        return 0, multiset_counts(Counter(routes[0]), actual)  # nothing to choose between
-    best: tuple[float, int, int] | None = None
+    if len(routes) == 1:  # nothing to choose between
+        only = Counter(routes[0])
+        return 0, multiset_counts(only, counted_calls(only, actual, free))
+    unguarded = mutating - set(free)
+    best: tuple[bool, float, int, int] | None = None
     chosen = (0, multiset_counts(Counter(routes[0]), actual))
     for index, route in enumerate(routes):
         expected = Counter(route)
-        counts = multiset_counts(expected, actual)
-        key = (-counts.f1, side_effect_surplus(expected, actual, mutating), index)
+        counts = multiset_counts(expected, counted_calls(expected, actual, free))
+        surplus = side_effect_surplus(expected, actual, unguarded)
+        key = (surplus > 0, -counts.f1, surplus, index)
         if best is None or key < best:
             best, chosen = key, (index, counts)
     return chosen

@@ -15,6 +15,7 @@ from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.loaders import load_suite
+from toolgrade.loaders.suite_defaults import SuiteDefaults
 from toolgrade.models import Case
 from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
@@ -69,10 +70,12 @@ def validate(
 
 
 def suite_schema() -> dict[str, Any]:
-    """The JSON Schema of a YAML suite file: `cases` (each a case) and the shared `tools` and
-    `groups` merged into every case."""
+    """The JSON Schema of a YAML suite file: `cases` (each a case), the shared `tools` and
+    `groups` merged into every case, and the `defaults` filled into them."""
     case = Case.model_json_schema()
     definitions = case.pop("$defs", {})
+    defaults = SuiteDefaults.model_json_schema(ref_template="#/$defs/{model}")
+    definitions.update(defaults.pop("$defs", {}))
     groups = definitions["OrderingExpectation"]["properties"]["groups"]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -90,6 +93,10 @@ def suite_schema() -> dict[str, Any]:
             "groups": {
                 **groups,
                 "description": "Ordering groups shared by every case (a case's own entries win).",
+            },
+            "defaults": {
+                **defaults,
+                "description": "Keys filled into every case that leaves them out.",
             },
         },
         "$defs": {**definitions, "Case": case},

@@ -33,11 +33,18 @@ from toolgrade.loaders.locate import (
     undotted,
 )
 from toolgrade.loaders.shared_tools import about_inherited, inherited, shared_tool_problems
+from toolgrade.loaders.suite_defaults import (
+    DEFAULTS_KEY,
+    NO_DEFAULTS,
+    apply_defaults,
+    is_defaults_line,
+    read_defaults,
+)
 from toolgrade.loaders.yaml_lines import load_yaml_with_lines
 from toolgrade.models import Case
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".jsonl")
-_SUITE_KEYS = {"cases", "tools", "groups"}
+_SUITE_KEYS = {"cases", "tools", "groups", DEFAULTS_KEY}
 
 #: Extra semantic checks on a validated case: each returns problems as (dotted field, reason).
 CaseValidator = Callable[[Case], list[tuple[str, str]]]
@@ -130,9 +137,16 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             problems.append(InputProblem(str(path), lines.get((key,)), key, reason))
     shared = tools if isinstance(tools, dict) else {}
     problems += shared_tool_problems(str(path), shared, lines, _schema_error)
+    defaults = NO_DEFAULTS
+    if DEFAULTS_KEY in data:
+        where = (DEFAULTS_KEY,)
+        defaults, found = read_defaults(
+            data[DEFAULTS_KEY], str(path), lines, lines.get(where), where
+        )
+        problems += found
     return [
         _RawCase(
-            _merge_shared(item, tools, groups),
+            apply_defaults(_merge_shared(item, tools, groups), defaults),
             str(path),
             lines.get(("cases", i)),
             ("cases", i),
@@ -160,12 +174,29 @@ def _yaml_reason(exc: yaml.YAMLError) -> str:
 
 def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     raws = []
+    defaults, first = NO_DEFAULTS, True
     for number, value, problem in iter_jsonl(path, unique_keys=True):
         if problem is not None:
             problems.append(problem)
+        elif is_defaults_line(value):
+            problems += _defaults_line(value, str(path), number, first)
+            if first:
+                defaults, found = read_defaults(value[DEFAULTS_KEY], str(path), {}, number,
+                                                (DEFAULTS_KEY,))
+                problems += found
         else:
-            raws.append(_RawCase(value, str(path), number, (), {}))
+            raws.append(_RawCase(apply_defaults(value, defaults), str(path), number, (), {}))
+        first = False
     return raws
+
+
+def _defaults_line(value: dict[str, Any], file: str, line: int, first: bool) -> list[InputProblem]:
+    """Problems of a JSONL defaults line: it must come first and hold only `defaults`."""
+    if not first:
+        reason = "a defaults line must be the first line of the file (it applies to its cases)"
+        return [InputProblem(file, line, DEFAULTS_KEY, reason)]
+    return [InputProblem(file, line, str(key), "unknown key beside 'defaults'")
+            for key in value if key != DEFAULTS_KEY]
 
 
 def _schema_problems(case: Case) -> list[tuple[str, str]]:

@@ -53,6 +53,15 @@ class SelectionExpectation(StrictModel):
         default_factory=list, description="Other acceptable multisets of tool names."
     )
     no_tool: StrictBool = Field(default=False, description="The right answer calls no tool at all.")
+    allowed: list[str] = Field(
+        default_factory=list,
+        description="Free calls: beyond the route, calls of these tools are neither extra nor "
+        "required (counted apart as free_calls).",
+    )
+    allow_reads: StrictBool = Field(
+        default=False,
+        description="Every catalogue tool without side_effect is allowed (free), as `allowed`.",
+    )
     judge_alternates: StrictBool = Field(
         default=False,
         description="Ask the alternate_route judge when the run matches no listed route.",
@@ -74,6 +83,11 @@ class SelectionExpectation(StrictModel):
         # Each of these would otherwise grade silently against something the author did not mean.
         if self.no_tool and (self.tools or self.alternatives):
             raise ValueError("no_tool: true means no call is expected; it cannot list tools")
+        if self.no_tool and (self.allowed or self.allow_reads):
+            raise ValueError(
+                "no_tool: true means no call at all; to expect no required call but allow "
+                "some, write `tools: []` with `allowed` or `allow_reads`"
+            )
         if not self.no_tool and "tools" not in self.model_fields_set:
             raise ValueError(
                 "selection needs `tools` (the expected route; [] for none), `alternatives`, or "
@@ -83,6 +97,9 @@ class SelectionExpectation(StrictModel):
         both = sorted(expected & set(self.forbidden))
         if both:
             raise ValueError(f"{', '.join(both)}: both expected and forbidden")
+        clash = sorted(set(self.allowed) & set(self.forbidden))
+        if clash:
+            raise ValueError(f"{', '.join(clash)}: both allowed and forbidden")
         return self
 
 
@@ -218,3 +235,14 @@ class Case(StrictModel):
     def side_effect_tools(self) -> set[str]:
         """Names of the catalogue's mutating tools."""
         return {name for name, spec in self.tools.items() if spec.side_effect}
+
+    def free_tools(self) -> frozenset[str]:
+        """Tools whose calls beyond the route are free (`selection.allowed`, and with
+        `allow_reads` every catalogue tool without side effects); forbidden tools never are."""
+        spec = self.expected.selection
+        if spec is None:
+            return frozenset()
+        free = set(spec.allowed)
+        if spec.allow_reads:
+            free.update(name for name, tool in self.tools.items() if not tool.side_effect)
+        return frozenset(free - set(spec.forbidden))

@@ -1,0 +1,84 @@
+"""Suite-wide defaults: keys a suite sets once instead of on every case.
+
+A YAML suite writes them at the top (`defaults: {selection: {allow_reads: true}}`); a JSONL
+suite writes them as its first line (`{"defaults": {...}}`), for the cases of that file. Today
+the free-call keys of `expected.selection` (`allowed`, `allow_reads`) can be defaulted. A
+default fills a key a case leaves out, only in cases that have an `expected.selection` (it
+never makes the check applicable) and not in `no_tool: true` cases (which allow no call at
+all); a case's own value wins whole (an own `allowed` list replaces the default list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field, StrictBool, ValidationError
+
+from toolgrade.errors import InputProblem
+from toolgrade.loaders.locate import Path_, problems_from_validation
+from toolgrade.models.case import StrictModel
+
+#: The key that holds the defaults, at the top of a YAML suite or alone on a JSONL line.
+DEFAULTS_KEY = "defaults"
+
+
+class SelectionDefaults(StrictModel):
+    """The selection keys a suite may default: the free calls."""
+
+    allowed: list[str] | None = Field(
+        default=None, description="Default `expected.selection.allowed` of every case."
+    )
+    allow_reads: StrictBool | None = Field(
+        default=None, description="Default `expected.selection.allow_reads` of every case."
+    )
+
+
+class SuiteDefaults(StrictModel):
+    """Defaults merged into every case of a suite file (a case's own keys win)."""
+
+    selection: SelectionDefaults | None = None
+
+    def is_empty(self) -> bool:
+        """True when nothing would be merged."""
+        return self.selection is None or not self.selection.model_fields_set
+
+
+NO_DEFAULTS = SuiteDefaults()
+
+
+def read_defaults(
+    value: Any, file: str, lines: Mapping[Path_, int], line: int | None, prefix: Path_ = ()
+) -> tuple[SuiteDefaults, list[InputProblem]]:
+    """Validate a `defaults` mapping; problems name the file, line and key."""
+    try:
+        return SuiteDefaults.model_validate(value), []
+    except ValidationError as exc:
+        found = problems_from_validation(
+            exc, data=value, file=file, prefix=prefix, lines=lines, default_line=line
+        )
+        return NO_DEFAULTS, found
+
+
+def apply_defaults(case: Any, defaults: SuiteDefaults) -> Any:
+    """The case mapping with the defaults filled in where it has a selection expectation."""
+    if defaults.selection is None or not isinstance(case, dict):
+        return case
+    expected = case.get("expected")
+    selection = expected.get("selection") if isinstance(expected, dict) else None
+    if not isinstance(selection, dict) or selection.get("no_tool") is True:
+        return case
+    filled = {
+        key: getattr(defaults.selection, key)
+        for key in sorted(defaults.selection.model_fields_set)
+        if key not in selection
+    }
+    if not filled:
+        return case
+    assert isinstance(expected, dict)  # narrowed above: selection came from it
+    return {**case, "expected": {**expected, "selection": {**selection, **filled}}}
+
+
+def is_defaults_line(value: Any) -> bool:
+    """Whether a JSONL suite line holds the file's defaults rather than a case."""
+    return isinstance(value, dict) and DEFAULTS_KEY in value and "id" not in value
