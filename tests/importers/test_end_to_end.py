@@ -85,7 +85,9 @@ def test_tau_bench_runs_grade(tmp_path: Path) -> None:
     import_tau_bench(TAU_TASKS, TAU_RUNS, tmp_path)
     graded = _graded(tmp_path)
     assert graded[("tau-retail-1", 0)]["aggregate"]["passed"] is True
-    assert graded[("tau-retail-1", 1)]["checks"]["selection"]["passed"] is False
+    # a read the reference does not list is a free call, as tau-bench ignores it
+    other_read = graded[("tau-retail-1", 1)]["checks"]["selection"]
+    assert other_read["passed"] is True and other_read["free_calls"] == 1
     wrong_reason = graded[("tau-retail-run-0", 0)]
     assert wrong_reason["checks"]["selection"]["passed"] is True
     assert "wrong_value" in _failures(wrong_reason, "arguments")

@@ -97,9 +97,9 @@ def test_an_empty_input_file_exits_2_naming_it_once(
     assert not (tmp_path / "o").exists()
 
 
-def test_unknown_tau_bench_domain_exits_2_naming_the_known_ones(tmp_path: Path) -> None:
+def test_unknown_tau_bench_domain_infers_writes_and_says_so(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--domain", "banking",
                                         "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    assert "--domain: unknown tau-bench domain 'banking' (known: airline, retail)" in result.output
-    assert not (tmp_path / "o").exists()
+    assert result.exit_code == 0
+    assert "domain 'banking' has no known write-tool list: writes inferred" in result.output
+    assert (tmp_path / "o" / "suite.jsonl").exists()

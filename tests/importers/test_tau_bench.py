@@ -46,16 +46,19 @@ def test_cases_validate_and_load(imported: Path) -> None:
     assert len(load_suite(imported / "suite.jsonl")) == 4
 
 
-def test_actions_become_selection_arguments_and_write_order(
+def test_write_actions_become_the_route_with_reads_free(
         cases: dict[str, dict[str, Any]]) -> None:
     expected = cases["tau-retail-0"]["expected"]
-    assert expected["selection"]["tools"] == [
-        "find_user_id_by_name_zip", "modify_pending_order_address", "cancel_pending_order"]
-    assert expected["arguments"][2] == {
+    assert expected["selection"] == {
+        "tools": ["modify_pending_order_address", "cancel_pending_order"], "allow_reads": True}
+    assert [a["tool"] for a in expected["arguments"]] == [
+        "modify_pending_order_address", "cancel_pending_order"]
+    assert expected["arguments"][1] == {
         "tool": "cancel_pending_order",
         "args": {"order_id": "#W200", "reason": "no longer needed"}}
     assert expected["ordering"] == {
         "before": [["modify_pending_order_address", "cancel_pending_order"]]}
+    assert cases["tau-retail-0"]["metadata"]["reference_reads"] == ["find_user_id_by_name_zip"]
 
 
 def test_write_order_keeps_only_consecutive_distinct_writes() -> None:
@@ -70,9 +73,11 @@ def test_catalogue_marks_write_tools_and_types_observed_kwargs(
         cases: dict[str, dict[str, Any]]) -> None:
     tools = cases["tau-retail-1"]["tools"]
     assert tools["cancel_pending_order"]["side_effect"] is True
-    assert "side_effect" not in tools["find_user_id_by_name_zip"]
-    assert tools["find_user_id_by_name_zip"]["parameters"]["properties"]["zip"] == {
+    assert tools["cancel_pending_order"]["parameters"]["properties"]["reason"] == {
         "type": "string"}
+    # a read takes any arguments: tau-bench grades neither its arguments nor its schema
+    assert "side_effect" not in tools["find_user_id_by_name_zip"]
+    assert tools["find_user_id_by_name_zip"]["parameters"] == {"type": "object"}
     # only seen being called in a trajectory: no properties to hold it to
     assert tools["list_all_product_types"]["parameters"] == {"type": "object"}
 
@@ -84,8 +89,34 @@ def test_outputs_and_task_fields_go_to_metadata(cases: dict[str, dict[str, Any]]
     assert cases["tau-retail-1"]["input"].startswith("You are Bo Chen.")
 
 
-def test_task_without_actions_expects_no_tool(cases: dict[str, dict[str, Any]]) -> None:
-    assert cases["tau-retail-2"]["expected"] == {"selection": {"no_tool": True}}
+def test_task_without_writes_expects_no_write_with_reads_allowed(
+        cases: dict[str, dict[str, Any]]) -> None:
+    no_actions = {"selection": {"tools": [], "allow_reads": True}}
+    assert cases["tau-retail-2"]["expected"] == no_actions
+    assert cases["tau-retail-1"]["expected"] == no_actions  # only a read in its actions
+
+
+def test_mapping_literals_are_escaped_so_they_never_read_as_comparators(
+        tmp_path: Path) -> None:
+    flights = [{"flight_number": "HAT001", "date": "2024-05-20"}]
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"instruction": "book", "outputs": [], "actions": [
+        {"name": "book_reservation", "kwargs": {"flights": flights, "user_id": "u1",
+                                                "insurance": {"any": "no"}}}]}]))
+    import_tau_bench(tasks, None, tmp_path / "out", domain="airline")
+    case = read_lines(tmp_path / "out" / "suite.jsonl")[0]
+    assert case["expected"]["arguments"][0]["args"] == {
+        "flights": {"exact": flights}, "user_id": "u1", "insurance": {"exact": {"any": "no"}}}
+    assert load_suite(tmp_path / "out" / "suite.jsonl").cases["tau-airline-0"]
+
+
+def test_unknown_domain_infers_writes_from_tool_names(tmp_path: Path) -> None:
+    summary = import_tau_bench(TAU_TASKS, None, tmp_path, domain="shop")
+    tools = read_lines(tmp_path / "suite.jsonl")[0]["tools"]
+    assert tools["cancel_pending_order"]["side_effect"] is True
+    assert "side_effect" not in tools["get_product_details"]
+    assert any("writes inferred from tool names: cancel_pending_order" in n
+               for n in summary.notes)
 
 
 def test_runs_keep_openai_messages_and_load(imported: Path) -> None:

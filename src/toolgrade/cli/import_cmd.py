@@ -71,7 +71,12 @@ def tau_bench_command(
         str, typer.Option("--agent", help="Agent name recorded on each run.")
     ] = "tau-bench",
     domain: Annotated[
-        str, typer.Option("--domain", help="tau-bench domain: retail or airline (write tools).")
+        str,
+        typer.Option(
+            "--domain",
+            help="tau-bench domain: retail or airline (known write tools); any other name "
+            "infers the write tools from tool names.",
+        ),
     ] = "retail",
 ) -> None:
     """Import tau-bench tasks and optionally recorded trajectories."""

@@ -1,5 +1,8 @@
 """What every importer shares: reading benchmark files with located errors, writing the suite.
 
+Every importer writes through `write_outputs`, which validates the suite and runs with the same
+loader `toolgrade run` uses before anything lands in the output folder.
+
 Importers raise `InputError` (exit 2 in the CLI) with file:line: field: reason for every problem
 they find, so a user fixes a malformed benchmark file in one pass instead of one error at a time.
 """
@@ -7,6 +10,8 @@ they find, so a user fixes a malformed benchmark file in one pass instead of one
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,10 +144,43 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
 
 
 def write_outputs(out: Path, cases: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
-    """Write `suite.jsonl` and `runs.jsonl` into `out` (created if missing)."""
-    out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out / SUITE_FILE, cases)
-    write_jsonl(out / RUNS_FILE, runs)
+    """Write `suite.jsonl` and `runs.jsonl` into `out` (created if missing), only once the
+    loader `toolgrade run` uses has accepted them.
+
+    An importer must never leave a suite that `run` refuses: the files are written to a
+    scratch folder first and validated there; on any problem nothing is written to `out` and
+    an `InputError` names each problem at the line it would have had in `out`.
+    """
+    with tempfile.TemporaryDirectory(prefix="toolgrade-import-") as scratch:
+        staged = Path(scratch)
+        write_jsonl(staged / SUITE_FILE, cases)
+        write_jsonl(staged / RUNS_FILE, runs)
+        validate_written(staged, out)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in (SUITE_FILE, RUNS_FILE):
+            shutil.move(str(staged / name), str(out / name))
+
+
+def validate_written(staged: Path, out: Path) -> None:
+    """Validate a staged import as `toolgrade run` would; problems are renamed to `out`."""
+    # Imported here: the runner pulls in the checks, which a plain `import` command needs
+    # only at this point.
+    from toolgrade.scoring.runner import validate_inputs
+
+    try:
+        validate_inputs(staged / SUITE_FILE, [staged / RUNS_FILE])
+    except InputError as exc:
+        renamed = [
+            InputProblem(
+                str(out / Path(p.file).name) if Path(p.file).parent == staged else p.file,
+                p.line,
+                p.field,
+                f"{p.reason} (the imported file would be refused by `toolgrade run`; "
+                "nothing was written)",
+            )
+            for p in exc.problems
+        ]
+        raise InputError(renamed) from None
 
 
 def require_object(item: Located, what: str) -> dict[str, Any]:
@@ -167,3 +205,42 @@ def infer_json_type(value: Any) -> str | None:
     if isinstance(value, dict):
         return "object"
     return None
+
+
+#: First words of a tool name that mark a read (no side effect) when a benchmark does not say
+#: which of its tools write: `get_order_details`, `find_user_id_by_email`, `list_all_airports`,
+#: `check_network_status`, `calculate`, `think`. Any other tool is taken to write.
+READ_VERBS = frozenset({
+    "get", "find", "list", "search", "lookup", "look", "check", "calculate", "think", "view",
+    "read", "query", "fetch", "show", "describe", "count", "can", "is", "has", "run",
+})  # fmt: skip
+
+
+def inferred_writes(names: Iterable[str]) -> frozenset[str]:
+    """The tools among `names` taken to have side effects: those whose first word (split on
+    `_`, `.` or `-`, case-folded) is not a read verb of `READ_VERBS`."""
+    return frozenset(
+        name for name in names
+        if name.replace(".", "_").replace("-", "_").split("_")[0].casefold() not in READ_VERBS
+    )
+
+
+def _holds_mapping(value: Any) -> bool:
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list) and any(_holds_mapping(v) for v in value)
+
+
+def literal(value: Any) -> Any:
+    """A benchmark's literal argument value as a reference that can never read as a comparator.
+
+    A bare scalar or a list of scalars is already exact. A value holding a mapping at any depth
+    is wrapped in `{exact: value}`: left bare, a mapping whose key happens to be a comparator
+    name (`{flight_number, date}`) would be read as that comparator and refused.
+    """
+    return {"exact": value} if _holds_mapping(value) else value
+
+
+def literal_args(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Every argument of a reference call through `literal`."""
+    return {key: literal(value) for key, value in kwargs.items()}

@@ -3,13 +3,15 @@
 A task gives the user's instruction, the reference `actions` (tool calls, reads and writes, in
 order) and `outputs` (strings the agent must say). A recorded run is tau-bench's JSON array of
 `{task_id, trial, reward, info: {task, reward_info}, traj: [OpenAI chat messages]}`. The
-mapping rules and the differences from tau-bench's own reward are in docs/importers.md.
+route is the write actions (exact arguments, write-after-write order); the domain's reads are
+free calls, neither required nor graded, as tau-bench's reward ignores them. The mapping rules
+and the differences from tau-bench's own reward are in docs/importers.md.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,6 +21,8 @@ from toolgrade.importers.common import (
     ImportSummary,
     Located,
     infer_json_type,
+    inferred_writes,
+    literal_args,
     read_json_array,
     require_items,
     write_outputs,
@@ -51,14 +55,11 @@ WRITE_TOOLS: dict[str, frozenset[str]] = {
 }
 
 
-def check_domain(domain: str) -> frozenset[str]:
-    """The write tools of a known domain. An unknown domain is an input problem: it would mark
-    no tool as side-effecting, silently."""
-    if domain not in WRITE_TOOLS:
-        known = ", ".join(sorted(WRITE_TOOLS))
-        reason = f"unknown tau-bench domain {domain!r} (known: {known})"
-        raise InputError([InputProblem("--domain", None, "", reason)])
-    return WRITE_TOOLS[domain]
+def domain_writes(domain: str, names: Iterable[str]) -> frozenset[str]:
+    """The write tools of a domain: its known list (retail, airline), else inferred from the
+    tool names (`importers.common.inferred_writes`)."""
+    known = WRITE_TOOLS.get(domain)
+    return known if known is not None else inferred_writes(names)
 
 
 def case_id(domain: str, index: int) -> str:
@@ -105,16 +106,22 @@ def _task(item: Located, prefix: str = "") -> dict[str, Any]:
 def build_catalogue(
     tasks: list[dict[str, Any]], called: set[str], writes: frozenset[str]
 ) -> dict[str, Any]:
-    """One catalogue for every case: tools seen in reference actions (their kwargs become
-    properties, typed when every observation agrees) plus tools only seen being called."""
+    """One catalogue for every case: tools seen in reference actions plus tools only seen being
+    called. A write tool's observed kwargs become its properties (typed when every observation
+    agrees) and it gets `side_effect: true`; a read tool takes any arguments (`{type: object}`):
+    tau-bench does not grade reads, so neither their arguments nor their schema are graded."""
     props: dict[str, dict[str, set[str | None]]] = {}
+    names = set(called)
     for task in tasks:
         for action in task.get("actions", []):
+            names.add(action["name"])
+            if action["name"] not in writes:
+                continue
             tool_props = props.setdefault(action["name"], {})
             for key, value in action.get("kwargs", {}).items():
                 tool_props.setdefault(key, set()).add(infer_json_type(value))
     catalogue: dict[str, Any] = {}
-    for name in sorted(set(props) | called):
+    for name in sorted(names):
         schema: dict[str, Any] = {"type": "object"}
         if name in props:
             schema["properties"] = {
@@ -139,23 +146,25 @@ def write_order(actions: list[dict[str, Any]], writes: frozenset[str]) -> list[l
 
 
 def build_case(
-    cid: str, task: dict[str, Any], catalogue: dict[str, Any], domain: str
+    cid: str, task: dict[str, Any], catalogue: dict[str, Any], domain: str,
+    writes: frozenset[str],
 ) -> dict[str, Any]:
-    """One task as a case mapping."""
+    """One task as a case mapping: the write actions are the route, reads are free."""
     actions = task.get("actions", [])
-    writes = check_domain(domain)
-    expected: dict[str, Any] = {}
-    if actions:
-        expected["selection"] = {"tools": [a["name"] for a in actions]}
-        expected["arguments"] = [{"tool": a["name"], "args": dict(a.get("kwargs", {}))}
-                                 for a in actions]
-        pairs = write_order(actions, writes)
-        if pairs:
-            expected["ordering"] = {"before": pairs}
-    else:
-        expected["selection"] = {"no_tool": True}
-    metadata: dict[str, Any] = {"source": "tau-bench", "domain": domain,
-                                "outputs": list(task.get("outputs", []))}
+    write_actions = [a for a in actions if a["name"] in writes]
+    # A task with no write expects none (`tools: []`), reads still free: never `no_tool`,
+    # which would fail every lookup the agent makes before deciding nothing needs changing.
+    expected: dict[str, Any] = {
+        "selection": {"tools": [a["name"] for a in write_actions], "allow_reads": True}}
+    if write_actions:
+        expected["arguments"] = [{"tool": a["name"], "args": literal_args(a.get("kwargs", {}))}
+                                 for a in write_actions]
+    pairs = write_order(actions, writes)
+    if pairs:
+        expected["ordering"] = {"before": pairs}
+    metadata: dict[str, Any] = {
+        "source": "tau-bench", "domain": domain, "outputs": list(task.get("outputs", [])),
+        "reference_reads": [a["name"] for a in actions if a["name"] not in writes]}
     for key in ("user_id", "annotator"):
         if task.get(key):
             metadata[key] = task[key]
@@ -289,7 +298,6 @@ def import_tau_bench(
     Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
     malformed input, before writing anything.
     """
-    writes = check_domain(domain)
     items = require_items(tasks, read_json_array(tasks), "tasks")
     index = TaskIndex(_collect(items, _task), domain)
     raw_runs = [] if trajectories is None else (
@@ -297,13 +305,18 @@ def import_tau_bench(
     runs = _collect(raw_runs, lambda item: build_run(item, index, agent))
     called = set().union(*(_called_names(r["messages"]) for r in runs)) if runs else set()
     task_list = [t for _, t in index.entries]
+    seen_names = called | {a["name"] for t in task_list for a in t.get("actions", [])}
+    writes = domain_writes(domain, seen_names)
     catalogue = build_catalogue(task_list, called, writes)
-    cases = [build_case(cid, t, catalogue, domain) for cid, t in index.entries]
+    cases = [build_case(cid, t, catalogue, domain, writes) for cid, t in index.entries]
     write_outputs(out, cases, runs)
     rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
                for r in runs if "metadata" in r}
     notes = [f"{index.extra} runs embed a task the tasks file lacks: imported as extra cases "
              f"tau-{domain}-run-<task_id>"] if index.extra else []
+    if domain not in WRITE_TOOLS:
+        notes.append(f"domain {domain!r} has no known write-tool list: writes inferred from "
+                     f"tool names: {', '.join(sorted(writes)) or 'none'}")
     seen = {r["case_id"] for r in runs}
     missing = sum(1 for c in cases if c["id"] not in seen) if trajectories is not None else 0
     return ImportSummary(out=out, cases=len(cases), runs=len(runs), calls=_count_calls(runs),

@@ -1,0 +1,102 @@
+"""What every importer shares: outputs validated by the loader `run` uses, literal escaping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolgrade.errors import InputError
+from toolgrade.importers import import_tau_bench
+from toolgrade.importers.common import inferred_writes, literal, write_outputs
+from toolgrade.loaders import load_runs, load_suite
+
+CASE = {"id": "c", "expected": {"selection": {"tools": ["a"]}}, "tools": {"a": {}}}
+
+
+def test_outputs_run_would_refuse_are_not_written(tmp_path: Path) -> None:
+    bad = {**CASE, "expected": {"arguments": [{"tool": "a", "args": {
+        "flights": [{"flight_number": "X1", "date": "2024-05-01"}]}}]}}
+    out = tmp_path / "out"
+    with pytest.raises(InputError) as err:
+        write_outputs(out, [CASE, bad], [{"case_id": "nope", "steps": []}])
+    text = str(err.value)
+    assert f"{out / 'suite.jsonl'}:2: expected.arguments[0].args.flights" in text
+    assert f"{out / 'runs.jsonl'}:1: case_id: no case 'nope' in the suite" not in text  # suite
+    assert "nothing was written" in text
+    assert not out.exists()
+
+
+def test_runs_naming_unknown_cases_are_refused(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(InputError) as err:
+        write_outputs(out, [CASE], [{"case_id": "nope", "steps": []}])
+    assert f"{out / 'runs.jsonl'}:1: case_id: no case 'nope' in the suite" in str(err.value)
+    assert not out.exists()
+
+
+def test_valid_outputs_are_written(tmp_path: Path) -> None:
+    write_outputs(tmp_path, [CASE], [{"case_id": "c", "steps": [{"tool": "a"}]}])
+    assert list(load_suite(tmp_path / "suite.jsonl").cases) == ["c"]
+    assert load_runs([tmp_path / "runs.jsonl"])[0].tool_names == ["a"]
+
+
+def test_literal_escapes_any_value_holding_a_mapping() -> None:
+    assert literal("x") == "x" and literal([1, "a"]) == [1, "a"]
+    assert literal({"date": "d"}) == {"exact": {"date": "d"}}
+    assert literal([[{"any": 1}]]) == {"exact": [[{"any": 1}]]}
+
+
+def test_writes_are_inferred_from_the_first_word_of_the_name() -> None:
+    names = ["get_order", "find_user", "list_all", "calculate", "think", "check_status",
+             "cancel_order", "book_reservation", "transfer_to_human_agents", "Search.Items"]
+    assert inferred_writes(names) == {"cancel_order", "book_reservation",
+                                      "transfer_to_human_agents"}
+
+
+# --- property: whatever a well-formed benchmark file holds, the import loads -----------------
+
+KEYS = st.sampled_from(["date", "exact", "any", "one_of", "absent", "order_id", "x", "tol"])
+SCALARS = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4) | st.floats(
+    allow_nan=False, allow_infinity=False, width=32)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(KEYS, inner, max_size=3), max_leaves=8)
+TOOLS = st.sampled_from(["get_order", "cancel_pending_order", "book_reservation", "think"])
+ACTIONS = st.lists(st.fixed_dictionaries(
+    {"name": TOOLS, "kwargs": st.dictionaries(KEYS, VALUES, max_size=3)}), max_size=4)
+TASKS = st.lists(st.fixed_dictionaries(
+    {"instruction": st.text(max_size=10), "actions": ACTIONS,
+     "outputs": st.lists(st.text(max_size=3), max_size=2)}), min_size=1, max_size=3)
+
+
+def _traj(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
+    for i, action in enumerate(actions):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"c{i}", "type": "function", "function": {
+                "name": action["name"], "arguments": json.dumps(action["kwargs"])}}]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": "ok"})
+    return messages
+
+
+PROPERTY = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@PROPERTY
+@given(tasks=TASKS, domain=st.sampled_from(["retail", "airline", "other"]))
+def test_tau_bench_imports_always_load(
+    tmp_path_factory: pytest.TempPathFactory, tasks: list[dict[str, Any]], domain: str
+) -> None:
+    folder = tmp_path_factory.mktemp("prop")
+    (folder / "tasks.json").write_text(json.dumps(tasks))
+    runs = [{"task_id": i, "trial": 0, "reward": 1.0, "traj": _traj(t["actions"])}
+            for i, t in enumerate(tasks)]
+    (folder / "runs.json").write_text(json.dumps(runs))
+    import_tau_bench(folder / "tasks.json", folder / "runs.json", folder / "out", domain=domain)
+    assert len(load_suite(folder / "out" / "suite.jsonl")) == len(tasks)
+    assert len(load_runs([folder / "out" / "runs.jsonl"])) == len(tasks)
