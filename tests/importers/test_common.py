@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolgrade.errors import InputError
-from toolgrade.importers import import_tau_bench
+from toolgrade.importers import import_tau2, import_tau_bench
 from toolgrade.importers.common import inferred_writes, literal, write_outputs
 from toolgrade.loaders import load_runs, load_suite
 
@@ -98,5 +98,32 @@ def test_tau_bench_imports_always_load(
             for i, t in enumerate(tasks)]
     (folder / "runs.json").write_text(json.dumps(runs))
     import_tau_bench(folder / "tasks.json", folder / "runs.json", folder / "out", domain=domain)
+    assert len(load_suite(folder / "out" / "suite.jsonl")) == len(tasks)
+    assert len(load_runs([folder / "out" / "runs.jsonl"])) == len(tasks)
+
+
+COMPARE = st.none() | st.lists(KEYS, max_size=2)
+TAU2_ACTIONS = st.lists(st.fixed_dictionaries({
+    "action_id": st.text(max_size=3), "name": TOOLS,
+    "arguments": st.dictionaries(KEYS, VALUES, max_size=3),
+    "requestor": st.sampled_from(["assistant", "user"]), "compare_args": COMPARE}), max_size=3)
+
+
+@PROPERTY
+@given(actions=st.lists(TAU2_ACTIONS, min_size=1, max_size=3))
+def test_tau2_imports_always_load(
+    tmp_path_factory: pytest.TempPathFactory, actions: list[list[dict[str, Any]]]
+) -> None:
+    folder = tmp_path_factory.mktemp("prop2")
+    tasks = [{"id": f"t{i}", "evaluation_criteria": {"actions": a}}
+             for i, a in enumerate(actions)]
+    sims = [{"task_id": f"t{i}", "trial": 0, "messages": [
+        {"role": a["requestor"], "content": None, "tool_calls": [
+            {"id": f"c{i}{j}", "name": a["name"], "arguments": a["arguments"],
+             "requestor": a["requestor"]}]}
+        for j, a in enumerate(acts)], "reward_info": {"reward": 1.0}}
+        for i, acts in enumerate(actions)]
+    (folder / "r.json").write_text(json.dumps({"tasks": tasks, "simulations": sims}))
+    import_tau2(folder / "r.json", folder / "out")
     assert len(load_suite(folder / "out" / "suite.jsonl")) == len(tasks)
     assert len(load_runs([folder / "out" / "runs.jsonl"])) == len(tasks)

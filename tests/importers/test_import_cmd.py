@@ -1,14 +1,22 @@
-"""`toolgrade import bfcl|tau-bench`: prints a summary, exit 2 with file:line on bad input."""
+"""`toolgrade import bfcl|tau-bench|tau2`: prints a summary, exit 2 with file:line on bad input."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from builders_importers import BFCL_ANSWERS, BFCL_QUESTIONS, BFCL_RESULTS, TAU_RUNS, TAU_TASKS
+from builders_importers import (
+    BFCL_ANSWERS,
+    BFCL_QUESTIONS,
+    BFCL_RESULTS,
+    TAU_RUNS,
+    TAU_TASKS,
+    tau2_results,
+)
 from toolgrade.cli.import_cmd import import_app
 
 RUNNER = CliRunner()
@@ -29,6 +37,19 @@ def test_tau_bench_command(tmp_path: Path) -> None:
                                         str(TAU_RUNS), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "wrote 4 cases" in result.output and "wrote 3 runs" in result.output
+
+
+def test_tau2_command(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(tau2_results()))
+    result = RUNNER.invoke(import_app, ["tau2", str(results), "--agent", "me",
+                                        "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "wrote 3 cases" in result.output and "wrote 3 runs" in result.output
+    assert '"agent": "me"' in (tmp_path / "o" / "runs.jsonl").read_text()
+    results.write_text('{"tasks": [1]}')
+    result = RUNNER.invoke(import_app, ["tau2", str(results), "--out", str(tmp_path / "p")])
+    assert result.exit_code == 2 and "simulations: must be a list" in result.output
 
 
 def test_bad_input_exits_2_with_location(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`toolgrade import bfcl|tau-bench`: turn benchmark data into a toolgrade suite and runs.
+"""`toolgrade import bfcl|tau-bench|tau2`: turn benchmark data into a toolgrade suite and runs.
 
 Thin by design: it parses options, calls the importer and prints its summary. Malformed input
 exits 2 with every problem as file:line: field: reason.
@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from toolgrade.errors import InputError
-from toolgrade.importers import ImportSummary, import_bfcl, import_tau_bench
+from toolgrade.importers import ImportSummary, import_bfcl, import_tau2, import_tau_bench
 
 import_app = typer.Typer(
     help="Import a public benchmark's references and model outputs as a suite.jsonl and "
@@ -82,6 +82,27 @@ def tau_bench_command(
     """Import tau-bench tasks and optionally recorded trajectories."""
     try:
         summary = import_tau_bench(tasks, trajectories, out, agent=agent, domain=domain)
+    except InputError as exc:
+        raise _fail(exc) from None
+    _report(summary)
+
+
+@import_app.command("tau2")
+def tau2_command(
+    results: Annotated[
+        Path, typer.Argument(help="tau2-bench results file (tasks and simulations, JSON).")
+    ],
+    *,
+    out: OutOption,
+    agent: Annotated[
+        str | None,
+        typer.Option("--agent", help="Agent name recorded on each run (default: the file's "
+                     "agent model)."),
+    ] = None,
+) -> None:
+    """Import a tau2-bench results file: its tasks and its recorded simulations."""
+    try:
+        summary = import_tau2(results, out, agent=agent)
     except InputError as exc:
         raise _fail(exc) from None
     _report(summary)

@@ -244,3 +244,44 @@ def literal(value: Any) -> Any:
 def literal_args(kwargs: dict[str, Any]) -> dict[str, Any]:
     """Every argument of a reference call through `literal`."""
     return {key: literal(value) for key, value in kwargs.items()}
+
+
+def read_json_object(
+    path: Path, arrays: tuple[str, ...]
+) -> tuple[dict[str, Any], dict[str, list[Located]]]:
+    """A top-level JSON object, and the items of its `arrays` keys each with the line its item
+    starts on (a missing key or a value that is not an array gives no items; callers check)."""
+    text = _read_text(path)
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = InputProblem(str(path), exc.lineno, "", f"not valid JSON: {exc.msg}")
+        raise InputError([problem]) from None
+    if not isinstance(whole, dict):
+        reason = "expected a JSON object at the top level"
+        raise InputError([InputProblem(str(path), 1, "", reason)])
+    decoder = json.JSONDecoder()
+    located: dict[str, list[Located]] = {}
+    pos = _skip_separators(text, text.index("{") + 1)
+    while pos < len(text) and text[pos] != "}":
+        key, pos = decoder.raw_decode(text, pos)
+        pos = _skip_separators(text, text.index(":", pos) + 1)
+        if key in arrays and text[pos] == "[":
+            located[key], pos = _array_items(decoder, text, pos, str(path))
+        else:
+            _, pos = decoder.raw_decode(text, pos)
+        pos = _skip_separators(text, pos)
+    return whole, {key: located.get(key, []) for key in arrays}
+
+
+def _array_items(
+    decoder: json.JSONDecoder, text: str, pos: int, file: str
+) -> tuple[list[Located], int]:
+    """The items of the array starting at `pos` with their lines, and the position after it."""
+    items: list[Located] = []
+    pos = _skip_separators(text, pos + 1)
+    while text[pos] != "]":
+        value, end = decoder.raw_decode(text, pos)
+        items.append(Located(value, file, text.count("\n", 0, pos) + 1))
+        pos = _skip_separators(text, end)
+    return items, pos + 1

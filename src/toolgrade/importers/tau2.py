@@ -1,0 +1,370 @@
+"""tau2-bench results files to toolgrade cases and runs.
+
+A results file (`{timestamp, info, tasks, simulations}`) holds the tasks and the recorded
+simulations together. Each task's `evaluation_criteria.actions` that the agent must take
+(`requestor: assistant`) are the route, compared as tau2 compares them (only the keys in
+`compare_args` when it is set); the domain's reads are free calls. The simulated user's own tool
+calls (`requestor: user`, on its own device in the telecom domain) stay in the run as user
+messages, so no check counts them. tau2's own verdicts (`reward_info.reward`, each action's
+`action_match`) go to the run's metadata. The mapping and where it differs from tau2's reward are
+in docs/importers.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from toolgrade.errors import InputError, InputProblem
+from toolgrade.importers.common import (
+    ImportSummary,
+    Located,
+    infer_json_type,
+    literal,
+    read_json_object,
+    require_items,
+    write_outputs,
+)
+from toolgrade.importers.tau_bench import domain_writes, write_order
+
+T = TypeVar("T")
+
+AGENT = "assistant"
+USER = "user"
+#: A reference argument tau2 does not compare (not in `compare_args`): any value, or none.
+NOT_COMPARED: dict[str, Any] = {"one_of": [{"any": True}, {"absent": True}]}
+
+
+# --- reading and checking the file -----------------------------------------------------------
+
+
+def _action_problems(item: Located, actions: Any, where: str) -> list[InputProblem]:
+    if actions is None:
+        return []
+    if not isinstance(actions, list):
+        return [item.problem(where, "must be a list of actions")]
+    problems = []
+    for i, action in enumerate(actions):
+        ok = (isinstance(action, dict) and isinstance(action.get("name"), str)
+              and isinstance(action.get("arguments", {}), dict)
+              and action.get("requestor", AGENT) in (AGENT, USER)
+              and _compare_args_ok(action.get("compare_args")))
+        if not ok:
+            problems.append(item.problem(
+                f"{where}[{i}]", "expected {name: str, arguments: object, requestor: "
+                "assistant|user, compare_args: [str] or null}"))
+    return problems
+
+
+def _compare_args_ok(value: Any) -> bool:
+    return value is None or (isinstance(value, list) and all(isinstance(k, str) for k in value))
+
+
+def task_problems(item: Located) -> list[InputProblem]:
+    """Every problem of one task of the file's `tasks`."""
+    task = item.value
+    if not isinstance(task, dict):
+        return [item.problem("tasks[]", "a task must be a JSON object")]
+    problems = []
+    if not isinstance(task.get("id"), str) or not task["id"]:
+        problems.append(item.problem("id", "missing or not a string"))
+    criteria = task.get("evaluation_criteria")
+    if criteria is not None and not isinstance(criteria, dict):
+        problems.append(item.problem("evaluation_criteria", "must be an object or null"))
+    elif isinstance(criteria, dict):
+        problems += _action_problems(item, criteria.get("actions"), "evaluation_criteria.actions")
+    return problems
+
+
+def simulation_problems(item: Located, task_ids: set[str]) -> list[InputProblem]:
+    """Every problem of one simulation: its task, trial, messages and reward_info."""
+    sim = item.value
+    if not isinstance(sim, dict):
+        return [item.problem("simulations[]", "a simulation must be a JSON object")]
+    problems = []
+    task_id = sim.get("task_id")
+    if not isinstance(task_id, str):
+        problems.append(item.problem("task_id", "missing or not a string"))
+    elif task_id not in task_ids:
+        problems.append(item.problem("task_id", f"{task_id!r} is not a task of the file"))
+    trial = sim.get("trial", 0)
+    if not isinstance(trial, int) or isinstance(trial, bool) or trial < 0:
+        problems.append(item.problem("trial", "must be a whole number >= 0"))
+    messages = sim.get("messages")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        problems.append(item.problem("messages", "must be a list of message objects"))
+    else:
+        problems += _message_problems(item, messages)
+    info = sim.get("reward_info")
+    if info is not None and not isinstance(info, dict):
+        problems.append(item.problem("reward_info", "must be an object or null"))
+    return problems
+
+
+def _message_problems(item: Located, messages: list[dict[str, Any]]) -> list[InputProblem]:
+    problems = []
+    for i, message in enumerate(messages):
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list):
+            problems.append(item.problem(f"messages[{i}].tool_calls", "must be a list"))
+            continue
+        for j, call in enumerate(calls):
+            if not (isinstance(call, dict) and isinstance(call.get("name"), str)):
+                problems.append(item.problem(f"messages[{i}].tool_calls[{j}]",
+                                             "expected {id, name: str, arguments, requestor}"))
+    return problems
+
+
+def _collect(items: list[Located], problems_of: Callable[[Located], list[InputProblem]]) -> None:
+    problems = [p for item in items for p in problems_of(item)]
+    if problems:
+        raise InputError(problems)
+
+
+# --- tasks to cases --------------------------------------------------------------------------
+
+
+def _actions(task: dict[str, Any]) -> list[dict[str, Any]]:
+    criteria = task.get("evaluation_criteria") or {}
+    return list(criteria.get("actions") or [])
+
+
+def agent_actions(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reference actions the agent must take (`requestor: assistant`, tau2's default)."""
+    return [a for a in _actions(task) if a.get("requestor", AGENT) == AGENT]
+
+
+def expected_args(action: dict[str, Any]) -> dict[str, Any]:
+    """One reference action's arguments as tau2 compares them: with `compare_args`, only those
+    keys, exactly; the other keys may hold anything or be left out."""
+    keys = action.get("compare_args")
+    args = action.get("arguments") or {}
+    return {key: literal(value) if keys is None or key in keys else NOT_COMPARED
+            for key, value in args.items()}
+
+
+def task_input(task: dict[str, Any]) -> str:
+    """The user's side of the task as text (what the simulated user was told)."""
+    scenario = task.get("user_scenario") or {}
+    instructions = scenario.get("instructions") if isinstance(scenario, dict) else None
+    if isinstance(instructions, dict):
+        parts = [f"{key}: {instructions[key]}" for key in
+                 ("reason_for_call", "known_info", "unknown_info", "task_instructions")
+                 if instructions.get(key)]
+        return "\n".join(parts)
+    if instructions is not None:
+        return str(instructions)
+    return str(task.get("ticket") or task.get("id"))
+
+
+def build_catalogue(
+    tasks: list[dict[str, Any]], called: set[str], writes: frozenset[str]
+) -> dict[str, Any]:
+    """The agent's tools: a write's reference keys become its properties (typed when every
+    observation agrees) and it has side effects; a read takes any arguments."""
+    props: dict[str, dict[str, set[str | None]]] = {}
+    names = set(called)
+    for task in tasks:
+        for action in agent_actions(task):
+            names.add(action["name"])
+            if action["name"] in writes:
+                tool = props.setdefault(action["name"], {})
+                for key, value in (action.get("arguments") or {}).items():
+                    tool.setdefault(key, set()).add(infer_json_type(value))
+    catalogue: dict[str, Any] = {}
+    for name in sorted(names):
+        schema: dict[str, Any] = {"type": "object"}
+        if name in props:
+            schema["properties"] = {
+                key: {"type": next(iter(t))} if len(t) == 1 and None not in t else {}
+                for key, t in sorted(props[name].items())}
+        catalogue[name] = {"parameters": schema, **({"side_effect": True} if name in writes
+                                                     else {})}
+    return catalogue
+
+
+def build_case(
+    task: dict[str, Any], catalogue: dict[str, Any], domain: str, writes: frozenset[str]
+) -> dict[str, Any]:
+    """One tau2 task as a case mapping."""
+    actions = agent_actions(task)
+    expected: dict[str, Any] = {
+        "selection": {"tools": [a["name"] for a in actions], "allow_reads": True}}
+    if actions:
+        expected["arguments"] = [{"tool": a["name"], "args": expected_args(a)} for a in actions]
+    pairs = write_order([{"name": a["name"]} for a in actions], writes)
+    if pairs:
+        expected["ordering"] = {"before": pairs}
+    criteria = task.get("evaluation_criteria") or {}
+    metadata: dict[str, Any] = {
+        "source": "tau2", "domain": domain,
+        "action_ids": [a.get("action_id") for a in actions],
+        "user_actions": [{"name": a["name"], "arguments": a.get("arguments") or {}}
+                         for a in _actions(task) if a.get("requestor") == USER],
+        "reward_basis": criteria.get("reward_basis")}
+    return {"id": task["id"], "task_type": f"tau2-{domain}", "input": task_input(task),
+            "tools": catalogue, "expected": expected, "metadata": metadata}
+
+
+# --- simulations to runs ---------------------------------------------------------------------
+
+
+def _content(value: Any) -> Any:
+    """A tool result's content, decoded when it is a JSON text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {m["id"]: m for m in messages
+            if m.get("role") == "tool" and isinstance(m.get("id"), str)}
+
+
+def _user_call_text(call: dict[str, Any], result: dict[str, Any] | None) -> str:
+    args = json.dumps(call.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
+    said = "(no result)" if result is None else str(result.get("content"))
+    return f"(the user's own tool call on their device) {call['name']}({args}) returned: {said}"
+
+
+def build_steps(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Normalised steps of a simulation, and how many user tool calls became context."""
+    results = _results_by_id(messages)
+    used: set[str] = set()
+    steps: list[dict[str, Any]] = []
+    user_calls = 0
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            if message.get("id") not in used:  # a result no call claims: keep it as said
+                steps.append({"role": "tool", "content": message.get("content")})
+            continue
+        speaker = "user" if role == USER else "assistant"
+        if message.get("content"):
+            steps.append({"role": speaker, "content": message["content"]})
+        calls = message.get("tool_calls") or []
+        agent_calls = [c for c in calls if c.get("requestor", role) == AGENT]
+        for call in calls:
+            result = results.get(call.get("id")) if isinstance(call.get("id"), str) else None
+            if result is not None:
+                used.add(call["id"])
+            if call not in agent_calls:
+                user_calls += 1
+                steps.append({"role": "user", "content": _user_call_text(call, result)})
+                continue
+            step = _call_step(call, result)
+            if len(agent_calls) > 1:
+                step["group"] = index  # issued together: unordered among themselves
+            steps.append(step)
+    return steps, user_calls
+
+
+def _call_step(call: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    args = call.get("arguments")
+    step: dict[str, Any] = {"tool": call["name"], "args": args if args is not None else {}}
+    if isinstance(call.get("id"), str):
+        step["id"] = call["id"]
+    if result is not None:
+        status = "error" if result.get("error") is True else "ok"
+        step["result"] = {"status": status, "content": _content(result.get("content"))}
+    return step
+
+
+def run_metadata(sim: dict[str, Any]) -> dict[str, Any]:
+    """tau2's own verdicts, kept so a user can compare: reward and each action's match."""
+    info = sim.get("reward_info") or {}
+    meta: dict[str, Any] = {"termination_reason": sim.get("termination_reason")}
+    if isinstance(info.get("reward"), int | float):
+        meta["reward"] = info["reward"]
+    checks = info.get("action_checks")
+    if isinstance(checks, list):
+        meta["action_checks"] = [
+            {"action_id": (c.get("action") or {}).get("action_id"),
+             "name": (c.get("action") or {}).get("name"),
+             "requestor": (c.get("action") or {}).get("requestor", AGENT),
+             "action_match": c.get("action_match")}
+            for c in checks if isinstance(c, dict)]
+    return meta
+
+
+def build_run(sim: dict[str, Any], agent: str) -> tuple[dict[str, Any], int]:
+    """One simulation as a run mapping with normalised steps; and its user calls kept."""
+    steps, user_calls = build_steps(sim["messages"])
+    run = {"case_id": sim["task_id"], "trial": sim.get("trial", 0), "agent": agent,
+           "format": "steps", "steps": steps, "metadata": run_metadata(sim)}
+    return run, user_calls
+
+
+# --- the import ------------------------------------------------------------------------------
+
+
+def _agent_called(sims: Iterable[dict[str, Any]]) -> set[str]:
+    return {c["name"] for s in sims for m in s["messages"] for c in m.get("tool_calls") or []
+            if c.get("requestor", m.get("role")) == AGENT}
+
+
+def _agent_name(whole: dict[str, Any], agent: str | None) -> str:
+    if agent:
+        return agent
+    info = whole.get("info")
+    agent_info = info.get("agent_info") if isinstance(info, dict) else None
+    llm = agent_info.get("llm") if isinstance(agent_info, dict) else None
+    return llm if isinstance(llm, str) and llm else "tau2"
+
+
+def _domain(whole: dict[str, Any]) -> str:
+    info = whole.get("info")
+    env = info.get("environment_info") if isinstance(info, dict) else None
+    name = env.get("domain_name") if isinstance(env, dict) else None
+    return name if isinstance(name, str) and name else "unknown"
+
+
+def import_tau2(results: Path, out: Path, agent: str | None = None) -> ImportSummary:
+    """Import a tau2-bench results file (tasks and simulations) into `out`.
+
+    Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: field: reason)
+    on malformed input, before writing anything.
+    """
+    whole, arrays = read_json_object(results, ("tasks", "simulations"))
+    for key in ("tasks", "simulations"):
+        if not isinstance(whole.get(key), list):
+            raise InputError([InputProblem(str(results), 1, key, "must be a list")])
+    items = require_items(results, arrays["tasks"], "tasks")
+    _collect(items, task_problems)
+    tasks = [item.value for item in items]
+    ids = [t["id"] for t in tasks]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise InputError([InputProblem(str(results), None, "tasks", f"duplicate task id {dup!r}")])
+    _collect(arrays["simulations"], lambda item: simulation_problems(item, set(ids)))
+    sims = [item.value for item in arrays["simulations"]]
+    domain = _domain(whole)
+    called = _agent_called(sims)
+    writes = domain_writes(domain, called | {a["name"] for t in tasks for a in agent_actions(t)})
+    catalogue = build_catalogue(tasks, called, writes)
+    cases = [build_case(t, catalogue, domain, writes) for t in tasks]
+    name = _agent_name(whole, agent)
+    built = [build_run(sim, name) for sim in sims]
+    runs = [run for run, _ in built]
+    write_outputs(out, cases, runs)
+    return _summary(out, domain, writes, cases, runs, sum(n for _, n in built))
+
+
+def _summary(out: Path, domain: str, writes: frozenset[str], cases: list[dict[str, Any]],
+             runs: list[dict[str, Any]], user_calls: int) -> ImportSummary:
+    rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
+               for r in runs if "reward" in r["metadata"]}
+    notes = [f"{user_calls} tool calls of the simulated user kept as user messages (context, "
+             "not agent calls)"]
+    notes.append(f"write tools ({domain}): {', '.join(sorted(writes)) or 'none'}")
+    seen = {r["case_id"] for r in runs}
+    return ImportSummary(
+        out=out, cases=len(cases), runs=len(runs),
+        calls=sum(1 for r in runs for s in r["steps"] if "tool" in s),
+        missing_runs=sum(1 for c in cases if c["id"] not in seen),
+        rewards=rewards, notes=tuple(notes))
