@@ -162,6 +162,36 @@ def _perturb_value(value: Any, rng: random.Random) -> Any:
     return value
 
 
+def _permuted(values: list[Any], order: list[int]) -> list[Any]:
+    return [values[i] for i in order]
+
+
+def _reordered(
+    ok: list[tuple[str, dict[str, Any], str]], rng: random.Random
+) -> list[tuple[str, float, list[tuple[str, dict[str, Any], str]]]]:
+    """Runs whose list arguments come in another order. Reordering `item_ids` and
+    `new_item_ids` together leaves the database as it was (returns and exchanges store the
+    lists sorted; item modifications pair them by position): reward 1. Reordering only
+    `new_item_ids` pairs items differently: reward 0 for an item modification, 1 for an
+    exchange (both lists stored sorted)."""
+    i = next((k for k, (_, kw, _) in enumerate(ok)
+              if len(kw.get("item_ids", [])) > 1), None)
+    if i is None:
+        return []
+    name, kwargs, content = ok[i]
+    n = len(kwargs["item_ids"])
+    order = list(reversed(range(n)))
+    together = dict(kwargs, item_ids=_permuted(kwargs["item_ids"], order))
+    if "new_item_ids" in kwargs:
+        together["new_item_ids"] = _permuted(kwargs["new_item_ids"], order)
+    out = [("reordered_lists", 1.0, [*ok[:i], (name, together, content), *ok[i + 1:]])]
+    if "new_item_ids" in kwargs and kwargs["new_item_ids"] != together["new_item_ids"]:
+        apart = dict(kwargs, new_item_ids=together["new_item_ids"])
+        reward = 0.0 if name == "modify_pending_order_items" else 1.0
+        out.append(("mispaired_new_items", reward, [*ok[:i], (name, apart, content), *ok[i + 1:]]))
+    return out
+
+
 def variants(task: dict[str, Any], rng: random.Random) -> list[tuple[str, float, Trajectory]]:
     """(kind, tau-bench reward, trajectory) for one task: correct and perturbed runs."""
     writes = [a for a in task["actions"] if a["name"] in WRITES]
@@ -198,6 +228,8 @@ def variants(task: dict[str, Any], rng: random.Random) -> list[tuple[str, float,
         build("missing_write", 0.0, ok[:-1])
         other = sorted(WRITES - {first["name"]})[rng.randrange(len(WRITES) - 1)]
         build("wrong_write_tool", 0.0, [(other, first["kwargs"], '{"status": "done"}'), *ok[1:]])
+    for kind, reward, calls in _reordered(ok, rng):
+        build(kind, reward, calls)
     build("extra_write", 0.0, [*ok, ("cancel_pending_order",
                                      {"order_id": "#W7777777", "reason": "no longer needed"},
                                      '{"status": "cancelled"}')])

@@ -35,6 +35,7 @@ def sel_case(
     case_id: str = "c1",
     allowed: Sequence[str] = (),
     allow_reads: bool = False,
+    allow_failed: bool = False,
 ) -> Case:
     """A case with a selection expectation.
 
@@ -64,6 +65,7 @@ def sel_case(
                 judge_alternates=judge_alternates,
                 allowed=list(allowed),
                 allow_reads=allow_reads,
+                allow_failed=allow_failed,
             )
         ),
     )

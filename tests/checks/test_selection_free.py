@@ -11,8 +11,24 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from builders_selection import failure_names, grade, record, sel_case
-from toolgrade.checks.selection import SelectionAccumulator
-from toolgrade.models import SelectionExpectation
+from toolgrade.checks.base import GradeContext
+from toolgrade.checks.selection import SelectionAccumulator, SelectionCheck
+from toolgrade.models import (
+    Case,
+    CheckResult,
+    SelectionExpectation,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+)
+
+
+def grade_outcomes(case: Case, calls: list[tuple[str, str]]) -> CheckResult:
+    """Grade (tool, "ok"|"error") calls: each call's tool returned that status."""
+    steps = [ToolCall(tool=t, args={"n": i}, result=ToolResult(status=s))  # type: ignore[arg-type]
+             for i, (t, s) in enumerate(calls)]
+    return SelectionCheck().grade(case, Trajectory(case_id=case.id, steps=list(steps)),
+                                  GradeContext())
 
 
 def test_allowed_tool_beyond_the_route_is_free_not_extra() -> None:
@@ -152,3 +168,30 @@ def test_free_calls_and_counted_calls_add_up(called: list[str]) -> None:
     fig = grade(case, called).figures
     assert fig["tp"] + fig["fp"] + fig["free_calls"] == len(called)
     assert fig["tp"] + fig["fn"] == 2
+
+
+# --- allow_failed: a call whose tool returned an error changed nothing ------------------------
+
+
+def test_failed_write_then_the_right_one_passes_with_allow_failed() -> None:
+    case = sel_case(["refund"], side_effect=["refund"], allow_failed=True)
+    result = grade_outcomes(case, [("refund", "error"), ("refund", "ok")])
+    assert result.passed is True and result.figures["tp"] == 1
+    assert result.figures["free_calls"] == 1 and result.figures["free_per_tool"] == {"refund": 1}
+    without = grade_outcomes(sel_case(["refund"], side_effect=["refund"]),
+                             [("refund", "error"), ("refund", "ok")])
+    assert "unauthorized_side_effect" in failure_names(without)  # as before without the key
+
+
+def test_a_failed_call_never_satisfies_the_route() -> None:
+    case = sel_case(["refund"], side_effect=["refund"], allow_failed=True)
+    result = grade_outcomes(case, [("refund", "error")])
+    assert failure_names(result) == ["missing_tool"]
+    assert result.figures["free_calls"] == 1
+
+
+def test_failed_forbidden_call_is_still_flagged() -> None:
+    case = sel_case(["refund"], forbidden=["reset"], allow_failed=True)
+    result = grade_outcomes(case, [("reset", "error"), ("refund", "ok")])
+    assert failure_names(result) == ["forbidden_tool"]
+    assert result.passed is False

@@ -43,7 +43,8 @@ def test_summary_counts_and_notes(tmp_path: Path) -> None:
 def test_agent_actions_are_the_route_and_reads_are_free(imported: Path) -> None:
     cases = by_id(read_lines(imported / "suite.jsonl"))
     roaming = cases["[data]roaming"]
-    assert roaming["expected"]["selection"] == {"tools": ["enable_roaming"], "allow_reads": True}
+    assert roaming["expected"]["selection"] == {
+        "tools": ["enable_roaming"], "allow_reads": True, "allow_failed": True}
     assert roaming["expected"]["arguments"] == [
         {"tool": "enable_roaming", "args": {"customer_id": "C1", "line_id": "L2"}}]
     assert roaming["metadata"]["user_actions"] == [{"name": "toggle_roaming", "arguments": {}}]
@@ -51,7 +52,7 @@ def test_agent_actions_are_the_route_and_reads_are_free(imported: Path) -> None:
     assert roaming["tools"]["get_customer_by_phone"] == {"parameters": {"type": "object"}}
     assert "toggle_roaming" not in roaming["tools"]  # the user's tool, not the agent's
     assert cases["[misc]nothing"]["expected"] == {
-        "selection": {"tools": [], "allow_reads": True}}
+        "selection": {"tools": [], "allow_reads": True, "allow_failed": True}}
 
 
 def test_compare_args_keeps_only_those_keys_compared(imported: Path) -> None:

@@ -54,7 +54,8 @@ def test_write_actions_become_the_route_with_reads_free(
         cases: dict[str, dict[str, Any]]) -> None:
     expected = cases["tau-retail-0"]["expected"]
     assert expected["selection"] == {
-        "tools": ["modify_pending_order_address", "cancel_pending_order"], "allow_reads": True}
+        "tools": ["modify_pending_order_address", "cancel_pending_order"],
+        "allow_reads": True, "allow_failed": True}
     assert [a["tool"] for a in expected["arguments"]] == [
         "modify_pending_order_address", "cancel_pending_order"]
     assert expected["arguments"][1] == {
@@ -109,7 +110,7 @@ def test_outputs_and_task_fields_go_to_metadata(cases: dict[str, dict[str, Any]]
 
 def test_task_without_writes_expects_no_write_with_reads_allowed(
         cases: dict[str, dict[str, Any]]) -> None:
-    no_actions = {"selection": {"tools": [], "allow_reads": True}}
+    no_actions = {"selection": {"tools": [], "allow_reads": True, "allow_failed": True}}
     assert cases["tau-retail-2"]["expected"] == no_actions
     assert cases["tau-retail-1"]["expected"] == no_actions  # only a read in its actions
 
@@ -201,3 +202,14 @@ def test_every_problem_of_a_run_is_reported(tmp_path: Path) -> None:
         "info.task.instruction: missing or not a string",
         "task_id: missing or not an integer",
         "traj: must be a list of chat messages"]
+
+
+def test_write_lists_of_plain_values_compare_as_multisets(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"instruction": "return two", "outputs": [], "actions": [
+        {"name": "return_delivered_order_items", "kwargs": {
+            "order_id": "#W1", "item_ids": ["1", "2"], "payment_method_id": "pm"}}]}]))
+    import_tau_bench(tasks, None, tmp_path / "out")
+    args = read_lines(tmp_path / "out" / "suite.jsonl")[0]["expected"]["arguments"][0]["args"]
+    assert args == {"order_id": "#W1", "item_ids": {"unordered": ["1", "2"]},
+                    "payment_method_id": "pm"}

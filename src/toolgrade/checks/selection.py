@@ -10,7 +10,9 @@ fewest unauthorized side effects, then the first listed. `figures.route` says wh
 Free calls (`allowed`, `allow_reads`): calls of a free tool beyond what the chosen route expects
 of it are neither TP nor FP nor `extra_tool`, and not in precision; they are counted apart in
 `figures.free_calls` (and per tool in `figures.free_per_tool`), both present only on cases that
-use the keys. A route may still list a free tool: those calls are required as usual.
+use the keys. A route may still list a free tool: those calls are required as usual. With
+`allow_failed`, every call whose tool returned an error is free as well, and is left out of the
+route's matching: a failed write changed nothing, so it neither satisfies nor exceeds the route.
 
 Degenerate cases: precision is 1 when no call was made, recall is 1 when nothing was expected,
 F1 = 2·TP / (2·TP + FP + FN) and 1 when both are empty. So a `no_tool` case scores 1 with no
@@ -69,6 +71,7 @@ from toolgrade.models import (
     FailureName,
     JudgeRequest,
     SelectionExpectation,
+    ToolCall,
     Trajectory,
     TrajectoryResult,
 )
@@ -87,7 +90,10 @@ class SelectionCheck:
         if spec is None:
             return CheckResult.not_applicable(self.name)
         routes = [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
-        calls = run.calls
+        # With `allow_failed`, a call whose tool returned an error is free: it changed nothing,
+        # so it neither matches the route nor counts as extra (flags still see it).
+        calls = [(i, c) for i, c in run.calls if not (spec.allow_failed and c.failed)]
+        failed = Counter(c.tool for _, c in run.calls if spec.allow_failed and c.failed)
         steps = [i for i, _ in calls]
         called = [call.tool for _, call in calls]
         free = case.free_tools()
@@ -96,7 +102,7 @@ class SelectionCheck:
         index, counts = best_route(routes, called, mutating, free)
         route = routes[index]
         builder = _FailureBuilder(case, spec, route, called, steps, free)
-        failures = builder.build(align(route, called))
+        failures = builder.build(align(route, called), run.calls)
         hard_fail = any(f.name in HARD_FAILS for f in failures)
         unknown = any(f.name == "unknown_tool" for f in failures)
         expected, actual = Counter(route), Counter(called)
@@ -112,11 +118,11 @@ class SelectionCheck:
             "side_effect_extras": builder.side_effect_extras,
             "substitutions": builder.substitutions,
         }
-        if spec.allowed or spec.allow_reads:
+        if spec.allowed or spec.allow_reads or spec.allow_failed:
             # Only cases that ask for free calls carry these figures: other outputs are unchanged.
-            per_free = free_calls(expected, actual, free)
+            per_free = Counter(free_calls(expected, actual, free)) + failed
             figures["free_calls"] = sum(per_free.values())
-            figures["free_per_tool"] = per_free
+            figures["free_per_tool"] = dict(sorted(per_free.items()))
         if spec.judge_alternates and counts.f1 < 1:
             figures["judge_route"] = _judge_route(case, routes, called, ctx)
         return CheckResult(
@@ -151,8 +157,9 @@ class _FailureBuilder:
         self.substitutions: list[dict[str, str]] = []
         self.side_effect_extras: list[str] = []
 
-    def build(self, alignment: Alignment) -> list[Failure]:
-        """All failures, ordered by step (failures with no step, i.e. omissions, last)."""
+    def build(self, alignment: Alignment, calls: list[tuple[int, ToolCall]]) -> list[Failure]:
+        """All failures, ordered by step (failures with no step, i.e. omissions, last).
+        `calls` are every call of the run, for the flags that hold whether counted or not."""
         if self.free:
             # A free call beyond the route is no extra: it is neither a failure nor a
             # candidate substitute for a missed tool.
@@ -173,8 +180,8 @@ class _FailureBuilder:
         for e, ordinal in enumerate(alignment.extras):
             missed = alignment.missed[pairs[e]][0] if e in pairs else None
             self._extra(ordinal, missed)
-        for ordinal, tool in enumerate(self.called):
-            self._flags(ordinal, tool)
+        for step, call in calls:
+            self._flags(step, call.tool)
         return sorted(self.failures, key=lambda f: (f.step is None, f.step or 0))
 
     def _extra(self, ordinal: int, missed_ref: int | None) -> None:
@@ -206,9 +213,8 @@ class _FailureBuilder:
                 tool=tool,
             )
 
-    def _flags(self, ordinal: int, tool: str) -> None:
-        """Flags that hold for any call, matched or not: forbidden and unknown tools."""
-        step = self.steps[ordinal]
+    def _flags(self, step: int, tool: str) -> None:
+        """Flags that hold for any call, matched, free or not: forbidden and unknown tools."""
         if tool in self.spec.forbidden:
             self._add("forbidden_tool", step, f"{tool} is forbidden in this case", tool=tool)
         if self.case.tools and tool not in self.case.tools:

@@ -22,7 +22,7 @@ from toolgrade.importers.common import (
     Located,
     infer_json_type,
     inferred_writes,
-    literal_args,
+    literal,
     read_json_array,
     require_items,
     write_outputs,
@@ -155,6 +155,19 @@ def _holds(names: list[str], first: str, second: str) -> bool:
     return all(first in names[:i] for i, name in enumerate(names) if name == second)
 
 
+def write_args(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A write action's arguments as exact references; a list of plain values (`item_ids`) is
+    compared as a multiset, since the database tau-bench compares stores such lists sorted
+    (returns, exchanges) or pairs them position by position (item modifications)."""
+    return {key: {"unordered": value} if _plain_list(value) else literal(value)
+            for key, value in kwargs.items()}
+
+
+def _plain_list(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) > 1
+            and not any(isinstance(v, dict | list) for v in value))
+
+
 def build_case(
     cid: str, task: dict[str, Any], catalogue: dict[str, Any], domain: str,
     writes: frozenset[str],
@@ -165,9 +178,10 @@ def build_case(
     # A task with no write expects none (`tools: []`), reads still free: never `no_tool`,
     # which would fail every lookup the agent makes before deciding nothing needs changing.
     expected: dict[str, Any] = {
-        "selection": {"tools": [a["name"] for a in write_actions], "allow_reads": True}}
+        "selection": {"tools": [a["name"] for a in write_actions], "allow_reads": True,
+                      "allow_failed": True}}
     if write_actions:
-        expected["arguments"] = [{"tool": a["name"], "args": literal_args(a.get("kwargs", {}))}
+        expected["arguments"] = [{"tool": a["name"], "args": write_args(a.get("kwargs", {}))}
                                  for a in write_actions]
     pairs = write_order(actions, writes)
     if pairs:

@@ -2,7 +2,8 @@
 
 A YAML suite writes them at the top (`defaults: {selection: {allow_reads: true}}`); a JSONL
 suite writes them as its first line (`{"defaults": {...}}`), for the cases of that file. Today
-the free-call keys of `expected.selection` (`allowed`, `allow_reads`) can be defaulted. A
+the free-call keys of `expected.selection` (`allowed`, `allow_reads`, `allow_failed`) can be
+defaulted. A
 default fills a key a case leaves out, only in cases that have an `expected.selection` (it
 never makes the check applicable) and not in `no_tool: true` cases (which allow no call at
 all); a case's own value wins whole (an own `allowed` list replaces the default list).
@@ -31,6 +32,9 @@ class SelectionDefaults(StrictModel):
     )
     allow_reads: StrictBool | None = Field(
         default=None, description="Default `expected.selection.allow_reads` of every case."
+    )
+    allow_failed: StrictBool | None = Field(
+        default=None, description="Default `expected.selection.allow_failed` of every case."
     )
 
 

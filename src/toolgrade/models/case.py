@@ -62,6 +62,11 @@ class SelectionExpectation(StrictModel):
         default=False,
         description="Every catalogue tool without side_effect is allowed (free), as `allowed`.",
     )
+    allow_failed: StrictBool = Field(
+        default=False,
+        description="Every call whose tool returned an error is free: it neither matches the "
+        "route nor counts as extra (a failed write changed nothing).",
+    )
     judge_alternates: StrictBool = Field(
         default=False,
         description="Ask the alternate_route judge when the run matches no listed route.",
@@ -83,7 +88,7 @@ class SelectionExpectation(StrictModel):
         # Each of these would otherwise grade silently against something the author did not mean.
         if self.no_tool and (self.tools or self.alternatives):
             raise ValueError("no_tool: true means no call is expected; it cannot list tools")
-        if self.no_tool and (self.allowed or self.allow_reads):
+        if self.no_tool and (self.allowed or self.allow_reads or self.allow_failed):
             raise ValueError(
                 "no_tool: true means no call at all; to expect no required call but allow "
                 "some, write `tools: []` with `allowed` or `allow_reads`"
