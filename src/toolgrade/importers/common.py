@@ -90,11 +90,7 @@ def read_json_array(path: Path) -> list[Located]:
     if not text.strip():
         return []
     decoder = json.JSONDecoder()
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError as exc:
-        problem = InputProblem(str(path), exc.lineno, "", f"not valid JSON: {exc.msg}")
-        raise InputError([problem]) from None
+    whole = _parse(path, text)
     if not isinstance(whole, list):
         raise InputError([InputProblem(str(path), 1, "", "expected a JSON array at the top level")])
     # Decode again item by item only to learn where each item starts; the file is valid JSON.
@@ -106,6 +102,15 @@ def read_json_array(path: Path) -> list[Located]:
         items.append(Located(value, str(path), text.count("\n", 0, pos) + 1))
         pos = end
     return items
+
+
+def _parse(path: Path, text: str) -> Any:
+    """The JSON value of a whole file, or an input problem at the line where it breaks."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = InputProblem(str(path), exc.lineno, "", f"not valid JSON: {exc.msg}")
+        raise InputError([problem]) from None
 
 
 def require_items(path: Path, items: list[Located], what: str) -> list[Located]:
@@ -252,11 +257,7 @@ def read_json_object(
     """A top-level JSON object, and the items of its `arrays` keys each with the line its item
     starts on (a missing key or a value that is not an array gives no items; callers check)."""
     text = _read_text(path)
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError as exc:
-        problem = InputProblem(str(path), exc.lineno, "", f"not valid JSON: {exc.msg}")
-        raise InputError([problem]) from None
+    whole = _parse(path, text)
     if not isinstance(whole, dict):
         reason = "expected a JSON object at the top level"
         raise InputError([InputProblem(str(path), 1, "", reason)])
@@ -285,3 +286,33 @@ def _array_items(
         items.append(Located(value, file, text.count("\n", 0, pos) + 1))
         pos = _skip_separators(text, end)
     return items, pos + 1
+
+
+def build_catalogue(
+    reference: Iterable[tuple[str, dict[str, Any]]], called: set[str], writes: frozenset[str]
+) -> dict[str, Any]:
+    """One catalogue from the reference calls `(name, arguments)` and the names only seen being
+    called. A write tool gets `side_effect: true` and its observed argument keys as properties
+    (typed when every observation agrees); a read tool takes any arguments (`{type: object}`,
+    no properties), so neither its arguments nor its schema are ever graded."""
+    props: dict[str, dict[str, set[str | None]]] = {}
+    names = set(called)
+    for name, arguments in reference:
+        names.add(name)
+        if name in writes:
+            tool = props.setdefault(name, {})
+            for key, value in arguments.items():
+                tool.setdefault(key, set()).add(infer_json_type(value))
+    catalogue: dict[str, Any] = {}
+    for name in sorted(names):
+        schema: dict[str, Any] = {"type": "object"}
+        if name in props:
+            schema["properties"] = {
+                key: {"type": next(iter(types))} if len(types) == 1 and None not in types else {}
+                for key, types in sorted(props[name].items())
+            }
+        spec: dict[str, Any] = {"parameters": schema}
+        if name in writes:
+            spec["side_effect"] = True
+        catalogue[name] = spec
+    return catalogue

@@ -21,7 +21,7 @@ from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.common import (
     ImportSummary,
     Located,
-    infer_json_type,
+    build_catalogue,
     literal,
     read_json_object,
     require_items,
@@ -157,32 +157,6 @@ def task_input(task: dict[str, Any]) -> str:
     if instructions is not None:
         return str(instructions)
     return str(task.get("ticket") or task.get("id"))
-
-
-def build_catalogue(
-    tasks: list[dict[str, Any]], called: set[str], writes: frozenset[str]
-) -> dict[str, Any]:
-    """The agent's tools: a write's reference keys become its properties (typed when every
-    observation agrees) and it has side effects; a read takes any arguments."""
-    props: dict[str, dict[str, set[str | None]]] = {}
-    names = set(called)
-    for task in tasks:
-        for action in agent_actions(task):
-            names.add(action["name"])
-            if action["name"] in writes:
-                tool = props.setdefault(action["name"], {})
-                for key, value in (action.get("arguments") or {}).items():
-                    tool.setdefault(key, set()).add(infer_json_type(value))
-    catalogue: dict[str, Any] = {}
-    for name in sorted(names):
-        schema: dict[str, Any] = {"type": "object"}
-        if name in props:
-            schema["properties"] = {
-                key: {"type": next(iter(t))} if len(t) == 1 and None not in t else {}
-                for key, t in sorted(props[name].items())}
-        catalogue[name] = {"parameters": schema, **({"side_effect": True} if name in writes
-                                                     else {})}
-    return catalogue
 
 
 def build_case(
@@ -347,7 +321,8 @@ def import_tau2(results: Path, out: Path, agent: str | None = None) -> ImportSum
     domain = _domain(whole)
     called = _agent_called(sims)
     writes = domain_writes(domain, called | {a["name"] for t in tasks for a in agent_actions(t)})
-    catalogue = build_catalogue(tasks, called, writes)
+    reference = [(a["name"], a.get("arguments") or {}) for t in tasks for a in agent_actions(t)]
+    catalogue = build_catalogue(reference, called, writes)
     cases = [build_case(t, catalogue, domain, writes) for t in tasks]
     name = _agent_name(whole, agent)
     built = [build_run(sim, name) for sim in sims]

@@ -20,7 +20,7 @@ from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.common import (
     ImportSummary,
     Located,
-    infer_json_type,
+    build_catalogue,
     inferred_writes,
     literal,
     read_json_array,
@@ -103,36 +103,9 @@ def _task(item: Located, prefix: str = "") -> dict[str, Any]:
     return task
 
 
-def build_catalogue(
-    tasks: list[dict[str, Any]], called: set[str], writes: frozenset[str]
-) -> dict[str, Any]:
-    """One catalogue for every case: tools seen in reference actions plus tools only seen being
-    called. A write tool's observed kwargs become its properties (typed when every observation
-    agrees) and it gets `side_effect: true`; a read tool takes any arguments (`{type: object}`):
-    tau-bench does not grade reads, so neither their arguments nor their schema are graded."""
-    props: dict[str, dict[str, set[str | None]]] = {}
-    names = set(called)
-    for task in tasks:
-        for action in task.get("actions", []):
-            names.add(action["name"])
-            if action["name"] not in writes:
-                continue
-            tool_props = props.setdefault(action["name"], {})
-            for key, value in action.get("kwargs", {}).items():
-                tool_props.setdefault(key, set()).add(infer_json_type(value))
-    catalogue: dict[str, Any] = {}
-    for name in sorted(names):
-        schema: dict[str, Any] = {"type": "object"}
-        if name in props:
-            schema["properties"] = {
-                key: ({"type": next(iter(types))} if len(types) == 1 and None not in types else {})
-                for key, types in sorted(props[name].items())
-            }
-        spec: dict[str, Any] = {"parameters": schema}
-        if name in writes:
-            spec["side_effect"] = True
-        catalogue[name] = spec
-    return catalogue
+def reference_calls(tasks: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Every reference action of the tasks as (name, kwargs), for the catalogue."""
+    return [(a["name"], a.get("kwargs", {})) for t in tasks for a in t.get("actions", [])]
 
 
 def write_order(actions: list[dict[str, Any]], writes: frozenset[str]) -> list[list[str]]:
@@ -331,7 +304,7 @@ def import_tau_bench(
     task_list = [t for _, t in index.entries]
     seen_names = called | {a["name"] for t in task_list for a in t.get("actions", [])}
     writes = domain_writes(domain, seen_names)
-    catalogue = build_catalogue(task_list, called, writes)
+    catalogue = build_catalogue(reference_calls(task_list), called, writes)
     cases = [build_case(cid, t, catalogue, domain, writes) for cid, t in index.entries]
     write_outputs(out, cases, runs)
     rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
