@@ -244,7 +244,8 @@ def write_tau_runs(tasks: list[dict[str, Any]], path: Path, seed: int) -> Counte
     for task_id, task in enumerate(tasks):
         for trial, (kind, reward, t) in enumerate(variants(task, rng)):
             kinds[kind] += 1
-            runs.append({"task_id": task_id, "trial": trial, "reward": reward,
+            # Trials from 100 on: the recorded runs added beside these keep their own numbers.
+            runs.append({"task_id": task_id, "trial": 100 + trial, "reward": reward,
                          "info": {"task": task, "kind": kind}, "traj": t.messages})
     path.write_text(json.dumps(runs, indent=1))
     return kinds

@@ -91,3 +91,17 @@ def test_the_lean_bound_gives_four_verdicts_that_vary(tmp_path: Path, monkeypatc
     # errors in a row, the recovery verdict's only failure, are rare in 60 runs).
     for k in range(3):
         assert {r[k] for r in results} == {True, False}, k
+
+
+def test_importer_agreement_measures_small_files(tmp_path: Path) -> None:
+    from builders_importers import TAU_RUNS, TAU_TASKS, tau2_results
+
+    agreement = _load("importer_agreement")
+    results = tmp_path / "tau2.json"
+    results.write_text(json.dumps(tau2_results()))
+    tau2 = agreement.measure_tau2(results, tmp_path)
+    assert (tau2["agent_actions"], tau2["agreement"]) == (3, 1.0)
+    tau = agreement.measure_tau_bench(TAU_TASKS, TAU_RUNS, tmp_path, seed=0)
+    assert tau["runs"] == 19 and tau["agreement_by_kind"]["correct"] == 1.0
+    assert tau["aggregate_auc"] is not None
+    assert agreement.auc([0.0, 1.0, 1.0], [0, 1, 0]) == 0.75

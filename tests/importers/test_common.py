@@ -39,6 +39,16 @@ def test_runs_naming_unknown_cases_are_refused(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+def test_problems_name_the_output_folder_never_the_scratch_one(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run = {"case_id": "c", "steps": []}
+    with pytest.raises(InputError) as err:
+        write_outputs(out, [CASE], [run, run])
+    (problem,) = err.value.problems
+    assert problem.file == str(out / "runs.jsonl") and problem.line == 2
+    assert f"first at {out / 'runs.jsonl'}:1" in problem.reason
+
+
 def test_valid_outputs_are_written(tmp_path: Path) -> None:
     write_outputs(tmp_path, [CASE], [{"case_id": "c", "steps": [{"tool": "a"}]}])
     assert list(load_suite(tmp_path / "suite.jsonl").cases) == ["c"]

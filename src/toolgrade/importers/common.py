@@ -180,8 +180,8 @@ def validate_written(staged: Path, out: Path) -> None:
                 str(out / Path(p.file).name) if Path(p.file).parent == staged else p.file,
                 p.line,
                 p.field,
-                f"{p.reason} (the imported file would be refused by `toolgrade run`; "
-                "nothing was written)",
+                f"{p.reason.replace(str(staged), str(out))} (the imported file would be refused "
+                "by `toolgrade run`; nothing was written)",
             )
             for p in exc.problems
         ]
