@@ -137,3 +137,36 @@ def test_tau2_imports_always_load(
     import_tau2(folder / "r.json", folder / "out")
     assert len(load_suite(folder / "out" / "suite.jsonl")) == len(tasks)
     assert len(load_runs([folder / "out" / "runs.jsonl"])) == len(tasks)
+
+
+BFCL_SCALARS = st.booleans() | st.integers(-5, 5) | st.text(max_size=4) | st.floats(
+    allow_nan=False, allow_infinity=False, width=32)
+#: BFCL acceptable values: a list of scalars (`""` = may be left out) or of nested answers,
+#: each field of which is again a list of acceptable values.
+BFCL_VALUES = st.recursive(
+    st.lists(BFCL_SCALARS, min_size=1, max_size=3),
+    lambda inner: st.lists(st.dictionaries(KEYS, inner, min_size=1, max_size=2),
+                           min_size=1, max_size=2),
+    max_leaves=6)
+
+
+@PROPERTY
+@given(params=st.lists(st.dictionaries(KEYS, BFCL_VALUES, max_size=3), min_size=1, max_size=3))
+def test_bfcl_imports_always_load(
+    tmp_path_factory: pytest.TempPathFactory, params: list[dict[str, Any]]
+) -> None:
+    from toolgrade.importers import import_bfcl
+
+    folder = tmp_path_factory.mktemp("prop3")
+    questions, answers = [], []
+    for i, answer in enumerate(params):
+        properties = {key: {"type": "any"} for key in answer}
+        questions.append({"id": f"simple_python_{i}", "question": [[
+            {"role": "user", "content": "do it"}]], "function": [{
+                "name": "fn.do", "description": "", "parameters": {
+                    "type": "dict", "properties": properties, "required": []}}]})
+        answers.append({"id": f"simple_python_{i}", "ground_truth": [{"fn.do": answer}]})
+    for name, rows in (("q.json", questions), ("a.json", answers)):
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    import_bfcl(folder / "q.json", folder / "a.json", None, folder / "out")
+    assert len(load_suite(folder / "out" / "suite.jsonl")) == len(params)
