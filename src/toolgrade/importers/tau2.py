@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.common import (
@@ -28,8 +28,6 @@ from toolgrade.importers.common import (
     write_outputs,
 )
 from toolgrade.importers.tau_bench import domain_writes, write_order
-
-T = TypeVar("T")
 
 AGENT = "assistant"
 USER = "user"
@@ -219,21 +217,21 @@ def build_steps(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], i
             if message.get("id") not in used:  # a result no call claims: keep it as said
                 steps.append({"role": "tool", "content": message.get("content")})
             continue
-        speaker = "user" if role == USER else "assistant"
+        speaker = role if role in (USER, AGENT, "system") else AGENT
         if message.get("content"):
             steps.append({"role": speaker, "content": message["content"]})
         calls = message.get("tool_calls") or []
-        agent_calls = [c for c in calls if c.get("requestor", role) == AGENT]
+        n_agent = sum(1 for c in calls if c.get("requestor", role) == AGENT)
         for call in calls:
             result = results.get(call.get("id")) if isinstance(call.get("id"), str) else None
             if result is not None:
                 used.add(call["id"])
-            if call not in agent_calls:
+            if call.get("requestor", role) != AGENT:
                 user_calls += 1
                 steps.append({"role": "user", "content": _user_call_text(call, result)})
                 continue
             step = _call_step(call, result)
-            if len(agent_calls) > 1:
+            if n_agent > 1:
                 step["group"] = index  # issued together: unordered among themselves
             steps.append(step)
     return steps, user_calls
