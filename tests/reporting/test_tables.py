@@ -110,3 +110,18 @@ def test_a_case_without_runs_is_a_row_of_the_cases_table(tmp_path: Path) -> None
     assert [row[:4] for row in table.rows] == [["a", "1", "1", "1.000"],
                                                ["b-unrun", "0", "0", "\N{EN DASH}"]]
     assert table.rows[1][4] == "no run"
+
+
+def test_per_tool_table_shows_free_calls_only_when_the_suite_uses_them() -> None:
+    from toolgrade.reporting.check_tables import per_tool_table
+
+    summary = small_summary()
+    plain = per_tool_table(summary)
+    assert plain is not None and "free calls" not in plain.columns
+    selection = summary["checks"]["selection"]
+    summary["checks"]["selection"] = {**selection, "free_calls": {"search_kb": 3}}
+    table = per_tool_table(summary)
+    assert table is not None and table.columns[-1] == "free calls"
+    rows = {row[0]: row for row in table.rows}
+    assert rows["search_kb"][1:4] == [fmt(None)] * 3 and rows["search_kb"][-1] == "3"
+    assert all(row[-1] == "0" for name, row in rows.items() if name != "search_kb")

@@ -13,15 +13,24 @@ def _check(summary: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def per_tool_table(summary: dict[str, Any]) -> Table | None:
-    """Selection per tool: tp fp fn P R F1, by tool name."""
-    per_tool = _check(summary, "selection").get("per_tool") or {}
-    if not per_tool:
+    """Selection per tool: tp fp fn P R F1, by tool name; plus free calls when the suite
+    uses them (a tool called only freely has a row with its free calls alone)."""
+    selection = _check(summary, "selection")
+    per_tool = selection.get("per_tool") or {}
+    free = selection.get("free_calls")
+    if not per_tool and not free:
         return None
-    extras = _check(summary, "selection").get("side_effect_extras") or {}
-    rows = [[tool, fmt(f.get("tp")), fmt(f.get("fp")), fmt(f.get("fn")), fmt(f.get("precision")),
-             fmt(f.get("recall")), fmt(f.get("f1")), fmt(extras.get(tool, 0))]
-            for tool, f in sorted(per_tool.items())]
+    extras = selection.get("side_effect_extras") or {}
+    names = sorted(set(per_tool) | set(free or {}))
+    rows = []
+    for tool in names:
+        f = per_tool.get(tool, {})
+        row = [tool, fmt(f.get("tp")), fmt(f.get("fp")), fmt(f.get("fn")), fmt(f.get("precision")),
+               fmt(f.get("recall")), fmt(f.get("f1")), fmt(extras.get(tool, 0))]
+        rows.append(row if free is None else [*row, fmt(free.get(tool, 0))])
     columns = ["tool", "tp", "fp", "fn", "precision", "recall", "f1", "side-effect extras"]
+    if free is not None:
+        columns.append("free calls")
     return Table("per-tool", "Selection per tool", columns, rows)
 
 
