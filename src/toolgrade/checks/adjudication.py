@@ -14,13 +14,26 @@ Whenever the outcome changes, the check's deterministic score and pass stay in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from toolgrade.checks.base import GradeContext
-from toolgrade.models import Case, Failure, JudgeRequest
+from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest
 
 #: Selection failures no verdict or decision overrides.
 NEVER_OVERRIDDEN = frozenset({"forbidden_tool", "unauthorized_side_effect", "unknown_tool"})
+
+
+def deciding_dimensions(cases: Iterable[Case]) -> dict[JudgeDimension, list[str]]:
+    """The judge dimensions the suite asks to decide, each with the ids of the cases asking."""
+    found: dict[JudgeDimension, list[str]] = {}
+    for case in cases:
+        selection, recovery = case.expected.selection, case.expected.recovery
+        if selection is not None and selection.judge_alternates:
+            found.setdefault("alternate_route", []).append(case.id)
+        if recovery is not None and recovery.judge_quality:
+            found.setdefault("recovery_quality", []).append(case.id)
+    return found
 
 
 def judge_route(
