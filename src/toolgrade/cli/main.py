@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from toolgrade.cli.adjudicate_cmd import adjudicate
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
 from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_exit, out
@@ -32,6 +33,7 @@ app = typer.Typer(
 app.command("run")(run)
 app.command("report")(report)
 app.command("calibrate")(calibrate)
+app.command("adjudicate")(adjudicate)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
 

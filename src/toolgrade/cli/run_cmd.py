@@ -119,6 +119,8 @@ def run(
                     on_record=reports.add,
                 )
             output.summary["judges"] = judges.summary()
+            # Where `toolgrade adjudicate` finds the suite and its decisions.
+            output.summary["suite"] = str(suite.resolve())
             gates = evaluate_gates(settings.gates, output.summary)
             output.summary["gates"] = [g.to_json() for g in gates]
             write_summary(output)
