@@ -25,6 +25,11 @@ from toolgrade.models import HumanDecisions, RouteDecision
 Decision = Literal["accept", "reject"]
 
 
+def in_terminal() -> bool:
+    """True when a person can answer prompts (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
 def _suite_path(results_dir: Path, given: Path | None) -> Path:
     """--suite, else the suite `toolgrade run` recorded in summary.json."""
     if given is not None:
@@ -135,7 +140,7 @@ def adjudicate(
         made = _flagged(groups, accept or [], "accept", reason, who)
         made += _flagged(groups, reject or [], "reject", reason, who)
         saved = append_decisions(path, made)
-        asking = not (made or as_json or promote or no_input) and sys.stdin.isatty()
+        asking = not (made or as_json or promote or no_input) and in_terminal()
         if asking:
             saved += _interactive(groups, decisions, path, who)
         decisions = _load(suite_path)[2] if saved else decisions
