@@ -59,7 +59,8 @@ def test_yaml_routes_are_appended_and_the_rest_kept(selection: str) -> None:
     # Every original line but the one holding a flow list edited in place is still there,
     # in order (comments included).
     kept = iter(edited.splitlines())
-    untouched = [x for x in text.splitlines() if "alternatives: [" not in x and "{tools: [a]" not in x]
+    untouched = [x for x in text.splitlines()
+                 if "alternatives: [" not in x and "{tools: [a]" not in x]
     assert all(any(line == other for other in kept) for line in untouched)
 
 
