@@ -146,6 +146,11 @@ def adjudicate(
         decisions = _load(suite_path)[2] if saved else decisions
         if as_json:
             typer.echo(json.dumps([g.to_json(decisions) for g in groups], indent=2))
+        elif made:  # only the routes just decided
+            decided = {(d.case_id, tuple(d.route)) for d in made}
+            for group in groups:
+                if any((case, group.route) in decided for case in group.cases):
+                    out.print("\n".join(_describe(group, decisions)), markup=False)
         elif not asking:
             _print_listing(groups, decisions, results_dir)
         if saved:
