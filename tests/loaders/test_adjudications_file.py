@@ -59,3 +59,16 @@ def test_suite_and_run_folders_skip_adjudications_files(tmp_path: Path) -> None:
     assert list(load_suite(tmp_path).cases) == ["c1"]
     runs = write_jsonl(tmp_path / "runs.jsonl", [steps_run("c1", ("refund", {}))])
     assert run_files([tmp_path]) == [runs]
+
+
+def test_validate_checks_the_decisions_beside_a_suite(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from toolgrade.cli.main import app
+
+    suite = write_yaml_suite(tmp_path, SIMPLE_CASE)
+    (tmp_path / "suite.adjudications.jsonl").write_text(
+        '{"case_id": "gone", "route": [], "decision": "accept"}\n')
+    result = CliRunner().invoke(app, ["validate", str(suite)])
+    assert result.exit_code == 2
+    assert "suite.adjudications.jsonl:1: case_id: no case 'gone' in the suite" in result.output

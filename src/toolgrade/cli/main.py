@@ -15,7 +15,9 @@ from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_e
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
+from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
+from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.models import Case
 from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
@@ -66,6 +68,10 @@ def validate(
             )
         else:
             loaded = load_suite(suite)
+            # The people's decisions beside the suite are read with it by `run`: check them too.
+            _, problems = load_decisions(adjudications_path(suite), loaded.cases)
+            if problems:
+                raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
     raise typer.Exit(EXIT_OK)
 
