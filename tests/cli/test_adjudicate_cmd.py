@@ -132,3 +132,17 @@ def test_in_a_terminal_each_undecided_route_is_asked(example: Path,
     # Decided routes are not asked again; quitting stops at once.
     again = runner.invoke(app, ["adjudicate", "out"], input="q\n")
     assert again.output.count("accept, reject, skip or quit?") == 1
+
+
+def test_nothing_to_adjudicate_is_said_also_in_a_terminal(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolgrade.cli.adjudicate_cmd as command
+
+    suite = example / "suite.yaml"
+    suite.write_text(suite.read_text().replace("judge_alternates: true", "judge_alternates: false"))
+    plain = runner.invoke(app, ["run", "suite.yaml", "runs", "--out", "out", "-q"])
+    assert plain.exit_code == 0, plain.output
+    monkeypatch.setattr(command, "in_terminal", lambda: True)
+    result = runner.invoke(app, ["adjudicate", "out"])
+    assert result.exit_code == 0 and "no adjudicated routes in out" in result.output

@@ -25,6 +25,14 @@ from toolgrade.models import HumanDecisions, RouteDecision
 Decision = Literal["accept", "reject"]
 
 
+def _user() -> str:
+    """Who decides, when --by does not say: the login name, else "unknown"."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no USER/LOGNAME and no passwd entry (some containers)
+        return "unknown"
+
+
 def in_terminal() -> bool:
     """True when a person can answer prompts (stdin is a terminal)."""
     return sys.stdin.isatty()
@@ -136,12 +144,12 @@ def adjudicate(
         loaded, path, decisions = _load(suite_path)
         groups = collect_groups(results_dir / "results.jsonl", loaded) \
             if (results_dir / "results.jsonl").is_file() else []
-        who = by or getpass.getuser()
+        who = by or _user()
         made = _flagged(groups, accept or [], "accept", reason, who)
         made += _flagged(groups, reject or [], "reject", reason, who)
         saved = append_decisions(path, made)
         asking = not (made or as_json or promote or no_input) and in_terminal()
-        if asking:
+        if asking and groups:
             saved += _interactive(groups, decisions, path, who)
         decisions = _load(suite_path)[2] if saved else decisions
         if as_json:
@@ -151,7 +159,7 @@ def adjudicate(
             for group in groups:
                 if any((case, group.route) in decided for case in group.cases):
                     out.print("\n".join(_describe(group, decisions)), markup=False)
-        elif not asking:
+        elif not (asking and groups):
             _print_listing(groups, decisions, results_dir)
         if saved:
             out.print(f"recorded {saved} decision(s) in {path}", markup=False)
