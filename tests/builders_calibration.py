@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from toolgrade.calibration.calibrate import CalibrationItem
+from toolgrade.calibration.records import CalibrationRecord, shipped_set_sha256
 from toolgrade.models import JUDGE_INPUTS, JudgeDimension, JudgeRequest, Verdict
 
 
@@ -84,3 +86,29 @@ def write_set(path: Path, lines: Iterable[dict[str, Any] | str]) -> Path:
     text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines)
     path.write_text(text + "\n", encoding="utf-8")
     return path
+
+
+def floor_record(dimension: str, low: float, model: str = "openai/never-called"
+                 ) -> CalibrationRecord:
+    """A calibration record on the shipped set whose kappa interval starts at `low`."""
+    return CalibrationRecord.model_validate(
+        {
+            "model": model,
+            "dimension": dimension,
+            "set_sha256": shipped_set_sha256(dimension),
+            "n": 80,
+            "observations": 80,
+            "unscored": 0,
+            "human_pass_rate": 0.5,
+            "judge_pass_rate": 0.5,
+            "confusion": {"pass": {"pass": 35, "fail": 5}, "fail": {"pass": 5, "fail": 35}},
+            "agreement": 0.875,
+            "kappa": 0.75,
+            "kappa_ci": (low, 0.9),
+            "ac1": 0.75,
+            "catch_rate": 0.875,
+            "false_pass_rate": 0.125,
+            "flip_rate": None,
+            "created_at": datetime.now(UTC).isoformat(),
+        }
+    )

@@ -137,7 +137,10 @@ def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResu
     if no_judge:
         judge = settings.judge.model_copy(update={"enabled": False})
         settings = settings.model_copy(update={"judge": judge})
-    judges = setup_judges(settings, notify=lambda message: None)
+    from toolgrade.checks.adjudication import deciding_dimensions
+
+    deciding = deciding_dimensions(inputs.suite.cases.values())
+    judges = setup_judges(settings, notify=lambda message: None, deciding=deciding)
     checks = default_checks()
     from toolgrade.loaders import iter_runs
 
@@ -147,7 +150,7 @@ def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResu
             if run is not None:
                 case = inputs.suite.cases[run.case_id]
                 records.append(grade_trajectory(case, run, checks, judges.engine,
-                                                inputs.suite.base_dir))
+                                                inputs.suite.base_dir, inputs.decisions))
     finally:
         if judges.engine is not None:
             judges.engine.close()  # flush the verdict cache

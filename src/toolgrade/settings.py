@@ -63,6 +63,11 @@ class JudgeSettings(_Settings):
     calibration_dir: Path | None = Field(
         default=None, description="Where calibration records are looked up for `run`."
     )
+    require_calibration: StrictBool = Field(
+        default=True,
+        description="A judge that decides outcomes (judge_alternates, judge_quality) needs a "
+        "calibration record over its kappa floor; false lets it decide uncalibrated (warned).",
+    )
     dimensions: dict[JudgeDimension, DimensionSettings] = Field(default_factory=dict)
 
     @field_validator("cache_dir", "calibration_dir")

@@ -277,13 +277,14 @@ def test_no_tool_case_with_calls_fails() -> None:
 # --- alternate-route judge --------------------------------------------------------------------
 
 
-def test_judge_verdict_recorded_and_score_unchanged() -> None:
-    judge = FakeJudge(Verdict(verdict="pass", reason="search is an acceptable lookup"))
+def test_judge_alternates_asks_the_judge_with_the_routes() -> None:
+    # The verdict deciding the outcome is pinned in tests/checks/test_adjudication.py.
+    judge = FakeJudge(Verdict(verdict="fail", reason="search is not a lookup"))
     case = sel_case(["lookup", "refund"], judge_alternates=True)
     plain = sel_case(["lookup", "refund"])
     judged = grade(case, ["search", "refund"], judge)
-    assert judged.figures["judge_route"]["verdict"] == "pass"
-    assert judged.figures["judge_route"]["reason"] == "search is an acceptable lookup"
+    assert judged.figures["judge_route"]["verdict"] == "fail"
+    assert judged.figures["judge_route"]["reason"] == "search is not a lookup"
     baseline = grade(plain, ["search", "refund"], judge)
     assert (judged.score, judged.passed) == (baseline.score, baseline.passed)
     assert len(judge.requests) == 1

@@ -4,43 +4,19 @@ grading, and show a calibrated judge's record in summary.json."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from builders_calibration import floor_record as _record
 from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
-from toolgrade.calibration.records import CalibrationRecord, shipped_set_sha256, write_record
+from toolgrade.calibration.records import write_record
 from toolgrade.cli.main import app
 from toolgrade.models import JUDGE_DIMENSIONS
 
 runner = CliRunner()
 MODEL = "openai/never-called"  # the suite has no judge-only field, so no request is made
-
-
-def _record(dimension: str, low: float) -> CalibrationRecord:
-    return CalibrationRecord.model_validate(
-        {
-            "model": MODEL,
-            "dimension": dimension,
-            "set_sha256": shipped_set_sha256(dimension),
-            "n": 80,
-            "observations": 80,
-            "unscored": 0,
-            "human_pass_rate": 0.5,
-            "judge_pass_rate": 0.5,
-            "confusion": {"pass": {"pass": 35, "fail": 5}, "fail": {"pass": 5, "fail": 35}},
-            "agreement": 0.875,
-            "kappa": 0.75,
-            "kappa_ci": (low, 0.9),
-            "ac1": 0.75,
-            "catch_rate": 0.875,
-            "false_pass_rate": 0.125,
-            "flip_rate": None,
-            "created_at": datetime.now(UTC).isoformat(),
-        }
-    )
 
 
 @pytest.fixture

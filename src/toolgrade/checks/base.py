@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from toolgrade.models import Case, CheckName, CheckResult, JudgePort, Trajectory, TrajectoryResult
+from toolgrade.models import (
+    Case,
+    CheckName,
+    CheckResult,
+    HumanDecisions,
+    JudgePort,
+    Trajectory,
+    TrajectoryResult,
+)
 
 
 @dataclass(frozen=True)
@@ -20,11 +28,13 @@ class GradeContext:
 
     `judge` is None when judging is off (`--no-judge`, or no judge could be configured): judge-only
     fields are then reported `unscored`, never passed. `base_dir` resolves relative file paths
-    named in a case or run (e.g. a SQLite state file).
+    named in a case or run (e.g. a SQLite state file). `decisions` holds the routes people
+    accepted or rejected (the suite's adjudications file): they go before the judge.
     """
 
     judge: JudgePort | None = None
     base_dir: Path = field(default_factory=Path.cwd)
+    decisions: HumanDecisions = field(default_factory=HumanDecisions)
 
 
 class CheckAccumulator(Protocol):

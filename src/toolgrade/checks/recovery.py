@@ -4,7 +4,9 @@ Per fault (declared in ``expected.recovery.faults``, or observed in the run when
 ``grade_observed_errors`` is set) the check reads what followed the faulted call and labels the
 stage reached (DESIGN section 4). Environment-state assertions (``expected.state``) are part of
 this check. LLM judges (recovery quality, result interpretation) are asked through the injected
-port and never change a deterministic stage. docs/recovery.md states every rule below for users.
+port and never change a deterministic stage; with ``judge_quality: true`` a recovery_quality
+``fail`` adds a ``poor_recovery`` failure (checks/adjudication.py). docs/recovery.md states every
+rule below for users.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+from toolgrade.checks.adjudication import quality_failures, quality_outcome
 from toolgrade.checks.base import GradeContext, pass_rate
 from toolgrade.checks.state import StateOutcome, check_state
 from toolgrade.models import (
@@ -389,11 +392,20 @@ class RecoveryCheck:
                 record, extra = judge_interpretation(case, run, found, ctx)
                 figures["judge_interpretation"] = record
                 failures += [extra] if extra is not None else []
+        passed = good == total and not failures
+        if rec is not None and rec.judge_quality and graded:
+            verdicts = figures.get("judge_recovery")
+            figures.update(quality_outcome(verdicts))
+            poor = quality_failures(verdicts or [])
+            if poor and passed:
+                figures["unadjudicated"] = {"score": good / total, "passed": True}
+            failures += poor
+            passed = passed and not poor
         return CheckResult(
             check=self.name,
             applicable=True,
             score=good / total,
-            passed=good == total and not failures,
+            passed=passed,
             failures=failures,
             figures=figures,
         )

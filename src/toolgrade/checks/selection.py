@@ -40,9 +40,12 @@ Failures (one per instance, pointing at the agent's step where there is one):
 Score: F1 against the chosen route, 0 on a hard fail (`forbidden_tool`,
 `unauthorized_side_effect`). Passed: F1 is 1, no hard fail and no `unknown_tool`.
 
-Alternate-route judge: with `judge_alternates: true` and F1 < 1 the `alternate_route` judge is
-asked whether the run is still defensible; its verdict is recorded in `figures.judge_route`
-beside the deterministic score, which it never changes (unscored when no judge is configured).
+Adjudication (after route choice, `checks/adjudication.py`): with `judge_alternates: true` and
+F1 < 1, a person's recorded decision on the route, else the `alternate_route` judge
+(`figures.judge_route`), decides. An accepted route passes with score 1, `figures.f1` as
+measured, `figures.adjudicated` and the deterministic failures moved to
+`figures.overridden_failures`; a rejected, failed or unscored one stays failed. Hard fails
+(`forbidden_tool`, `unauthorized_side_effect`, `unknown_tool`) are never overridden.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from toolgrade.checks.adjudication import decide_route
 from toolgrade.checks.base import GradeContext, pass_rate
 from toolgrade.checks.selection_figures import (
     NONE,
@@ -69,7 +73,6 @@ from toolgrade.models import (
     CheckResult,
     Failure,
     FailureName,
-    JudgeRequest,
     SelectionExpectation,
     ToolCall,
     Trajectory,
@@ -123,13 +126,20 @@ class SelectionCheck:
             per_free = Counter(free_calls(expected, actual, free)) + failed
             figures["free_calls"] = sum(per_free.values())
             figures["free_per_tool"] = dict(sorted(per_free.items()))
+        score = 0.0 if hard_fail else counts.f1
+        passed = counts.fp == 0 and counts.fn == 0 and not hard_fail and not unknown
         if spec.judge_alternates and counts.f1 < 1:
-            figures["judge_route"] = _judge_route(case, routes, called, ctx)
+            figures.update(decide_route(case, routes, called, failures, ctx))
+            if figures.get("adjudicated") == "pass":
+                # The route is accepted as if listed; what the listed routes measured stays.
+                figures["unadjudicated"] = {"score": score, "passed": passed}
+                figures["overridden_failures"] = [f.to_json() for f in failures]
+                score, passed, failures = 1.0, True, []
         return CheckResult(
             check=self.name,
             applicable=True,
-            score=0.0 if hard_fail else counts.f1,
-            passed=counts.fp == 0 and counts.fn == 0 and not hard_fail and not unknown,
+            score=score,
+            passed=passed,
             failures=failures,
             figures=figures,
         )
@@ -222,24 +232,6 @@ class _FailureBuilder:
 
     def _add(self, name: FailureName, step: int | None, message: str, **evidence: Any) -> None:
         self.failures.append(Failure(name=name, step=step, message=message, evidence=evidence))
-
-
-def _judge_route(
-    case: Case, routes: list[list[str]], called: list[str], ctx: GradeContext
-) -> dict[str, Any]:
-    """Ask the alternate_route judge about an unmatched run; its verdict as plain data."""
-    if ctx.judge is None:
-        return {"verdict": "unscored", "reason": "no judge configured"}
-    request = JudgeRequest(
-        dimension="alternate_route",
-        inputs={
-            "task": case.input,
-            "expected_routes": routes,
-            "actual_route": called,
-            "tool_descriptions": {name: spec.description for name, spec in case.tools.items()},
-        },
-    )
-    return ctx.judge.judge(request).model_dump(mode="json")
 
 
 class SelectionAccumulator:

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from toolgrade.errors import ConfigError
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
 from toolgrade.settings import JudgeSettings, Settings
+
+#: The kappa floor a deciding judge must reach when none is configured: the lower bound of its
+#: kappa's 95% interval at "substantial" agreement (Landis and Koch), since its verdicts change
+#: check outcomes instead of sitting beside them.
+DECIDING_KAPPA_FLOOR = 0.6
+
+#: The case key that makes each dimension decide.
+DECIDING_KEYS: dict[JudgeDimension, str] = {
+    "alternate_route": "selection.judge_alternates",
+    "recovery_quality": "recovery.judge_quality",
+}
+
+#: Which suite cases ask which dimension to decide (`checks.adjudication.deciding_dimensions`).
+Deciding = Mapping[JudgeDimension, list[str]]
 
 
 @dataclass
@@ -56,10 +71,38 @@ class JudgeSetup:
         return out
 
 
+def _deciding_problem(
+    dimension: JudgeDimension, model: str, cases: list[str], reason: str, directory: Path
+) -> str:
+    """Why a deciding judge may not decide, with where records were looked for and what to do."""
+    shown = ", ".join(cases[:5]) + (", ..." if len(cases) > 5 else "")
+    return (
+        f"{dimension} decides outcomes in {len(cases)} case(s) ({DECIDING_KEYS[dimension]}: "
+        f"true: {shown}) but its judge {model} is not calibrated over the floor: {reason}. "
+        f"Records are looked up in {directory} ([judge] calibration_dir, else "
+        "$TOOLGRADE_CALIBRATION_DIR, else ~/.cache/toolgrade/calibration), then among the "
+        "records shipped with toolgrade. Measure this judge with `toolgrade calibrate "
+        f"--dimension {dimension} --model {model}` (it writes its record there), or set "
+        "[judge] require_calibration = false to let it decide uncalibrated"
+    )
+
+
+def _deciding_reason(record: Any, floor: float, mismatch: str | None) -> str | None:
+    from toolgrade.calibration.records import check_floor
+
+    if record is None:
+        reason = "no calibration record for this model"
+        return f"{mismatch}; {reason}" if mismatch else reason
+    found = check_floor(record, floor)
+    return f"{mismatch}; {found}" if found and mismatch else found
+
+
 def _calibration(
     settings: JudgeSettings,
     model_for: Callable[[JudgeDimension], str],
     template_hash_for: Callable[[JudgeDimension], str | None],
+    deciding: Deciding | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     from toolgrade.calibration.records import (
         calibration_dir,
@@ -73,6 +116,7 @@ def _calibration(
     directory = calibration_dir(settings.calibration_dir)
     found: dict[str, Any] = {}
     refusals = []
+    undecidable = []
     for dimension in JUDGE_DIMENSIONS:
         dim_settings = settings.for_dimension(dimension)
         if not dim_settings.enabled:
@@ -99,13 +143,33 @@ def _calibration(
                 reason = f"{mismatch}; {reason}"
             if reason is not None:
                 refusals.append(f"{dimension}: {reason}")
+        cases = (deciding or {}).get(dimension)
+        if cases and model != "unconfigured":  # no model: unscored verdicts, which never pass
+            floor = dim_settings.kappa_floor
+            why = _deciding_reason(record, DECIDING_KAPPA_FLOOR if floor is None else floor,
+                                   mismatch)
+            if why is not None:
+                undecidable.append(_deciding_problem(dimension, model, cases, why, directory))
     if refusals:
         raise ConfigError("judge refused by its kappa floor: " + "; ".join(refusals))
+    if undecidable and settings.require_calibration:
+        raise ConfigError("; ".join(undecidable))
+    if undecidable and notify is not None:
+        names = ", ".join(p.split(" ", 1)[0] for p in undecidable)
+        notify(f"warning: [judge] require_calibration = false: {names} decide(s) outcomes "
+               "with no calibration record over the floor; their verdicts are not measured")
     return found
 
 
-def setup_judges(settings: Settings, notify: Callable[[str], None]) -> JudgeSetup:
-    """Build the judge engine (or none), look up calibration records and apply floors."""
+def setup_judges(
+    settings: Settings, notify: Callable[[str], None], deciding: Deciding | None = None
+) -> JudgeSetup:
+    """Build the judge engine (or none), look up calibration records and apply floors.
+
+    `deciding`: the dimensions the suite asks to decide, with the cases asking; each needs a
+    calibration record over its floor (`DECIDING_KAPPA_FLOOR` unless one is configured), else
+    ConfigError before any model call, unless `require_calibration = false` (warned once).
+    """
     judge_settings = settings.judge
     if not judge_settings.enabled:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (--no-judge)")
@@ -114,5 +178,7 @@ def setup_judges(settings: Settings, notify: Callable[[str], None]) -> JudgeSetu
     engine = build_judge(judge_settings, notify=notify)
     if engine is None:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")
-    calibration = _calibration(judge_settings, engine.model_for, engine.template_hash_for)
+    calibration = _calibration(
+        judge_settings, engine.model_for, engine.template_hash_for, deciding, notify
+    )
     return JudgeSetup(engine=engine, settings=judge_settings, calibration=calibration)

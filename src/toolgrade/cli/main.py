@@ -8,14 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
+from toolgrade.cli.adjudicate_cmd import adjudicate
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
 from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_exit, out
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
+from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
 from toolgrade.loaders.suite_defaults import SuiteDefaults
+from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.models import Case
 from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
@@ -33,6 +36,7 @@ app = typer.Typer(
 app.command("run")(run)
 app.command("report")(report)
 app.command("calibrate")(calibrate)
+app.command("adjudicate")(adjudicate)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
 
@@ -65,6 +69,10 @@ def validate(
             )
         else:
             loaded = load_suite(suite)
+            # The people's decisions beside the suite are read with it by `run`: check them too.
+            _, problems = load_decisions(adjudications_path(suite), loaded.cases)
+            if problems:
+                raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
     raise typer.Exit(EXIT_OK)
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from toolgrade.checks.adjudication import deciding_dimensions
 from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, err, input_errors_exit, out
 from toolgrade.cli.judges import JudgeSetup, setup_judges
 from toolgrade.cli.progress import progress_bar
@@ -104,7 +105,11 @@ def run(
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
         inputs = validate_inputs(suite, runs, exclude=out_dir)
-        judges: JudgeSetup = setup_judges(settings, notify=lambda m: err.print(m, markup=False))
+        judges: JudgeSetup = setup_judges(
+            settings,
+            notify=lambda m: err.print(m, markup=False),
+            deciding=deciding_dimensions(inputs.suite.cases.values()),
+        )
         _make_out_dir(out_dir)  # only once nothing can refuse the run
         _warn_about_coverage(inputs)
         with ReportStream() as reports:
@@ -114,6 +119,8 @@ def run(
                     on_record=reports.add,
                 )
             output.summary["judges"] = judges.summary()
+            # Where `toolgrade adjudicate` finds the suite and its decisions.
+            output.summary["suite"] = str(suite.resolve())
             gates = evaluate_gates(settings.gates, output.summary)
             output.summary["gates"] = [g.to_json() for g in gates]
             write_summary(output)

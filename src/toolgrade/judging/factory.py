@@ -12,6 +12,7 @@ from types import ModuleType
 
 from toolgrade.judging.client import ChatClient, LiteLLMClient
 from toolgrade.judging.judge import JudgeEngine
+from toolgrade.judging.scripted import SCRIPTED_PREFIX, ScriptedRouter
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
 from toolgrade.settings import JudgeSettings
 
@@ -87,4 +88,9 @@ def build_judge(
             )
         else:
             local.register_local_provider()
-    return JudgeEngine(settings, client or LiteLLMClient(), models=models)
+    if client is None:
+        client = LiteLLMClient()
+        scripted = [m for m in models.values() if m and m.startswith(SCRIPTED_PREFIX)]
+        if scripted:
+            client = ScriptedRouter(client, scripted)
+    return JudgeEngine(settings, client, models=models)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
+from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajectory
 from toolgrade.loaders.jsonl import decode_line, iter_text_lines
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
@@ -162,7 +163,8 @@ def to_trajectory(record: RunRecord) -> Trajectory:
 def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:
     """Expand files and folders (their *.jsonl, recursively) into run files.
 
-    Files found in a folder under `exclude` are left out; a file named on its own is kept. A
+    Files found in a folder under `exclude`, and adjudications files (people's decisions on
+    routes), are left out; a file named on its own is kept. A
     file reached twice (named twice, or named and inside a named folder) is read once: its runs
     would otherwise all be reported as duplicates of themselves.
     """
@@ -172,7 +174,8 @@ def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:
     for path in paths:
         found = [path] if not path.is_dir() else [
             f for f in sorted(path.rglob("*.jsonl"))
-            if skip is None or not f.resolve().is_relative_to(skip)
+            if (skip is None or not f.resolve().is_relative_to(skip))
+            and not is_adjudications_file(f)
         ]
         for file in found:
             key = file.resolve()

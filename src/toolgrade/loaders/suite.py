@@ -24,6 +24,7 @@ from referencing.jsonschema import DRAFT202012
 
 from toolgrade.checks.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
+from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import (
     Path_,
@@ -82,9 +83,13 @@ class _RawCase:
 
 
 def suite_files(path: Path) -> list[Path]:
-    """The suite files at `path` (a file, or a folder searched recursively)."""
+    """The suite files at `path` (a file, or a folder searched recursively; the folder's
+    adjudications files hold decisions, not cases)."""
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.suffix in SUITE_SUFFIXES and p.is_file())
+        return sorted(
+            p for p in path.rglob("*")
+            if p.suffix in SUITE_SUFFIXES and p.is_file() and not is_adjudications_file(p)
+        )
     return [path]
 
 

@@ -1,5 +1,6 @@
 """Pydantic models: cases, trajectories, results and the judge port. No I/O here."""
 
+from toolgrade.models.adjudication import HumanDecisions, RouteDecision, RouteKey, route_key
 from toolgrade.models.case import (
     ANSWER,
     CHECK_NAMES,
@@ -46,12 +47,15 @@ __all__ = [
     "Failure",
     "FailureName",
     "FaultSpec",
+    "HumanDecisions",
     "JudgeDimension",
     "JudgePort",
     "JudgeRequest",
     "Message",
     "OrderingExpectation",
     "RecoveryExpectation",
+    "RouteDecision",
+    "RouteKey",
     "Scoring",
     "SelectionExpectation",
     "StateAssertion",
@@ -62,4 +66,5 @@ __all__ = [
     "Trajectory",
     "TrajectoryResult",
     "Verdict",
+    "route_key",
 ]

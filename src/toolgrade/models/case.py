@@ -69,7 +69,8 @@ class SelectionExpectation(StrictModel):
     )
     judge_alternates: StrictBool = Field(
         default=False,
-        description="Ask the alternate_route judge when the run matches no listed route.",
+        description="When the run matches no listed route, the alternate_route judge decides "
+        "(a pass verdict passes selection; a recorded human decision goes first).",
     )
 
     @model_validator(mode="before")
@@ -163,6 +164,10 @@ class RecoveryExpectation(StrictModel):
     escalate_with: str | None = None
     grade_observed_errors: StrictBool = Field(
         default=False, description="Also grade errors in the run that no fault spec declared."
+    )
+    judge_quality: StrictBool = Field(
+        default=False,
+        description="A recovery_quality 'fail' verdict fails the check (poor_recovery).",
     )
 
 

@@ -38,6 +38,7 @@ FailureName = Literal[
     "misread_result",
     "false_success_claim",
     "state_mismatch",
+    "poor_recovery",
 ]
 
 

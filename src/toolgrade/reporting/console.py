@@ -89,7 +89,23 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
     failures = summary.get("failures") or {}
     if failures:
         console.print("failures: " + escape(", ".join(f"{k} {v}" for k, v in failures.items())))
+    _print_adjudication(console, summary.get("adjudication") or {})
     _print_judges(console, summary.get("judges") or {})
+
+
+def _print_adjudication(console: Console, block: dict[str, Any]) -> None:
+    """One line per deciding check: who decided what, and the pass rate without it beside."""
+    for check, tally in block.items():
+        if check == "aggregate" or not tally.get("adjudicated"):
+            continue
+        judge, human = tally.get("judge") or {}, tally.get("human") or {}
+        console.print(
+            f"adjudicated ({check}): judge pass {judge.get('pass', 0)}, fail "
+            f"{judge.get('fail', 0)}, unscored {judge.get('unscored', 0)}; human accept "
+            f"{human.get('pass', 0)}, reject {human.get('fail', 0)} — pass rate "
+            f"{fmt(tally.get('pass_rate'))}, {fmt(tally.get('pass_rate_without'))} without "
+            "adjudication"
+        )
 
 
 def _print_judges(console: Console, judges: dict[str, Any]) -> None:

@@ -87,6 +87,8 @@ def render_markdown(view: ReportView) -> str:
         lines += render_matrix(view.confusion)
     for table in view.checks:
         lines += render_table(table)
+    if view.adjudication is not None:
+        lines += render_table(view.adjudication)
     if view.failures is not None:
         lines += render_table(view.failures, links=True)
     for table in (view.crashes, view.cases, view.reliability, view.judges):

@@ -169,3 +169,35 @@ def _gate_figures(gate: dict[str, Any]) -> tuple[str, str]:
         while digits < 17 and fmt(value, digits) == fmt(float(minimum), digits):
             digits += 1
     return fmt(value, digits), fmt(minimum, digits)
+
+
+#: Rows of the "Adjudicated routes" table: (summary.adjudication key, label).
+_ADJUDICATED = (("selection", "selection (routes)"), ("recovery", "recovery (quality)"))
+
+
+def adjudication_table(summary: dict[str, Any]) -> Table | None:
+    """What judges and people decided, with the pass rates with and without adjudication."""
+    block = summary.get("adjudication") or {}
+    if not block:
+        return None
+    rows = []
+    for key, label in _ADJUDICATED:
+        tally = block.get(key) or {}
+        if not tally.get("adjudicated") and not tally.get("blocked_by_hard_fail"):
+            continue  # no case asked this check's judge to decide
+        judge, human = tally.get("judge") or {}, tally.get("human") or {}
+        rows.append([label, fmt(tally.get("adjudicated")), fmt(judge.get("pass")),
+                     fmt(judge.get("fail")), fmt(judge.get("unscored")), fmt(human.get("pass")),
+                     fmt(human.get("fail")), fmt(tally.get("blocked_by_hard_fail")),
+                     fmt(tally.get("pass_rate")), fmt(tally.get("pass_rate_without"))])
+    overall = block.get("aggregate") or {}
+    rows.append(["aggregate", DASH, DASH, DASH, DASH, DASH, DASH, DASH,
+                 fmt(overall.get("pass_rate")), fmt(overall.get("pass_rate_without"))])
+    columns = ["check", "adjudicated", "judge pass", "judge fail", "judge unscored",
+               "human accept", "human reject", "hard fail (not overridden)", "pass rate",
+               "pass rate without adjudication"]
+    note = ("Runs on no listed route decided by the alternate_route judge or a person's "
+            "recorded decision, and recovery_quality verdicts that decide (judge_quality). "
+            "An adjudicated pass is not a listed route: compare the two pass rates; "
+            "`toolgrade adjudicate` lists the routes.")
+    return Table("adjudication", "Adjudicated routes", columns, rows, note=note)

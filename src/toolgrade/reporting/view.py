@@ -28,6 +28,7 @@ class ReportView:
     agents: Table | None
     confusion: Matrix | None
     checks: list[Table]
+    adjudication: Table | None
     failures: Table | None
     crashes: Table | None
     cases: Table | None
@@ -61,6 +62,7 @@ def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
         agents=agents_table(summary),
         confusion=confusion_matrix(summary),
         checks=[t for t in detail if t is not None],
+        adjudication=run_tables.adjudication_table(summary),
         failures=run_tables.failure_counts_table(summary, digest),
         crashes=run_tables.crashes_table(digest),
         cases=run_tables.cases_table(digest, summary),

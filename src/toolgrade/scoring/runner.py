@@ -19,7 +19,16 @@ from toolgrade import json_out
 from toolgrade.checks import Check, GradeContext, default_checks
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
-from toolgrade.models import Case, CheckName, CheckResult, JudgePort, Trajectory, TrajectoryResult
+from toolgrade.loaders.adjudications import adjudications_path, load_decisions
+from toolgrade.models import (
+    Case,
+    CheckName,
+    CheckResult,
+    HumanDecisions,
+    JudgePort,
+    Trajectory,
+    TrajectoryResult,
+)
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.recording import RecordingJudge
 from toolgrade.scoring.summary import SuiteSummary, reliability_key
@@ -38,6 +47,8 @@ class ValidatedInputs:
     agents: set[str | None] = field(default_factory=set)
     #: Ids of the suite's cases no run names, in suite order: their checks are in no figure.
     cases_without_runs: list[str] = field(default_factory=list)
+    #: People's decisions on adjudicated routes (the suite's adjudications file).
+    decisions: HumanDecisions = field(default_factory=HumanDecisions)
 
 
 def validate_inputs(
@@ -50,10 +61,14 @@ def validate_inputs(
     """
     problems: list[InputProblem] = []
     suite: Suite | None = None
+    decisions = HumanDecisions()
     try:
         suite = load_suite(suite_path)
     except InputError as exc:
         problems.extend(exc.problems)
+    else:
+        decisions, found = load_decisions(adjudications_path(suite_path), suite.cases)
+        problems.extend(found)
     files = run_files(runs, exclude)
     if not files:
         problems.append(InputProblem(", ".join(map(str, runs)), None, "", "no run files (*.jsonl)"))
@@ -93,7 +108,8 @@ def validate_inputs(
     graded_cases = {case_id for case_id, _ in pairs}
     without = [case_id for case_id in suite.cases if case_id not in graded_cases]
     return ValidatedInputs(
-        suite=suite, files=files, n_runs=n_runs, agents=agents, cases_without_runs=without
+        suite=suite, files=files, n_runs=n_runs, agents=agents, cases_without_runs=without,
+        decisions=decisions,
     )
 
 
@@ -152,11 +168,18 @@ class _SeenRuns:
 
 
 def grade_trajectory(
-    case: Case, run: Trajectory, checks: list[Check], judge: JudgePort | None, base_dir: Path
+    case: Case,
+    run: Trajectory,
+    checks: list[Check],
+    judge: JudgePort | None,
+    base_dir: Path,
+    decisions: HumanDecisions | None = None,
 ) -> TrajectoryResult:
     """Grade one trajectory with every check; a crashing check is recorded, not raised."""
     recorder = RecordingJudge(judge) if judge is not None else None
-    ctx = GradeContext(judge=recorder, base_dir=base_dir)
+    ctx = GradeContext(
+        judge=recorder, base_dir=base_dir, decisions=decisions or HumanDecisions()
+    )
     results: dict[CheckName, CheckResult] = {}
     errors = []
     for check in checks:
@@ -190,16 +213,17 @@ def _ordered_results(
     """Grade in input order; with a judge, up to `workers` trajectories are in flight at once."""
     suite = inputs.suite
     pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in iter_runs(inputs.files) if t is not None)
+    where, decisions = suite.base_dir, inputs.decisions
     if judge is None or workers <= 1:
         for case, run in pairs:
-            yield case, run, grade_trajectory(case, run, checks, judge, suite.base_dir)
+            yield case, run, grade_trajectory(case, run, checks, judge, where, decisions)
         return
     window: list[tuple[Case, Trajectory, Future[TrajectoryResult]]] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for case, run in pairs:
-            window.append(
-                (case, run, pool.submit(grade_trajectory, case, run, checks, judge, suite.base_dir))
-            )
+            window.append((case, run, pool.submit(
+                grade_trajectory, case, run, checks, judge, where, decisions
+            )))
             if len(window) >= workers * 2:
                 c, r, fut = window.pop(0)
                 yield c, r, fut.result()

@@ -7,6 +7,7 @@ from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
 from toolgrade.models import Case, Trajectory, TrajectoryResult
+from toolgrade.scoring.adjudication import AdjudicationAccumulator
 from toolgrade.scoring.reliability import ReliabilityAccumulator
 
 
@@ -64,6 +65,7 @@ class SuiteSummary:
         self.overall = _AgentTally()
         self.agents: dict[str, _AgentTally] = {}
         self.reliability = ReliabilityAccumulator()
+        self.adjudication = AdjudicationAccumulator()
         self.errors = 0
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
@@ -75,6 +77,7 @@ class SuiteSummary:
         self.overall.add(record)
         self.agents.setdefault(record.agent or UNNAMED_AGENT, _AgentTally()).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
+        self.adjudication.add(case, record)
         # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
         self.errors += sum(
             1 for r in record.checks.values() if r.applicable and r.passed is None
@@ -90,7 +93,7 @@ class SuiteSummary:
         if "recovery" in checks:
             checks["recovery"] = {**checks["recovery"], **means}
         overall = self.overall.to_json()
-        return {
+        out = {
             "cases": self.n_cases,
             "trajectories": self.overall.n,
             "checks": checks,
@@ -100,3 +103,7 @@ class SuiteSummary:
             "reliability": self.reliability.summary(),
             "errors": self.errors,
         }
+        if self.adjudication.used:
+            # Only where judges or people decided: other summaries keep their keys.
+            out["adjudication"] = self.adjudication.summary()
+        return out

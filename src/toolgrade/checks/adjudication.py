@@ -1,0 +1,112 @@
+"""Judges and people that decide: the adjudication step of selection and recovery (DESIGN 5).
+
+Selection, with `judge_alternates: true`, after route choice: a run that matches no listed
+route is decided by a person's recorded decision on (case, route) when there is one, else by the
+`alternate_route` judge. Only a `pass` (an accepted route) changes the outcome; `fail` and
+`unscored` keep the check failed. Hard fails are never overridden, by judge or person.
+
+Recovery, with `judge_quality: true`: a `recovery_quality` `fail` adds a `poor_recovery`
+failure at the faulted step; a `pass` never overrides a deterministic failure.
+
+Whenever the outcome changes, the check's deterministic score and pass stay in
+`figures.unadjudicated`, so the summary can give pass rates with and without adjudication.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from toolgrade.checks.base import GradeContext
+from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest
+
+#: Selection failures no verdict or decision overrides.
+NEVER_OVERRIDDEN = frozenset({"forbidden_tool", "unauthorized_side_effect", "unknown_tool"})
+
+
+def deciding_dimensions(cases: Iterable[Case]) -> dict[JudgeDimension, list[str]]:
+    """The judge dimensions the suite asks to decide, each with the ids of the cases asking."""
+    found: dict[JudgeDimension, list[str]] = {}
+    for case in cases:
+        selection, recovery = case.expected.selection, case.expected.recovery
+        if selection is not None and selection.judge_alternates:
+            found.setdefault("alternate_route", []).append(case.id)
+        if recovery is not None and recovery.judge_quality:
+            found.setdefault("recovery_quality", []).append(case.id)
+    return found
+
+
+def judge_route(
+    case: Case, routes: list[list[str]], called: list[str], ctx: GradeContext
+) -> dict[str, Any]:
+    """Ask the alternate_route judge about an unmatched run; its verdict as plain data."""
+    if ctx.judge is None:
+        return {"verdict": "unscored", "reason": "no judge configured"}
+    request = JudgeRequest(
+        dimension="alternate_route",
+        inputs={
+            "task": case.input,
+            "expected_routes": routes,
+            "actual_route": called,
+            "tool_descriptions": {name: spec.description for name, spec in case.tools.items()},
+        },
+    )
+    return ctx.judge.judge(request).model_dump(mode="json")
+
+
+def decide_route(
+    case: Case,
+    routes: list[list[str]],
+    called: list[str],
+    failures: list[Failure],
+    ctx: GradeContext,
+) -> dict[str, Any]:
+    """The figures of one unmatched run's adjudication.
+
+    `adjudicated` (pass, fail or unscored), `adjudicated_by` (human or judge),
+    `adjudication_reason` and `adjudicated_route` (the sorted tool names); on a hard fail only
+    the judge's advisory verdict and `adjudication_blocked_by` (the hard-fail names).
+    """
+    blocking = sorted({f.name for f in failures if f.name in NEVER_OVERRIDDEN})
+    if blocking:
+        # Asked as before judges decided, so the verdict stays visible; it decides nothing.
+        return {"judge_route": judge_route(case, routes, called, ctx),
+                "adjudication_blocked_by": blocking}
+    figures: dict[str, Any] = {"adjudicated_route": sorted(called)}
+    human = ctx.decisions.get(case.id, called)
+    if human is not None:
+        reason = human.reason or f"{human.decision}ed by {human.by or 'a person'}"
+        figures.update(adjudicated=human.verdict, adjudicated_by="human",
+                       adjudication_reason=reason)
+        return figures
+    verdict = judge_route(case, routes, called, ctx)
+    figures.update(judge_route=verdict, adjudicated=verdict["verdict"], adjudicated_by="judge",
+                   adjudication_reason=verdict.get("reason", ""))
+    return figures
+
+
+def quality_failures(records: list[dict[str, Any]]) -> list[Failure]:
+    """`poor_recovery` at each faulted step whose recovery_quality verdict is `fail`."""
+    return [
+        Failure(
+            name="poor_recovery",
+            step=r["step"],
+            message=r.get("reason") or "the recovery_quality judge said fail",
+            evidence={"tool": r["tool"], "nth": r["nth"], "judge": "recovery_quality"},
+        )
+        for r in records
+        if r.get("verdict") == "fail"
+    ]
+
+
+def quality_outcome(records: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Recovery's adjudication figures: `fail` if any verdict failed, else `unscored` if any
+    was unscored (the deterministic outcome stands), else `pass`."""
+    if records is None:
+        return {"adjudicated": "unscored", "adjudicated_by": "judge",
+                "adjudication_reason": "no judge configured"}
+    verdicts = [r.get("verdict") for r in records]
+    outcome = "fail" if "fail" in verdicts else "unscored" if "unscored" in verdicts else "pass"
+    reasons = [str(r.get("reason", "")) for r in records if r.get("verdict") == outcome]
+    return {"adjudicated": outcome, "adjudicated_by": "judge",
+            "adjudication_reason": "; ".join(x for x in reasons if x)}

@@ -1,0 +1,97 @@
+"""`summary.adjudication`: what judges and people decided, and the pass rates with and without.
+
+A check whose outcome a verdict or decision changed keeps its deterministic score and pass in
+`figures.unadjudicated` (checks/adjudication.py); the pass rates "without" use those, and the
+aggregate is recomputed from them by the case's own scoring mode. So nobody mistakes an
+adjudicated pass for a listed one: both rates stand side by side.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from toolgrade.checks.base import pass_rate
+from toolgrade.models import Case, CheckName, CheckResult, TrajectoryResult
+from toolgrade.scoring.aggregate import aggregate
+
+#: The checks in which a judge or a person can decide.
+DECIDING_CHECKS: tuple[CheckName, ...] = ("selection", "recovery")
+
+
+def unadjudicated(result: CheckResult) -> CheckResult:
+    """The result as the deterministic check left it, before any verdict or decision."""
+    before = result.figures.get("unadjudicated")
+    if not isinstance(before, dict):
+        return result
+    return result.model_copy(update={"score": before["score"], "passed": before["passed"]})
+
+
+class _CheckTally:
+    def __init__(self) -> None:
+        self.applicable = self.passed = self.passed_without = self.blocked = 0
+        self.judge: Counter[str] = Counter()
+        self.human: Counter[str] = Counter()
+
+    def add(self, result: CheckResult) -> None:
+        self.applicable += 1
+        self.passed += bool(result.passed)
+        self.passed_without += bool(unadjudicated(result).passed)
+        figures = result.figures
+        self.blocked += "adjudication_blocked_by" in figures
+        decided = figures.get("adjudicated")
+        if decided is not None:
+            by = self.human if figures.get("adjudicated_by") == "human" else self.judge
+            by[str(decided)] += 1
+
+    @property
+    def decided(self) -> int:
+        return sum(self.judge.values()) + sum(self.human.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "adjudicated": self.decided,
+            "judge": {v: self.judge[v] for v in ("pass", "fail", "unscored")},
+            "human": {v: self.human[v] for v in ("pass", "fail")},
+            "blocked_by_hard_fail": self.blocked,
+            "pass_rate": pass_rate(self.passed, self.applicable),
+            "pass_rate_without": pass_rate(self.passed_without, self.applicable),
+        }
+
+
+class AdjudicationAccumulator:
+    """Folds adjudication figures of every trajectory into `summary.adjudication`."""
+
+    def __init__(self) -> None:
+        self.checks = {name: _CheckTally() for name in DECIDING_CHECKS}
+        self.trajectories = self.passed = self.passed_without = 0
+
+    def add(self, case: Case, record: TrajectoryResult) -> None:
+        """Take one graded trajectory."""
+        self.trajectories += 1
+        self.passed += record.aggregate.passed
+        changed = False
+        for name in DECIDING_CHECKS:
+            result = record.checks.get(name)
+            if result is not None and result.applicable:
+                self.checks[name].add(result)
+                changed = changed or "unadjudicated" in result.figures
+        if not changed:
+            self.passed_without += record.aggregate.passed
+            return
+        before = {name: unadjudicated(r) for name, r in record.checks.items()}
+        self.passed_without += aggregate(before, case.scoring).passed
+
+    @property
+    def used(self) -> bool:
+        """True when some check was adjudicated (or would have been, bar a hard fail)."""
+        return any(t.decided or t.blocked for t in self.checks.values())
+
+    def summary(self) -> dict[str, Any]:
+        """`{selection: {...}, recovery: {...}, aggregate: {pass_rate, pass_rate_without}}`."""
+        out: dict[str, Any] = {name: t.to_json() for name, t in self.checks.items()}
+        out["aggregate"] = {
+            "pass_rate": pass_rate(self.passed, self.trajectories),
+            "pass_rate_without": pass_rate(self.passed_without, self.trajectories),
+        }
+        return out
