@@ -14,6 +14,7 @@ from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_e
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
+from toolgrade.cli.show_cmd import show
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case
 from toolgrade.scoring.gates import validate_gate_names
@@ -31,6 +32,7 @@ app = typer.Typer(
 
 app.command("run")(run)
 app.command("report")(report)
+app.command("show")(show)
 app.command("calibrate")(calibrate)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
