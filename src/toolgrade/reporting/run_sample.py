@@ -64,6 +64,8 @@ class RunPicker:
     def offer(self, position: int, record: dict[str, Any], linked: bool) -> None:
         """Consider the record at `position`; `linked`: a row of the report points at it."""
         self.total += 1
+        if self.total == EVERY_RUN_LIMIT + 1:
+            self._drop_unsampled_passes()
         passed = bool((record.get("aggregate") or {}).get("passed"))
         if linked:
             self._linked.add(position)
@@ -79,8 +81,6 @@ class RunPicker:
             self._sample.add(position)
         if self.total <= EVERY_RUN_LIMIT or linked or position in self._sample:
             self.kept[position] = slim_record(record)
-        if self.total == EVERY_RUN_LIMIT + 1:
-            self._drop_unsampled_passes()
 
     def _drop_unsampled_passes(self) -> None:
         """Past the limit: passing runs outside the sample (and linked from nowhere) go."""

@@ -1,0 +1,127 @@
+"""The runs section of report.html: every failure row reaches its pinned step in one click."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from builders_reporting import HOSTILE, graded_example, steps_record, write_run_dir
+from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
+from toolgrade.reporting.files import rerender
+
+_VOID = {"meta", "br", "input", "img", "hr", "link", "col", "wbr"}
+
+
+class _Pins(HTMLParser):
+    """Per element id: the failure names pinned inside it; per failure section: its links."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pins: dict[str, list[str]] = {}
+        self.links: dict[str, list[str]] = {}
+        self.scripts: list[dict[str, str | None]] = []
+        self._stack: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "script":
+            self.scripts.append(values)
+        element_id = values.get("id")
+        if element_id:
+            self.pins.setdefault(element_id, [])
+        if values.get("data-failure"):
+            for _, open_id in self._stack:
+                if open_id:
+                    self.pins[open_id].append(str(values["data-failure"]))
+        href = values.get("href") or ""
+        if tag == "a" and href.startswith("#run-"):
+            section = next((i for _, i in reversed(self._stack)
+                            if i and i.startswith("failure-")), None)
+            if section:
+                self.links.setdefault(section, []).append(href[1:])
+        if tag not in _VOID:
+            self._stack.append((tag, element_id))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self._stack:
+            if self._stack.pop()[0] == tag:
+                break
+
+
+def _parse(page: str) -> _Pins:
+    parser = _Pins()
+    parser.feed(page)
+    return parser
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return graded_example(tmp_path_factory.mktemp("helpdesk"))
+
+
+def test_every_failure_example_links_to_the_step_it_is_pinned_on(example: Path) -> None:
+    page = (example / "report.html").read_text(encoding="utf-8")
+    parsed = _parse(page)
+    examples = re.findall(r'<section id="(failure-[^"]+)">\s*<h3>Failure: ([^<]+)</h3>', page)
+    assert len(examples) >= 15  # the example's failures, by name
+    for section, name in examples:
+        rows = page.split(f'<section id="{section}">')[1].split("</section>")[0].count("<tr") - 1
+        steps = [link for link in parsed.links.get(section, [])
+                 if re.search(r"-(s\d+|run)$", link)]
+        assert len(steps) == rows, section  # one step link per failure row
+        for link in steps:
+            assert name in parsed.pins[link], (name, link)
+
+
+def test_every_run_has_a_view_and_the_page_stays_self_contained(example: Path) -> None:
+    page = (example / "report.html").read_text(encoding="utf-8")
+    parsed = _parse(page)
+    results = (example / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert page.count('<article class="run"') == len(results) == 70
+    assert page.count('<tr class="run-row"') == 70
+    assert "Every graded run (70)" in page
+    assert parsed.scripts == [{}]  # one inline script (the filters), no src
+    assert not re.search(r'\s(?:src|href)="(?!#)', page)  # nothing fetched from anywhere
+    assert "injected fault: error (lookup_order call 1)" in page
+    assert "parallel group" in page  # the strong agent issues calls together
+
+
+def test_a_folder_without_transcripts_still_renders_and_links_to_cases(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)  # as written before transcripts were kept
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert f"No {TRANSCRIPTS_FILE} in this folder" in page
+    assert "<article" not in page and "<script" not in page and 'href="#run-' not in page
+    assert 'href="#case-refund-01"' in page
+
+
+def test_transcripts_from_another_run_are_not_shown_as_this_one(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    lines = [steps_record("other", []), steps_record("refund-01", [], trial=1),
+             steps_record("chat|02", [], agent=None)]
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert page.count('<article class="run"') == 2
+    assert "1 run(s) have no readable transcript" in page
+
+
+def test_agent_text_in_a_transcript_is_escaped(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    steps = [{"role": "user", "content": HOSTILE},
+             {"tool": "lookup_order", "args": {"q": HOSTILE},
+              "result": {"status": "ok", "content": HOSTILE}}]
+    lines = [steps_record("refund-01", steps), steps_record("refund-01", steps, trial=1),
+             steps_record("chat|02", steps, agent=None)]
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert page.count('<article class="run"') == 3
+    assert "<script>alert" not in page and "\x1b" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
