@@ -100,10 +100,9 @@ def run_view_lines(view: RunView) -> list[Text]:
     head.append("pass" if view.passed else "FAIL", style="green" if view.passed else "bold red")
     head.append(f"  score {view.score} ({view.mode})", style="dim")
     scores = Text()
-    for c in view.checks:
-        scores.append(f"{c.check} {c.score} ", style="")
+    for number, c in enumerate(view.checks):
+        scores.append(f"{'   ' if number else ''}{c.check} {c.score} ")
         scores.append(c.outcome, style=_OUTCOME_STYLE.get(c.outcome, ""))
-        scores.append("   ")
     lines = [head, scores]
     if view.run_failures or view.judges:
         lines.append(Text("run", style="bold"))
