@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from builders_judging import engine
 from builders_reporting import HOSTILE, graded_example, steps_record, write_run_dir
+from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.reporting.files import rerender
 
@@ -125,3 +127,15 @@ def test_agent_text_in_a_transcript_is_escaped(tmp_path: Path) -> None:
     assert page.count('<article class="run"') == 3
     assert "<script>alert" not in page and "\x1b" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_judge_verdicts_are_shown_with_their_reason(tmp_path: Path) -> None:
+    judge = engine(FakeClient(lambda request: verdict_json("fail", reason="scripted reason")))
+    page = (graded_example(tmp_path, judge) / "report.html").read_text(encoding="utf-8")
+    faulted = re.search(r'<li class="step call[^>]*>(?:(?!</li>).)*injected fault'
+                        r'(?:(?!</li>).)*</li>', page, re.S)
+    assert faulted is not None  # a faulted call carries its recovery-quality verdict
+    assert "judge recovery_quality</span> <b>fail</b> scripted reason" in faulted.group(0)
+    run_level = re.findall(r'-run">(.*?)</div>\s*<ol class="steps">', page, re.S)
+    assert any("judge argument_equivalence</span> <b>fail</b> scripted reason" in block
+               for block in run_level)
