@@ -111,6 +111,10 @@ def test_transcripts_from_another_run_are_not_shown_as_this_one(tmp_path: Path) 
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert page.count('<article class="run"') == 2
     assert "1 run(s) have no readable transcript" in page
+    # The crashed check's row links to the crash, shown with the run's own failures.
+    crashes = page.split('<section id="crashes">')[1].split("</section>")[0]
+    target = re.search(r'href="#(run-[^"]+-run)"', crashes)
+    assert target is not None and "crashed" in _parse(page).pins[target.group(1)]
 
 
 def test_agent_text_in_a_transcript_is_escaped(tmp_path: Path) -> None:
