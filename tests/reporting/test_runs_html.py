@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from builders_judging import engine
-from builders_reporting import HOSTILE, graded_example, steps_record, write_run_dir
+from builders_reporting import (
+    HOSTILE,
+    check,
+    failure,
+    graded_example,
+    record,
+    small_summary,
+    steps_record,
+    write_run_dir,
+)
 from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.reporting.files import rerender
@@ -143,3 +152,23 @@ def test_judge_verdicts_are_shown_with_their_reason(tmp_path: Path) -> None:
     run_level = re.findall(r'-run">(.*?)</div>\s*<ol class="steps">', page, re.S)
     assert any("judge argument_equivalence</span> <b>fail</b> scripted reason" in block
                for block in run_level)
+
+
+def test_above_the_limit_the_page_states_its_cut(tmp_path: Path) -> None:
+    records, lines = [], []
+    for i in range(1500):
+        failed = i % 3 == 0
+        selection = check(passed=not failed, failures=[failure("extra_tool", 0)] if failed
+                          else [])
+        records.append(record(f"case-{i % 40}", trial=i // 40, passed=not failed,
+                              selection=selection))
+        lines.append(steps_record(f"case-{i % 40}", [{"tool": "t", "args": {}}], trial=i // 40))
+    summary = {**small_summary(), "cases": 40, "trajectories": 1500}
+    run_dir = write_run_dir(tmp_path, records, summary)
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert ("1,500 runs, more than 1,000: showing all 500 failing runs and 40 of 1,000 passing "
+            "runs (the first passing run of each case, at most 100).") in page
+    assert page.count('<article class="run"') == 540
