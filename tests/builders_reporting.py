@@ -147,3 +147,29 @@ def digest_results(results_path: Path) -> Digest:
     for line in iter_records(results_path):
         digest.add(line)
     return digest
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "helpdesk"
+
+
+def graded_example(out_dir: Path, judge: Any = None) -> Path:
+    """Grade examples/helpdesk (no judge unless given) into `out_dir` with every report, as
+    `toolgrade run` writes them (transcripts.jsonl included); return the folder."""
+    from toolgrade.reporting.files import ReportStream
+    from toolgrade.scoring.runner import grade, validate_inputs
+
+    inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"])
+    with ReportStream() as stream:
+        output = grade(inputs, out_dir, judge=judge, on_record=stream.add)
+        stream.write(out_dir, output.summary)
+    (out_dir / "summary.json").write_text(json.dumps(output.summary), encoding="utf-8")
+    return out_dir
+
+
+def steps_record(case_id: str, steps: list[dict[str, Any]], trial: int = 0,
+                 agent: str | None = "bot") -> dict[str, Any]:
+    """A transcripts.jsonl line (a run in the normalised steps form)."""
+    line: dict[str, Any] = {"case_id": case_id, "trial": trial, "format": "steps", "steps": steps}
+    if agent is not None:
+        line["agent"] = agent
+    return line

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
 from toolgrade.cli.main import app
+from toolgrade.loaders import load_runs
 
 runner = CliRunner()
 GOOD = steps_run(
@@ -36,6 +37,18 @@ def test_run_writes_every_output_and_exits_0(inputs: tuple[Path, Path], tmp_path
     assert summary["aggregate"]["pass_rate"] == 1.0
     assert summary["gates"] == []
     assert summary["judges"]["argument_equivalence"]["model"] is None
+
+
+def test_run_keeps_the_graded_runs_for_the_run_views(
+    inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, runs = inputs
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "--no-judge"])
+    assert result.exit_code == 0, result.output
+    assert "transcripts.jsonl" in result.output
+    assert load_runs([out / "transcripts.jsonl"]) == load_runs([runs])  # a runs file itself
+    assert 'class="run-row"' in (out / "report.html").read_text(encoding="utf-8")
 
 
 def test_bad_run_line_exits_2_names_file_line_key_and_grades_nothing(

@@ -16,6 +16,7 @@ from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.errors import InputError
+from toolgrade.cli.show_cmd import show
 from toolgrade.loaders import load_suite
 from toolgrade.loaders.suite_defaults import SuiteDefaults
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
@@ -35,6 +36,7 @@ app = typer.Typer(
 
 app.command("run")(run)
 app.command("report")(report)
+app.command("show")(show)
 app.command("calibrate")(calibrate)
 app.command("adjudicate")(adjudicate)
 app.add_typer(import_app, name="import")

@@ -128,7 +128,8 @@ def run(
     if not quiet:
         print_scorecard(out, output.summary)
         out.print(
-            f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml",
+            f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml, "
+            "transcripts.jsonl",
             markup=False,
         )
     for gate in gates:

@@ -58,6 +58,12 @@ class Digest:
     crash_total: int = 0
     lines: int = 0
 
+    @property
+    def kept(self) -> int:
+        """Failure and crash examples kept so far (a record that adds one is linked from
+        the report)."""
+        return sum(len(v) for v in self.examples.values()) + len(self.crashes)
+
     def omitted(self, name: str) -> int:
         """Trajectory-failures of `name` not listed as examples."""
         return self.totals[name] - len(self.examples.get(name, []))

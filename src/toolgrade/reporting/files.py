@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.errors import ToolgradeError
+from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
 from toolgrade.reporting.junit import JunitCases
 from toolgrade.reporting.markdown import render_markdown
+from toolgrade.reporting.run_sample import RunPicker
+from toolgrade.reporting.runs_section import runs_section
 from toolgrade.reporting.summary_shape import summary_problems
 from toolgrade.reporting.view import build_view
 
@@ -22,12 +25,20 @@ class ReportStream:
 
     The runner feeds it each record as it writes results.jsonl (`grade(on_record=...)`), so the
     reports cost no second reading of the file; `write_reports` feeds it from the file instead.
-    Memory stays bounded (the digest keeps capped examples; JUnit testcases wait on disk).
+    Memory stays bounded (the digest keeps capped examples; JUnit testcases wait on disk;
+    the picker keeps the records of the runs shown, `run_sample`). The run views read their
+    steps from the folder's transcripts.jsonl when the reports are written.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, transcripts: Path | None = None) -> None:
+        """`transcripts`: the transcripts.jsonl beside the results (default: the one in the
+        folder the reports are written to)."""
         self.digest = Digest()
         self.junit = JunitCases()
+        self.runs = RunPicker()
+        self.transcripts = transcripts
+        #: No transcripts to show: no record is kept for a run view.
+        self.keep_runs = transcripts is None or transcripts.is_file()
 
     def __enter__(self) -> ReportStream:
         return self
@@ -37,13 +48,17 @@ class ReportStream:
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one results.jsonl record (as a dict)."""
+        examples = self.digest.kept
         self.digest.add(record)
         self.junit.add(record)
+        if self.keep_runs:
+            self.runs.offer(self.digest.lines - 1, record, linked=self.digest.kept > examples)
 
     def write(self, out_dir: Path, summary: dict[str, Any]) -> list[Path]:
         """Render every report file from the summary and the records taken; return the paths."""
         out_dir.mkdir(parents=True, exist_ok=True)
-        view = build_view(summary, self.digest)
+        view = build_view(summary, self.digest, runs_section(
+            self.transcripts or out_dir / TRANSCRIPTS_FILE, self.runs, self.digest.lines))
         written = [out_dir / name for name in REPORT_FILES]
         written[0].write_text(render_markdown(view), encoding="utf-8")
         written[1].write_text(render_html(view), encoding="utf-8")
@@ -55,12 +70,13 @@ def write_reports(
     out_dir: Path, summary: dict[str, Any], results_path: Path, expected: int | None = None
 ) -> list[Path]:
     """Render every report file from the summary and results.jsonl, read once line by line
-    (so a huge run costs time, not memory); return their paths.
+    (so a huge run costs time, not memory); return their paths. The run views read the
+    transcripts.jsonl beside `results_path`.
 
     `expected`: the number of records the summary counts; a file holding another number is
     from another run (or cut short), and nothing is written.
     """
-    with ReportStream() as stream:
+    with ReportStream(results_path.parent / TRANSCRIPTS_FILE) as stream:
         for record in iter_records(results_path):
             stream.add(record)
         found = stream.digest.lines

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolgrade.reporting.digest import Digest
+from toolgrade.reporting.digest import Digest, FailureExample
+from toolgrade.reporting.run_view import run_label
+from toolgrade.reporting.runs_section import RunsSection
 from toolgrade.reporting.tables import DASH, Table, anchor, fmt
 from toolgrade.scoring.reliability import MAX_K
 
@@ -25,12 +27,26 @@ def failure_counts_table(summary: dict[str, Any], digest: Digest) -> Table | Non
                  bars=[int(c) / peak for _, c in ordered])
 
 
-def _run_label(agent: str | None, trial: int) -> str:
-    return f"{agent or DASH}:{trial}"
+def _step_links(examples: list[FailureExample], runs: RunsSection | None,
+                run_column: int, step_column: int | None) -> list[dict[int, str]]:
+    """Per example row, its run and step cells linked to the run view (when it has one); with
+    no step column, the run cell links to where the failure is pinned."""
+    out: list[dict[int, str]] = []
+    for e in examples:
+        pinned = runs.link(e.case_id, e.agent, e.trial, e.step) if runs else None
+        top = runs.top(e.case_id, e.agent, e.trial) if runs else None
+        if pinned is None or top is None:
+            out.append({})
+        elif step_column is None:
+            out.append({run_column: pinned})
+        else:
+            out.append({run_column: top, step_column: pinned})
+    return out
 
 
-def failure_example_tables(digest: Digest) -> list[Table]:
-    """Per failure name, the first examples: case, run, step and the check's message."""
+def failure_example_tables(digest: Digest, runs: RunsSection | None = None) -> list[Table]:
+    """Per failure name, the first examples: case, run, step and the check's message; with
+    run views, the run and step cells link to the failure pinned on its step."""
     tables = []
     for name in sorted(digest.examples, key=lambda n: (-digest.totals[n], n)):
         examples = digest.examples[name]
@@ -38,21 +54,23 @@ def failure_example_tables(digest: Digest) -> list[Table]:
         note = f"first {len(examples)} of {digest.totals[name]} shown" if omitted else ""
         tables.append(Table(
             anchor("failure", name), f"Failure: {name}", ["case", "run", "step", "message"],
-            [[e.case_id, _run_label(e.agent, e.trial), fmt(e.step), e.message] for e in examples],
+            [[e.case_id, run_label(e.agent, e.trial), fmt(e.step), e.message] for e in examples],
             note=note, links=[anchor("case", e.case_id) for e in examples],
+            cell_links=_step_links(examples, runs, 1, 2),
         ))
     return tables
 
 
-def crashes_table(digest: Digest) -> Table | None:
+def crashes_table(digest: Digest, runs: RunsSection | None = None) -> Table | None:
     """Checks that raised instead of grading, with the error (first examples)."""
     if not digest.crash_total:
         return None
     shown = len(digest.crashes)
     note = f"first {shown} of {digest.crash_total} shown" if shown < digest.crash_total else ""
-    rows = [[e.case_id, _run_label(e.agent, e.trial), e.check, e.message] for e in digest.crashes]
+    rows = [[e.case_id, run_label(e.agent, e.trial), e.check, e.message] for e in digest.crashes]
     return Table("crashes", "Crashed checks", ["case", "run", "check", "error"], rows, note=note,
-                 links=[anchor("case", e.case_id) for e in digest.crashes])
+                 links=[anchor("case", e.case_id) for e in digest.crashes],
+                 cell_links=_step_links(digest.crashes, runs, 1, None))
 
 
 def cases_table(digest: Digest, summary: dict[str, Any] | None = None) -> Table | None:

@@ -43,7 +43,9 @@ class Table:
 
     `links[i]` is an anchor the row's first cell points at; `bars[i]` a share in [0, 1]
     the HTML report draws beside the row (coloured by value when `bars_are_scores`, e.g. an
-    accuracy, rather than a share of a count); `row_ids[i]` an anchor placed on the row itself.
+    accuracy, rather than a share of a count); `row_ids[i]` an anchor placed on the row itself;
+    `cell_links[i]` maps a column of row i to an anchor its cell points at (HTML only: the run
+    views, e.g. a failure's step, are not in report.md).
     """
 
     key: str
@@ -55,6 +57,7 @@ class Table:
     bars: list[float | None] = field(default_factory=list)
     row_ids: list[str | None] = field(default_factory=list)
     bars_are_scores: bool = False
+    cell_links: list[dict[int, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from toolgrade.reporting import check_tables, run_tables
 from toolgrade.reporting.digest import Digest
+from toolgrade.reporting.runs_section import RunsSection
 from toolgrade.reporting.tables import (
     Card,
     Matrix,
@@ -35,6 +36,8 @@ class ReportView:
     reliability: Table | None
     judges: Table | None
     examples: list[Table]
+    #: Each run's transcript with its failures pinned (report.html only).
+    runs: RunsSection | None = None
 
     @property
     def gates_failed(self) -> int:
@@ -51,8 +54,13 @@ def _headline(summary: dict[str, Any]) -> list[tuple[str, str]]:
             ("crashed checks", fmt(summary.get("errors", 0)))]
 
 
-def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
-    """Assemble every table; sections with nothing to show are None or left out."""
+def build_view(
+    summary: dict[str, Any], digest: Digest, runs: RunsSection | None = None
+) -> ReportView:
+    """Assemble every table; sections with nothing to show are None or left out.
+
+    `runs`: the run views; failure rows then link to the step they point at.
+    """
     detail = [check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
               check_tables.efficiency_table(summary), check_tables.stages_table(summary)]
     return ReportView(
@@ -64,9 +72,10 @@ def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
         checks=[t for t in detail if t is not None],
         adjudication=run_tables.adjudication_table(summary),
         failures=run_tables.failure_counts_table(summary, digest),
-        crashes=run_tables.crashes_table(digest),
+        crashes=run_tables.crashes_table(digest, runs),
         cases=run_tables.cases_table(digest, summary),
         reliability=run_tables.reliability_table(summary, digest),
         judges=run_tables.judges_table(summary),
-        examples=run_tables.failure_example_tables(digest),
+        examples=run_tables.failure_example_tables(digest, runs),
+        runs=runs,
     )

@@ -20,6 +20,7 @@ from toolgrade.checks import Check, GradeContext, default_checks
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
+from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, write_transcript
 from toolgrade.models import (
     Case,
     CheckName,
@@ -259,6 +260,9 @@ def grade(
 ) -> RunOutput:
     """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet).
 
+    Each graded run is also written, normalised, to `transcripts.jsonl` (same order as
+    `results.jsonl`): the report's run views and `toolgrade show` read their steps there.
+
     `on_record`, when given, also receives each record as written (its JSON form), e.g. a
     `ReportStream`, so the reports need no second reading of the file.
     """
@@ -267,10 +271,13 @@ def grade(
     results_path = out_dir / "results.jsonl"
     summary = SuiteSummary(checks, len(inputs.suite), multi_agent=len(inputs.agents) > 1)
     done = 0
-    with results_path.open("w", encoding="utf-8") as fh:
+    transcripts_path = out_dir / TRANSCRIPTS_FILE
+    with results_path.open("w", encoding="utf-8") as fh, \
+            transcripts_path.open("w", encoding="utf-8") as transcripts:
         for case, run, record in _ordered_results(inputs, checks, judge, workers):
             data = record.to_json()
             fh.write(json_out.dumps(data, ensure_ascii=False, default=str) + "\n")
+            write_transcript(transcripts, run)
             if on_record is not None:
                 on_record(data)
             summary.add(case, run, record)

@@ -1,0 +1,174 @@
+"""The runs section of report.html: every failure row reaches its pinned step in one click."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from builders_judging import engine
+from builders_reporting import (
+    HOSTILE,
+    check,
+    failure,
+    graded_example,
+    record,
+    small_summary,
+    steps_record,
+    write_run_dir,
+)
+from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
+from toolgrade.reporting.files import rerender
+
+_VOID = {"meta", "br", "input", "img", "hr", "link", "col", "wbr"}
+
+
+class _Pins(HTMLParser):
+    """Per element id: the failure names pinned inside it; per failure section: its links."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pins: dict[str, list[str]] = {}
+        self.links: dict[str, list[str]] = {}
+        self.scripts: list[dict[str, str | None]] = []
+        self._stack: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "script":
+            self.scripts.append(values)
+        element_id = values.get("id")
+        if element_id:
+            self.pins.setdefault(element_id, [])
+        if values.get("data-failure"):
+            for _, open_id in self._stack:
+                if open_id:
+                    self.pins[open_id].append(str(values["data-failure"]))
+        href = values.get("href") or ""
+        if tag == "a" and href.startswith("#run-"):
+            section = next((i for _, i in reversed(self._stack)
+                            if i and i.startswith("failure-")), None)
+            if section:
+                self.links.setdefault(section, []).append(href[1:])
+        if tag not in _VOID:
+            self._stack.append((tag, element_id))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self._stack:
+            if self._stack.pop()[0] == tag:
+                break
+
+
+def _parse(page: str) -> _Pins:
+    parser = _Pins()
+    parser.feed(page)
+    return parser
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return graded_example(tmp_path_factory.mktemp("helpdesk"))
+
+
+def test_every_failure_example_links_to_the_step_it_is_pinned_on(example: Path) -> None:
+    page = (example / "report.html").read_text(encoding="utf-8")
+    parsed = _parse(page)
+    examples = re.findall(r'<section id="(failure-[^"]+)">\s*<h3>Failure: ([^<]+)</h3>', page)
+    assert len(examples) >= 15  # the example's failures, by name
+    for section, name in examples:
+        rows = page.split(f'<section id="{section}">')[1].split("</section>")[0].count("<tr") - 1
+        steps = [link for link in parsed.links.get(section, [])
+                 if re.search(r"-(s\d+|run)$", link)]
+        assert len(steps) == rows, section  # one step link per failure row
+        for link in steps:
+            assert name in parsed.pins[link], (name, link)
+
+
+def test_every_run_has_a_view_and_the_page_stays_self_contained(example: Path) -> None:
+    page = (example / "report.html").read_text(encoding="utf-8")
+    parsed = _parse(page)
+    results = (example / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert page.count('<article class="run"') == len(results) == 70
+    assert page.count('<tr class="run-row"') == 70
+    assert "Every graded run (70)" in page
+    assert parsed.scripts == [{}]  # one inline script (the filters), no src
+    assert not re.search(r'\s(?:src|href)="(?!#)', page)  # nothing fetched from anywhere
+    assert "injected fault: error (lookup_order call 1)" in page
+    assert "parallel group" in page  # the strong agent issues calls together
+
+
+def test_a_folder_without_transcripts_still_renders_and_links_to_cases(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)  # as written before transcripts were kept
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert f"No {TRANSCRIPTS_FILE} in this folder" in page
+    assert "<article" not in page and "<script" not in page and 'href="#run-' not in page
+    assert 'href="#case-refund-01"' in page
+
+
+def test_transcripts_from_another_run_are_not_shown_as_this_one(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    lines = [steps_record("other", []), steps_record("refund-01", [], trial=1),
+             steps_record("chat|02", [], agent=None)]
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert page.count('<article class="run"') == 2
+    assert "1 run(s) have no readable transcript" in page
+    # The crashed check's row links to the crash, shown with the run's own failures.
+    crashes = page.split('<section id="crashes">')[1].split("</section>")[0]
+    target = re.search(r'href="#(run-[^"]+-run)"', crashes)
+    assert target is not None and "crashed" in _parse(page).pins[target.group(1)]
+
+
+def test_agent_text_in_a_transcript_is_escaped(tmp_path: Path) -> None:
+    run_dir = write_run_dir(tmp_path)
+    steps = [{"role": "user", "content": HOSTILE},
+             {"tool": "lookup_order", "args": {"q": HOSTILE},
+              "result": {"status": "ok", "content": HOSTILE}}]
+    lines = [steps_record("refund-01", steps), steps_record("refund-01", steps, trial=1),
+             steps_record("chat|02", steps, agent=None)]
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert page.count('<article class="run"') == 3
+    assert "<script>alert" not in page and "\x1b" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_judge_verdicts_are_shown_with_their_reason(tmp_path: Path) -> None:
+    judge = engine(FakeClient(lambda request: verdict_json("fail", reason="scripted reason")))
+    page = (graded_example(tmp_path, judge) / "report.html").read_text(encoding="utf-8")
+    faulted = re.search(r'<li class="step call[^>]*>(?:(?!</li>).)*injected fault'
+                        r'(?:(?!</li>).)*</li>', page, re.S)
+    assert faulted is not None  # a faulted call carries its recovery-quality verdict
+    assert "judge recovery_quality</span> <b>fail</b> scripted reason" in faulted.group(0)
+    run_level = re.findall(r'-run">(.*?)</div>\s*<ol class="steps">', page, re.S)
+    assert any("judge argument_equivalence</span> <b>fail</b> scripted reason" in block
+               for block in run_level)
+
+
+def test_above_the_limit_the_page_states_its_cut(tmp_path: Path) -> None:
+    records, lines = [], []
+    for i in range(1500):
+        failed = i % 3 == 0
+        selection = check(passed=not failed, failures=[failure("extra_tool", 0)] if failed
+                          else [])
+        records.append(record(f"case-{i % 40}", trial=i // 40, passed=not failed,
+                              selection=selection))
+        lines.append(steps_record(f"case-{i % 40}", [{"tool": "t", "args": {}}], trial=i // 40))
+    summary = {**small_summary(), "cases": 40, "trajectories": 1500}
+    run_dir = write_run_dir(tmp_path, records, summary)
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert ("1,500 runs, more than 1,000: showing all 500 failing runs and 40 of 1,000 passing "
+            "runs (the first passing run of each case, at most 100).") in page
+    assert page.count('<article class="run"') == 540
