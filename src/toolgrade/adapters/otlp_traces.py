@@ -44,6 +44,8 @@ STATE_ATTRIBUTE = "toolgrade.final_state"
 #: Where a message or a call falls among steps at the same time: a model's reply ends before
 #: the calls it asked for start, and those start before the next model call's new input.
 _REPLY, _CALL, _INPUT = 0, 1, 2
+#: What an agent span was asked comes before anything else starting with it.
+_ASKED = -1
 
 
 @dataclass
@@ -190,14 +192,14 @@ class _Steps:
     def add(self, time: int, phase: int, span: Span, step: Step) -> None:
         self.items.append(((time, phase, span.order, len(self.items)), step, span.span_id))
 
-    def inputs(self, span: Span, messages: list[ChatText]) -> None:
+    def inputs(self, span: Span, messages: list[ChatText], phase: int = _INPUT) -> None:
         """Input messages not already placed (a model call repeats the whole history)."""
         here: Counter[ChatText] = Counter()
         for message in messages:
             here[message] += 1
             if here[message] > self.emitted[message]:
                 self.emitted[message] += 1
-                self.add(span.start, _INPUT, span, Message(role=message[0], content=message[1]))
+                self.add(span.start, phase, span, Message(role=message[0], content=message[1]))
 
     def replies(self, span: Span, messages: list[ChatText]) -> None:
         for message in messages:
@@ -239,9 +241,10 @@ def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRu
     for span in sorted(spans, key=lambda s: (s.start, s.order)):
         role = roles[span.span_id]
         owner = tree.owner(span)
-        if role == "agent" and span.span_id in graded:
-            continue
-        if role == "other":
+        if role == "agent":
+            # A nested agent's own span: its calls and messages are its own, not graded.
+            left_out.update([] if span.span_id in graded else ["another agent"])
+        elif role == "other":
             left_out[kinds[span.span_id]] += 1
         elif owner in graded:
             (tools if role == "tool" else models).append(span)
@@ -281,6 +284,6 @@ def _steps(
         for span in spans:
             if span.span_id in graded:
                 inputs, outputs = agent_messages(span)
-                placed.inputs(span, inputs)
+                placed.inputs(span, inputs, _ASKED)
                 placed.replies(span, outputs)
     return placed.ordered()
