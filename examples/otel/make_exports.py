@@ -181,12 +181,12 @@ def resource(**kv: Any) -> dict[str, Any]:
     return {"attributes": attrs(**kv)}
 
 
-def main() -> None:
+def write_exports(out: Path) -> None:
+    """Write both example exports into `out`."""
     import yaml
 
     scripts = load_scripts()
     cases = {c["id"]: c for c in yaml.safe_load((HELPDESK / "suite.yaml").read_text())["cases"]}
-    out = HERE / "exports"
     out.mkdir(exist_ok=True)
     traces = []
     number, start = 0, T0
@@ -219,4 +219,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    write_exports(HERE / "exports")

@@ -172,5 +172,5 @@ def test_final_state_comes_from_toolgrade_final_state(tmp_path: Path) -> None:
     (run,) = load_runs([write_lines(tmp_path / "t.jsonl", [export(spans)])])
     assert run.final_state == state
     bad = _trace("2" * 32, **{"toolgrade.final_state": "[1, 2]"})
-    with pytest.raises(InputError, match="toolgrade.final_state: must be a JSON object"):
+    with pytest.raises(InputError, match=r"toolgrade\.final_state: must be a JSON object"):
         load_runs([write_lines(tmp_path / "u.jsonl", [export(bad)])])
