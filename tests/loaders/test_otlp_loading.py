@@ -138,7 +138,8 @@ def test_a_tool_span_with_no_tool_name_and_a_call_id_of_another_type(tmp_path: P
     numbered = genai_tool("t1", "x", {}, "{}", **{"gen_ai.tool.call.id": 7})
     path = write_lines(tmp_path / "u.jsonl", [export([genai_agent("a1", "x"), numbered])])
     (problem,) = _problems([path])
-    assert problem.field.endswith("attributes[gen_ai.tool.call.id]")
+    assert problem.field.endswith("spans[1].attributes[gen_ai.tool.call.id] (span t1)")
+    assert problem.reason == "an id must be a string, got int"
 
 
 def test_malformed_lines_and_documents_are_located(tmp_path: Path) -> None:

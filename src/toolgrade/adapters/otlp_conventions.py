@@ -78,7 +78,7 @@ def agent_name(span: Span) -> str | None:
 
 
 def _where(span: Span, key: str) -> str:
-    return f"{span.path} (span {span.span_id}).attributes[{key}]"
+    return f"{span.path}.attributes[{key}] (span {span.span_id})"
 
 
 def tool_name(span: Span) -> str:
@@ -91,7 +91,7 @@ def tool_name(span: Span) -> str:
     fallback = span.name.removeprefix("execute_tool").strip()
     if not fallback:
         raise AdapterError(
-            f"{span.path} (span {span.span_id}).attributes",
+            f"{span.path}.attributes (span {span.span_id})",
             "a tool span needs gen_ai.tool.name (GenAI) or tool.name (OpenInference)",
         )
     return fallback
