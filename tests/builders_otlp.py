@@ -15,6 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolgrade.loaders import load_runs
+from toolgrade.models import ToolCall, Trajectory
+
 MS = 1_000_000
 TRACE = "5b8efff798038103d269b633813fc60c"
 
@@ -90,6 +93,18 @@ def write_lines(path: Path, exports: list[Any]) -> Path:
     lines = [e if isinstance(e, str) else json.dumps(e) for e in exports]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def one_run(folder: Path, spans: list[dict[str, Any]], resource: dict[str, Any]) -> Trajectory:
+    """The single run of an export of `spans` written into `folder`."""
+    path = write_lines(folder / "traces.jsonl", [export(spans, resource)])
+    (run,) = load_runs([path])
+    return run
+
+
+def calls(run: Trajectory) -> list[ToolCall]:
+    """The run's tool calls, in order."""
+    return [call for _, call in run.calls]
 
 
 # --- GenAI ---------------------------------------------------------------------------------

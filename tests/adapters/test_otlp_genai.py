@@ -8,28 +8,23 @@ from pathlib import Path
 import pytest
 
 from builders_otlp import (
+    calls,
     export,
     genai_agent,
     genai_chat,
     genai_tool,
+    one_run,
     span,
     text,
     write_lines,
 )
-from toolgrade.loaders import load_runs
 from toolgrade.loaders.otlp import OtlpStats
 from toolgrade.loaders.runs import iter_runs
 from toolgrade.models import Message, ToolCall, Trajectory
 
 
 def _one_run(tmp_path: Path, spans: list[dict], **resource: object) -> Trajectory:
-    path = write_lines(tmp_path / "traces.jsonl", [export(spans, resource)])
-    (run,) = load_runs([path])
-    return run
-
-
-def _calls(run: Trajectory) -> list[ToolCall]:
-    return [call for _, call in run.calls]
+    return one_run(tmp_path, spans, resource)
 
 
 def test_execute_tool_span_is_a_call_with_name_id_arguments_and_result(tmp_path: Path) -> None:
@@ -38,7 +33,7 @@ def test_execute_tool_span_is_a_call_with_name_id_arguments_and_result(tmp_path:
         genai_tool("t1", "lookup_order", {"order_id": "A123"}, '{"status": "delivered"}',
                    call_id="call_1", start=10),
     ])
-    (call,) = _calls(run)
+    (call,) = calls(run)
     assert (call.tool, call.id, call.args) == ("lookup_order", "call_1", {"order_id": "A123"})
     assert call.result is not None and call.result.status == "ok"
     assert call.result.content == '{"status": "delivered"}'
@@ -50,13 +45,13 @@ def test_arguments_recorded_as_a_json_string_are_decoded(tmp_path: Path) -> None
         genai_agent("a1", "helpdesk"),
         genai_tool("t1", "refund", '{"order_id": "A1", "amount": 25.0}', "ok"),
     ])
-    assert _calls(run)[0].args == {"order_id": "A1", "amount": 25.0}
+    assert calls(run)[0].args == {"order_id": "A1", "amount": 25.0}
 
 
 def test_an_argument_string_that_is_not_json_is_kept_raw(tmp_path: Path) -> None:
     raw = '{"order_id": "A1", "amount": '
     run = _one_run(tmp_path, [genai_agent("a1", "x"), genai_tool("t1", "refund", raw, "ok")])
-    (call,) = _calls(run)
+    (call,) = calls(run)
     assert call.unparseable and call.raw_arguments == raw and call.args == {}
 
 
@@ -67,7 +62,7 @@ def test_failed_tool_span_reads_as_an_error_with_the_status_message(tmp_path: Pa
                    status={"code": 2, "message": "503 Service Unavailable"}),
         genai_tool("t2", "lookup_order", {"order_id": "A1"}, '{"ok": true}', start=30),
     ])
-    failed, retried = _calls(run)
+    failed, retried = calls(run)
     assert failed.failed and failed.result is not None
     assert failed.result.content == "503 Service Unavailable"
     assert not retried.failed
@@ -77,13 +72,13 @@ def test_error_type_alone_marks_a_failure(tmp_path: Path) -> None:
     tool = genai_tool("t1", "lookup_order", {"order_id": "A1"}, "timed out")
     tool["attributes"].append({"key": "error.type", "value": {"stringValue": "timeout"}})
     run = _one_run(tmp_path, [genai_agent("a1", "x"), tool])
-    assert _calls(run)[0].failed
+    assert calls(run)[0].failed
 
 
 def test_status_ok_wins_over_content_that_reads_as_an_error(tmp_path: Path) -> None:
     tool = genai_tool("t1", "search_kb", {"q": "x"}, "Error codes explained", status={"code": 1})
     run = _one_run(tmp_path, [genai_agent("a1", "x"), tool])
-    assert not _calls(run)[0].failed
+    assert not calls(run)[0].failed
 
 
 def test_overlapping_tool_spans_under_one_parent_share_a_group(tmp_path: Path) -> None:
@@ -93,7 +88,7 @@ def test_overlapping_tool_spans_under_one_parent_share_a_group(tmp_path: Path) -
         genai_tool("t2", "verify_identity", {"email": "a@b"}, "{}", start=12, end=40),
         genai_tool("t3", "refund", {"order_id": "A"}, "{}", start=60, end=70),
     ])
-    first, second, third = _calls(run)
+    first, second, third = calls(run)
     assert first.group is not None and first.group == second.group
     assert third.group is None
 
@@ -104,7 +99,7 @@ def test_sequential_tool_spans_are_not_a_group(tmp_path: Path) -> None:
         genai_tool("t1", "lookup_order", {"order_id": "A"}, "{}", start=10, end=20),
         genai_tool("t2", "lookup_order", {"order_id": "B"}, "{}", start=20, end=30),
     ])
-    assert [c.group for c in _calls(run)] == [None, None]
+    assert [c.group for c in calls(run)] == [None, None]
 
 
 def test_calls_are_ordered_by_start_time_not_file_order(tmp_path: Path) -> None:
@@ -116,7 +111,7 @@ def test_calls_are_ordered_by_start_time_not_file_order(tmp_path: Path) -> None:
     assert run.tool_names == ["lookup_order", "refund"]
 
 
-def test_chat_spans_give_the_user_input_and_the_final_reply_around_the_calls(
+def test_chat_spans_give_the_user_input_and_the_final_reply_around_thecalls(
     tmp_path: Path,
 ) -> None:
     user = text("user", "Refund order A1")

@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builders_otlp import export, oi_agent, oi_llm, oi_tool, span, write_lines
-from toolgrade.loaders import load_runs
+from builders_otlp import calls, export, oi_agent, oi_llm, oi_tool, one_run, span, write_lines
 from toolgrade.loaders.otlp import OtlpStats
 from toolgrade.loaders.runs import iter_runs
-from toolgrade.models import Message, ToolCall, Trajectory
+from toolgrade.models import Message, Trajectory
 
 CASE = {"toolgrade.case_id": "c1"}
 
 
 def _one_run(tmp_path: Path, spans: list[dict], **resource: object) -> Trajectory:
-    path = write_lines(tmp_path / "traces.jsonl", [export(spans, {**CASE, **resource})])
-    (run,) = load_runs([path])
-    return run
-
-
-def _calls(run: Trajectory) -> list[ToolCall]:
-    return [call for _, call in run.calls]
+    return one_run(tmp_path, spans, {**CASE, **resource})
 
 
 def test_tool_span_is_a_call_with_name_id_input_and_output(tmp_path: Path) -> None:
@@ -29,7 +22,7 @@ def test_tool_span_is_a_call_with_name_id_input_and_output(tmp_path: Path) -> No
         oi_tool("t1", "get_weather", '{"location": "Paris"}', '{"temp": 18}', call_id="call_9",
                 start=10, status={"code": 1}),
     ])
-    (call,) = _calls(run)
+    (call,) = calls(run)
     assert (call.tool, call.id, call.args) == ("get_weather", "call_9", {"location": "Paris"})
     assert call.result is not None and call.result.content == '{"temp": 18}'
     assert not call.failed
@@ -38,7 +31,7 @@ def test_tool_span_is_a_call_with_name_id_input_and_output(tmp_path: Path) -> No
 
 def test_input_value_that_is_not_json_is_kept_raw(tmp_path: Path) -> None:
     run = _one_run(tmp_path, [oi_agent("a1"), oi_tool("t1", "search_kb", "router reset", "[]")])
-    (call,) = _calls(run)
+    (call,) = calls(run)
     assert call.unparseable and call.raw_arguments == "router reset"
 
 
@@ -52,7 +45,7 @@ def test_failed_tool_span_takes_the_exception_message(tmp_path: Path) -> None:
         oi_tool("t1", "lookup_order", '{"order_id": "G555"}', status={"code": "STATUS_CODE_ERROR"},
                 events=[exception]),
     ])
-    (call,) = _calls(run)
+    (call,) = calls(run)
     assert call.failed and call.result is not None
     assert call.result.content == "upstream timed out after 30s"
 
@@ -66,7 +59,7 @@ def test_overlapping_tool_spans_share_a_group_and_other_parents_do_not(tmp_path:
         # overlaps in time but under another parent: not issued together
         oi_tool("t3", "send_email", '{"to": "kim"}', "{}", parent="a1", start=20, end=35),
     ])
-    f100, f200, email = _calls(run)
+    f100, f200, email = calls(run)
     assert f100.group is not None and f100.group == f200.group
     assert email.group is None
     assert run.tool_names == ["refund", "refund", "send_email"]
@@ -123,7 +116,7 @@ def test_two_agents_nested_agent_calls_are_left_out_and_counted(tmp_path: Path) 
     ((_, _, run, problems),) = list(iter_runs([path], stats=stats))
     assert problems == [] and run is not None
     assert (run.agent, run.tool_names) == ("router", ["lookup_order"])
-    assert run.steps == [_calls(run)[0]]
+    assert run.steps == [calls(run)[0]]
     assert stats.left_out == {"another agent": 3, "openinference RETRIEVER": 1}
 
 

@@ -125,6 +125,10 @@ def _exception_message(span: Span) -> str | None:
     return None
 
 
+#: The longest recorded text tried as a Python literal (judged content: parsing it costs time).
+_LITERAL_LIMIT = 1 << 20
+
+
 def _parse_text(value: Any) -> Any:
     """A recorded structure: JSON, or the Python literal some old instrumentations wrote."""
     if not isinstance(value, str):
@@ -133,6 +137,8 @@ def _parse_text(value: Any) -> Any:
         return json.loads(value)
     except ValueError:
         pass
+    if len(value) > _LITERAL_LIMIT:
+        return value
     try:
         return ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
