@@ -237,3 +237,26 @@ def test_other_genai_operations_are_left_out_and_counted(tmp_path: Path, kind: s
     stats = OtlpStats()
     list(iter_runs([path], stats=stats))
     assert stats.left_out == {f"gen_ai {kind}": 1, "no GenAI or OpenInference kind": 1}
+
+
+def test_with_no_tool_span_the_calls_the_model_asked_for_are_read(tmp_path: Path) -> None:
+    user = text("user", "Refund F100 and F200")
+    asked = {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_1", "name": "refund", "arguments": {"order_id": "F100"}},
+        {"type": "tool_call", "id": "call_2", "name": "refund", "arguments": '{"order_id": "F2'},
+    ]}
+    answered = {"role": "tool", "parts": [
+        {"type": "tool_call_response", "id": "call_1", "response": "refunded"},
+        {"type": "tool_call_response", "id": "call_2", "response": "Error: bad arguments"},
+    ]}
+    run = _one_run(tmp_path, [
+        genai_agent("a1", "x"),
+        genai_chat("m1", [user], [asked], start=0, end=10),
+        genai_chat("m2", [user, asked, answered], [text("assistant", "Done.")], start=20, end=30),
+    ])
+    first, second = calls(run)
+    assert (first.tool, first.id, first.args) == ("refund", "call_1", {"order_id": "F100"})
+    assert first.result is not None and first.result.content == "refunded"
+    assert second.unparseable and second.failed  # the answer's text reads as an error
+    assert first.group is not None and first.group == second.group
+    assert [type(s).__name__ for s in run.steps] == ["Message", "ToolCall", "ToolCall", "Message"]

@@ -124,3 +124,23 @@ def test_the_resource_service_name_names_an_unnamed_agent(tmp_path: Path) -> Non
     run = _one_run(tmp_path, [oi_agent("a1"), oi_tool("t1", "x", "{}", "{}")],
                    **{"service.name": "weak-agent"})
     assert run.agent == "weak-agent"
+
+
+def test_with_no_tool_span_the_calls_the_llm_asked_for_are_read(tmp_path: Path) -> None:
+    answer = oi_llm("m2", [("user", "Track E321")], "In transit.", start=20, end=30)
+    answer["attributes"] += [
+        {"key": "llm.input_messages.1.message.role", "value": {"stringValue": "tool"}},
+        {"key": "llm.input_messages.1.message.tool_call_id", "value": {"stringValue": "c1"}},
+        {"key": "llm.input_messages.1.message.content", "value": {"stringValue": "in transit"}},
+    ]
+    run = _one_run(tmp_path, [
+        oi_agent("a1"),
+        oi_llm("m1", [("user", "Track E321")], None, start=0, end=10,
+               tool_calls=(("c1", "get_shipping_status", '{"tracking_id": "TRK-1"}'),)),
+        answer,
+    ])
+    (call,) = calls(run)
+    assert (call.tool, call.id, call.args) == ("get_shipping_status", "c1",
+                                               {"tracking_id": "TRK-1"})
+    assert call.result is not None and call.result.content == "in transit"
+    assert run.final_answer() == (2, "In transit.")

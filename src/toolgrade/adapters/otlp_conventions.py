@@ -196,6 +196,11 @@ def _flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     return [by_index[i] for i in sorted(by_index)]
 
 
+def _nested(fields: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The `prefix.M.rest` entries among one flattened message's fields."""
+    return _flattened({k: v for k, v in fields.items() if k.startswith(prefix + ".")}, prefix)
+
+
 def _openinference_messages(attrs: dict[str, Any], prefix: str, default_role: str) -> list[Any]:
     messages = []
     for fields in _flattened(attrs, prefix):
@@ -203,20 +208,37 @@ def _openinference_messages(attrs: dict[str, Any], prefix: str, default_role: st
         if not isinstance(content, str):
             texts = [
                 str(part.get("message_content.text") or "")
-                for part in _flattened(
-                    {k: v for k, v in fields.items() if k.startswith("message.contents.")},
-                    "message.contents",
-                )
+                for part in _nested(fields, "message.contents")
                 if part.get("message_content.type", "text") == "text"
             ]
             content = "\n".join(t for t in texts if t)
-        messages.append({"role": fields.get("message.role", default_role), "content": content})
+        calls = [
+            {
+                "id": call.get("tool_call.id"),
+                "function": {
+                    "name": call.get("tool_call.function.name"),
+                    "arguments": call.get("tool_call.function.arguments"),
+                },
+            }
+            for call in _nested(fields, "message.tool_calls")
+        ]
+        messages.append({
+            "role": fields.get("message.role", default_role),
+            "content": content,
+            "tool_calls": calls,
+            "tool_call_id": fields.get("message.tool_call_id"),
+        })
     return messages
 
 
 def _openllmetry_messages(attrs: dict[str, Any], prefix: str, default_role: str) -> list[Any]:
     return [
-        {"role": fields.get("role", default_role), "content": fields.get("content")}
+        {
+            "role": fields.get("role", default_role),
+            "content": fields.get("content"),
+            "tool_calls": _nested(fields, "tool_calls"),
+            "tool_call_id": fields.get("tool_call_id"),
+        }
         for fields in _flattened(attrs, prefix)
     ]
 
@@ -228,22 +250,70 @@ def _event_attribute(span: Span, event_name: str, key: str) -> Any:
     return None
 
 
-def _side(span: Span, side: Literal["input", "output"]) -> list[ChatText]:
+def _recorded(span: Span, side: Literal["input", "output"]) -> Any:
+    """The messages of one side as recorded, in whichever convention the span uses."""
     attrs = span.attributes
     role = "user" if side == "input" else "assistant"
     new_key = f"gen_ai.{side}.messages"
     if new_key in attrs:
-        return _as_messages(attrs[new_key], role)
+        return attrs[new_key]
     openinference = _openinference_messages(attrs, f"llm.{side}_messages", role)
     if openinference:
-        return _as_messages(openinference, role)
+        return openinference
     old = "gen_ai.prompt" if side == "input" else "gen_ai.completion"
     if old in attrs:
-        return _as_messages(attrs[old], role)
+        return attrs[old]
     event = _event_attribute(span, f"gen_ai.content.{old.split('.')[1]}", old)
     if event is not None:
-        return _as_messages(event, role)
-    return _as_messages(_openllmetry_messages(attrs, old, role), role)
+        return event
+    return _openllmetry_messages(attrs, old, role)
+
+
+def _side(span: Span, side: Literal["input", "output"]) -> list[ChatText]:
+    return _as_messages(_recorded(span, side), "user" if side == "input" else "assistant")
+
+
+def _message_dicts(span: Span, side: Literal["input", "output"]) -> list[dict[str, Any]]:
+    value = _parse_text(_recorded(span, side))
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, dict):
+            out.append(item["message"] if isinstance(item.get("message"), dict) else item)
+    return out
+
+
+def _id_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def requested_calls(span: Span) -> list[tuple[str | None, str, Any]]:
+    """(call id, tool name, raw arguments) of the calls a model call's reply asks for: GenAI
+    `tool_call` parts, or OpenAI-style `tool_calls` (OpenInference and older GenAI)."""
+    out: list[tuple[str | None, Any, Any]] = []
+    for message in _message_dicts(span, "output")[:1]:
+        for part in message.get("parts") or []:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                out.append((_id_text(part.get("id")), part.get("name"), part.get("arguments")))
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict):
+                nested = call.get("function")
+                fn: dict[str, Any] = nested if isinstance(nested, dict) else call
+                out.append((_id_text(call.get("id")), fn.get("name"), fn.get("arguments")))
+    return [(i, name, args) for i, name, args in out if isinstance(name, str) and name]
+
+
+def tool_responses(span: Span) -> dict[str, Any]:
+    """Call id -> the result a model call was given for it (in its input messages)."""
+    out: dict[str, Any] = {}
+    for message in _message_dicts(span, "input"):
+        for part in message.get("parts") or []:
+            if isinstance(part, dict) and part.get("type") == "tool_call_response":
+                answer = part["response"] if "response" in part else part.get("result")
+                out[str(part.get("id"))] = answer
+        if message.get("role") in ("tool", "function") and message.get("tool_call_id"):
+            out[str(message["tool_call_id"])] = text_of(message.get("content"))
+    return out
 
 
 def model_messages(span: Span) -> tuple[list[ChatText], list[ChatText]]:

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgrade.adapters.common import AdapterError, build_call
+from toolgrade.adapters.common import AdapterError, build_call, make_result
 from toolgrade.adapters.otlp_conventions import (
     ChatText,
     SpanRole,
@@ -31,7 +31,9 @@ from toolgrade.adapters.otlp_conventions import (
     agent_name,
     classify,
     model_messages,
+    requested_calls,
     tool_call_fields,
+    tool_responses,
 )
 from toolgrade.adapters.otlp_spans import Span
 from toolgrade.models import Message, Step, ToolCall
@@ -250,7 +252,7 @@ def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRu
             (tools if role == "tool" else models).append(span)
         else:
             left_out["another agent" if owner is not None or has_agents else "outside"] += 1
-    steps = _steps(spans, graded, tools, models)
+    steps, clusters, n_calls = _steps(spans, graded, tools, models)
     first = min(spans, key=lambda s: (s.line or 0, s.order))
     resource_name = first.resource.get("service.name")
     return TraceRun(
@@ -260,22 +262,24 @@ def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRu
         case_id=_case_id(spans, case_attribute, trace_id),
         trial=_trial(spans, trace_id),
         agent=name or (resource_name if isinstance(resource_name, str) and resource_name else None),
-        steps=_labelled(steps, _groups(tools)),
+        steps=_labelled(steps, clusters),
         final_state=_final_state(spans, trace_id),
         left_out=left_out,
-        tool_calls=len(tools),
+        tool_calls=n_calls,
     )
 
 
 def _steps(
     spans: list[Span], graded: set[str | None], tools: list[Span], models: list[Span]
-) -> list[tuple[Step, str]]:
-    """The graded agent's calls and messages in time order, with their spans' ids."""
+) -> tuple[list[tuple[Step, str]], dict[str, int], int]:
+    """The graded agent's calls and messages in time order with their spans' ids, the
+    parallel clusters by span id, and the number of calls."""
     placed = _Steps()
     for span in tools:
         name, call_id, raw_args, result = tool_call_fields(span)
         call = build_call(name, raw_args, id=call_id, result=result, group=None)
         placed.add(span.start, _CALL, span, call)
+    clusters, n_calls = (_groups(tools), len(tools)) if tools else _requested(models, placed)
     for span in models:
         inputs, outputs = model_messages(span)
         placed.inputs(span, inputs)
@@ -286,4 +290,26 @@ def _steps(
                 inputs, outputs = agent_messages(span)
                 placed.inputs(span, inputs, _ASKED)
                 placed.replies(span, outputs)
-    return placed.ordered()
+    return placed.ordered(), clusters, n_calls
+
+
+def _requested(models: list[Span], placed: _Steps) -> tuple[dict[str, int], int]:
+    """With no tool span (only the model calls are instrumented), the calls the model asked
+    for, at the end of the model call that asked; each answered by the result a later model
+    call was given for its id. The calls of one reply share a group."""
+    answers: dict[str, object] = {}
+    for span in models:
+        answers.update(tool_responses(span))
+    clusters: dict[str, int] = {}
+    n_calls = 0
+    for span in models:
+        asked = requested_calls(span)
+        for call_id, name, raw_args in asked:
+            key = call_id or ""
+            result = make_result(answers[key], None) if key in answers else None
+            call = build_call(name, raw_args, id=call_id, result=result, group=None)
+            placed.add(span.end, _CALL, span, call)
+        if len(asked) > 1:
+            clusters[span.span_id] = len(clusters) + 1
+        n_calls += len(asked)
+    return clusters, n_calls
