@@ -11,7 +11,7 @@ from builders_foundation import steps_run, write_jsonl
 from builders_otlp import export, genai_agent, genai_tool, span, write_lines
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import load_runs, run_files
-from toolgrade.loaders.otlp import OtlpOptions, otlp_layout
+from toolgrade.loaders.otlp import OtlpOptions, OtlpStats, otlp_layout
 from toolgrade.loaders.runs import iter_runs
 
 
@@ -175,3 +175,18 @@ def test_final_state_comes_from_toolgrade_final_state(tmp_path: Path) -> None:
     bad = _trace("2" * 32, **{"toolgrade.final_state": "[1, 2]"})
     with pytest.raises(InputError, match=r"toolgrade\.final_state: must be a JSON object"):
         load_runs([write_lines(tmp_path / "u.jsonl", [export(bad)])])
+
+
+def test_traces_of_no_agent_are_not_runs_and_repeated_spans_are_read_once(
+    tmp_path: Path,
+) -> None:
+    agent = _trace("1" * 32)
+    http = [span("h1", "GET /health", {"http.request.method": "GET"}, trace="2" * 32)]
+    # the first batch written twice, as an exporter's retry may
+    path = write_lines(tmp_path / "t.jsonl", [export(agent), export(agent + http)])
+    stats = OtlpStats()
+    rows = list(iter_runs([path], stats=stats))
+    assert [run.tool_names for _, _, run, _ in rows if run is not None] == [["lookup_order"]]
+    assert all(not found for *_, found in rows)
+    assert (stats.traces, stats.other_traces, stats.tool_calls) == (1, 1, 1)
+    assert stats.left_out == {"duplicate span": 2, "no GenAI or OpenInference kind": 1}

@@ -83,7 +83,7 @@ def test_the_example_exports_grade_as_the_same_runs_given_as_chat_messages(
     assert len(from_traces) == 56  # 14 cases: 3 trials of the strong agent, 1 of the weak
     assert from_traces == from_messages
     assert traced.pop("otlp") == {
-        "files": 2, "traces": 56, "spans": 409, "tool_calls": 108,
+        "files": 2, "traces": 56, "spans": 409, "tool_calls": 108, "other_traces": 0,
         "left_out": {"no GenAI or OpenInference kind": 87},  # the HTTP spans under tools
     }
     assert traced == messaged

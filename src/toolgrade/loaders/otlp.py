@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolgrade.adapters.common import AdapterError
+from toolgrade.adapters.otlp_conventions import classify
 from toolgrade.adapters.otlp_spans import Span, read_export
 from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE, TraceRun, assemble
 from toolgrade.errors import InputProblem, NotUtf8Error, read_utf8
@@ -51,6 +52,8 @@ class OtlpStats:
     traces: int = 0
     spans: int = 0
     tool_calls: int = 0
+    #: Traces with no GenAI or OpenInference span: no run (their spans are in `left_out`).
+    other_traces: int = 0
     left_out: Counter[str] = field(default_factory=Counter)
 
     def to_json(self) -> dict[str, Any]:
@@ -60,6 +63,7 @@ class OtlpStats:
             "traces": self.traces,
             "spans": self.spans,
             "tool_calls": self.tool_calls,
+            "other_traces": self.other_traces,
             "left_out": dict(sorted(self.left_out.items())),
         }
 
@@ -68,8 +72,13 @@ class OtlpStats:
         left = sum(self.left_out.values())
         kinds = ", ".join(f"{kind}: {n}" for kind, n in sorted(self.left_out.items()))
         note = f"; {left} span(s) left out of the runs ({kinds})" if left else ""
+        others = (
+            f" (+{self.other_traces} with no GenAI or OpenInference span: not runs)"
+            if self.other_traces
+            else ""
+        )
         return (
-            f"OTLP traces: {self.traces} trace(s), {self.spans} span(s), "
+            f"OTLP traces: {self.traces} trace(s){others}, {self.spans} span(s), "
             f"{self.tool_calls} tool call(s) in {self.files} file(s){note}"
         )
 
@@ -116,7 +125,12 @@ class OtlpReader:
             yield file, line, None, [problem]
         self.stats.spans += len(spans)
         runs = []
-        for trace in _traces(spans):
+        for trace in _traces(spans, self.stats.left_out):
+            if not any(classify(span)[0] != "other" for span in trace):
+                # Not an agent's trace (an HTTP request, a batch job): no run, its spans counted.
+                self.stats.other_traces += 1
+                self.stats.left_out.update(classify(span)[1] for span in trace)
+                continue
             try:
                 run = assemble(trace, self.options.case_attribute)
             except AdapterError as exc:
@@ -157,10 +171,17 @@ def _first_line(trace: list[Span]) -> int:
     return min((s.line for s in trace if s.line is not None), default=1)
 
 
-def _traces(spans: list[Span]) -> list[list[Span]]:
-    """Spans by trace, traces in the order they first appear."""
+def _traces(spans: list[Span], left_out: Counter[str]) -> list[list[Span]]:
+    """Spans by trace, traces in the order they first appear. A span written twice (an
+    exporter's retry) is read once; the copies are counted in `left_out`."""
     by_trace: dict[str, list[Span]] = {}
+    seen: set[tuple[str, str]] = set()
     for span in spans:
+        key = (span.trace_id, span.span_id)
+        if key in seen:
+            left_out["duplicate span"] += 1
+            continue
+        seen.add(key)
         by_trace.setdefault(span.trace_id, []).append(span)
     return list(by_trace.values())
 
