@@ -190,3 +190,14 @@ def test_traces_of_no_agent_are_not_runs_and_repeated_spans_are_read_once(
     assert all(not found for *_, found in rows)
     assert (stats.traces, stats.other_traces, stats.tool_calls) == (1, 1, 1)
     assert stats.left_out == {"duplicate span": 2, "no GenAI or OpenInference kind": 1}
+
+
+def test_a_document_nested_too_deeply_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    deep: object = "x"
+    for _ in range(150):  # each level is three JSON levels: 450 in all
+        deep = {"k": deep}
+    spans = _trace("1" * 32, **{"payload": deep})
+    document = tmp_path / "t.json"
+    document.write_text(json.dumps(export(spans), indent=1))
+    (problem,) = _problems([document])
+    assert "nested deeper than 256 levels" in problem.reason

@@ -25,7 +25,7 @@ from toolgrade.adapters.otlp_conventions import classify
 from toolgrade.adapters.otlp_spans import Span, read_export
 from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE, TraceRun, assemble
 from toolgrade.errors import InputProblem, NotUtf8Error, read_utf8
-from toolgrade.loaders.jsonl import decode_line, iter_text_lines
+from toolgrade.loaders.jsonl import MAX_DEPTH, decode_line, iter_text_lines, too_deep
 from toolgrade.models import Trajectory
 
 Layout = Literal["lines", "document"]
@@ -213,7 +213,11 @@ def _document(path: Path, spans: list[Span]) -> Iterator[tuple[int, InputProblem
         yield exc.lineno, InputProblem(str(path), exc.lineno, "", reason)
         return
     except RecursionError:
-        yield 1, InputProblem(str(path), 1, "", "nested too deeply")
+        yield 1, _too_deep(path)
+        return
+    if too_deep(text, value):
+        # As for JSON Lines: a value no output could write back is refused, not crashed on.
+        yield 1, _too_deep(path)
         return
     try:
         found = read_export(value, None)
@@ -222,6 +226,10 @@ def _document(path: Path, spans: list[Span]) -> Iterator[tuple[int, InputProblem
         yield line, InputProblem(str(path), line, exc.field, exc.reason)
         return
     spans.extend(_located(text, found))
+
+
+def _too_deep(path: Path) -> InputProblem:
+    return InputProblem(str(path), 1, "", f"nested deeper than {MAX_DEPTH} levels")
 
 
 def _line_of(text: str, field: str) -> int:
