@@ -260,3 +260,17 @@ def test_with_no_tool_span_the_calls_the_model_asked_for_are_read(tmp_path: Path
     assert second.unparseable and second.failed  # the answer's text reads as an error
     assert first.group is not None and first.group == second.group
     assert [type(s).__name__ for s in run.steps] == ["Message", "ToolCall", "ToolCall", "Message"]
+
+
+def test_tool_spans_under_no_agent_in_a_trace_with_one_are_left_out(tmp_path: Path) -> None:
+    spans = [
+        span("r1", "POST /chat", {"http.request.method": "POST"}),
+        genai_agent("a1", "x", parent="r1", start=10, end=500),
+        genai_tool("t1", "lookup_order", {"order_id": "A"}, "{}", parent="a1", start=20),
+        genai_tool("t2", "audit_log", {"event": "chat"}, "{}", parent="r1", start=600),
+    ]
+    path = write_lines(tmp_path / "t.jsonl", [export(spans)])
+    stats = OtlpStats()
+    ((_, _, run, _),) = list(iter_runs([path], stats=stats))
+    assert run is not None and run.tool_names == ["lookup_order"]
+    assert stats.left_out == {"outside": 1, "no GenAI or OpenInference kind": 1}

@@ -236,7 +236,6 @@ def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRu
         roles[span.span_id], kinds[span.span_id] = classify(span)
     tree = _Tree(spans, roles)
     graded, name = _graded_agents(spans, tree)
-    has_agents = None not in graded
     left_out: Counter[str] = Counter()
     tools: list[Span] = []
     models: list[Span] = []
@@ -244,29 +243,37 @@ def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRu
         role = roles[span.span_id]
         owner = tree.owner(span)
         if role == "agent":
-            # A nested agent's own span: its calls and messages are its own, not graded.
-            left_out.update([] if span.span_id in graded else ["another agent"])
+            if span.span_id not in graded:  # a nested agent: its calls are its own
+                left_out["another agent"] += 1
         elif role == "other":
             left_out[kinds[span.span_id]] += 1
         elif owner in graded:
             (tools if role == "tool" else models).append(span)
         else:
-            left_out["another agent" if owner is not None or has_agents else "outside"] += 1
+            left_out["another agent" if owner is not None else "outside"] += 1
     steps, clusters, n_calls = _steps(spans, graded, tools, models)
     first = min(spans, key=lambda s: (s.line or 0, s.order))
-    resource_name = first.resource.get("service.name")
     return TraceRun(
         trace_id=trace_id,
         line=first.line,
         start=min(s.start for s in spans),
         case_id=_case_id(spans, case_attribute, trace_id),
         trial=_trial(spans, trace_id),
-        agent=name or (resource_name if isinstance(resource_name, str) and resource_name else None),
+        agent=name or _service_name(spans, graded),
         steps=_labelled(steps, clusters),
         final_state=_final_state(spans, trace_id),
         left_out=left_out,
         tool_calls=n_calls,
     )
+
+
+def _service_name(spans: list[Span], graded: set[str | None]) -> str | None:
+    """The `service.name` of the graded agent's resource (of the trace's, with no agent)."""
+    for span in sorted(spans, key=lambda s: (s.start, s.order)):
+        if span.span_id in graded or None in graded:
+            name = span.resource.get("service.name")
+            return name if isinstance(name, str) and name else None
+    return None
 
 
 def _steps(
