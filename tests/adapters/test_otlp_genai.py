@@ -274,3 +274,15 @@ def test_tool_spans_under_no_agent_in_a_trace_with_one_are_left_out(tmp_path: Pa
     ((_, _, run, _),) = list(iter_runs([path], stats=stats))
     assert run is not None and run.tool_names == ["lookup_order"]
     assert stats.left_out == {"outside": 1, "no GenAI or OpenInference kind": 1}
+
+
+def test_older_pydantic_ai_tool_spans_are_read(tmp_path: Path) -> None:
+    running = span("t1", "running tool", {
+        "gen_ai.tool.name": "multiply", "gen_ai.tool.call.id": "call_C",
+        "tool_arguments": '{"a": 15, "b": 7}', "tool_response": "105",
+        "logfire.msg": "running tool: multiply",
+    }, parent="r1", start=10)
+    run = _one_run(tmp_path, [span("r1", "agent run", {"toolgrade.case_id": "c1"}), running])
+    (call,) = calls(run)
+    assert (call.tool, call.id, call.args) == ("multiply", "call_C", {"a": 15, "b": 7})
+    assert call.result is not None and call.result.content == "105"

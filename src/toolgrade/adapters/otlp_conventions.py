@@ -108,8 +108,10 @@ def tool_call_fields(span: Span) -> tuple[str, str | None, Any, ToolResult]:
     attrs = span.attributes
     key, call_id = _first(attrs, "gen_ai.tool.call.id", "tool_call.id")
     call_id = string_id(call_id, _where(span, key or "gen_ai.tool.call.id"))
-    _, raw_args = _first(attrs, "gen_ai.tool.call.arguments", "input.value")
-    _, content = _first(attrs, "gen_ai.tool.call.result", "output.value")
+    # `tool_arguments` / `tool_response`: pydantic-ai's "running tool" spans before it wrote
+    # the GenAI names.
+    _, raw_args = _first(attrs, "gen_ai.tool.call.arguments", "input.value", "tool_arguments")
+    _, content = _first(attrs, "gen_ai.tool.call.result", "output.value", "tool_response")
     failed = True if "error.type" in attrs else span.status_error
     if content is None and failed:
         content = span.status_message or _exception_message(span) or attrs.get("error.type")
