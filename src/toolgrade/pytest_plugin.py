@@ -146,7 +146,7 @@ def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResu
 
     records = []
     try:
-        for _, _, run, _ in iter_runs(inputs.files):
+        for _, _, run, _ in iter_runs(inputs.files, inputs.otlp):
             if run is not None:
                 case = inputs.suite.cases[run.case_id]
                 records.append(grade_trajectory(case, run, checks, judges.engine,

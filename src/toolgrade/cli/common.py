@@ -16,6 +16,11 @@ from toolgrade.errors import ConfigError, InputError, ToolgradeError
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 #: Where `run` writes, and what `validate` skips inside a runs folder, unless --out says.
 DEFAULT_OUT = Path("toolgrade-out")
+#: The span or resource attribute that names a trace's case, unless --case-attribute says.
+CASE_ATTRIBUTE_HELP = (
+    "OTLP trace exports: the span or resource attribute holding the case id "
+    "(default toolgrade.case_id)."
+)
 
 # Logs and CI capture are not terminals; give their tables room instead of rich's 80 columns.
 _WIDTH = None if sys.stdout.isatty() else 120

@@ -8,18 +8,27 @@ from typing import Annotated, Any
 
 import typer
 
+from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE
 from toolgrade.cli.adjudicate_cmd import adjudicate
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
-from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_exit, out
+from toolgrade.cli.common import (
+    CASE_ATTRIBUTE_HELP,
+    DEFAULT_OUT,
+    EXIT_GATE,
+    EXIT_OK,
+    input_errors_exit,
+    out,
+)
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.errors import InputError
 from toolgrade.cli.show_cmd import show
 from toolgrade.loaders import load_suite
-from toolgrade.loaders.suite_defaults import SuiteDefaults
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
+from toolgrade.loaders.otlp import OtlpOptions
+from toolgrade.loaders.suite_defaults import SuiteDefaults
 from toolgrade.models import Case
 from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
@@ -54,6 +63,7 @@ def validate(
         ),
     ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
+    case_attribute: Annotated[str, typer.Option(help=CASE_ATTRIBUTE_HELP)] = CASE_ATTRIBUTE,
 ) -> None:
     """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any.
 
@@ -64,11 +74,14 @@ def validate(
     with input_errors_exit():
         validate_gate_names(load_settings(config).gates)
         if runs:
-            inputs = validate_inputs(suite, runs, exclude=out_dir)
+            otlp = OtlpOptions(case_attribute=case_attribute)
+            inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
             out.print(
                 f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
                 f"{len(inputs.files)} file(s)"
             )
+            if inputs.otlp_stats is not None:
+                out.print(inputs.otlp_stats.describe(), markup=False)
         else:
             loaded = load_suite(suite)
             # The people's decisions beside the suite are read with it by `run`: check them too.

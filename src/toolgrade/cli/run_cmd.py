@@ -7,11 +7,21 @@ from typing import Annotated
 
 import typer
 
+from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE
 from toolgrade.checks.adjudication import deciding_dimensions
-from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, err, input_errors_exit, out
+from toolgrade.cli.common import (
+    CASE_ATTRIBUTE_HELP,
+    DEFAULT_OUT,
+    EXIT_GATE,
+    EXIT_OK,
+    err,
+    input_errors_exit,
+    out,
+)
 from toolgrade.cli.judges import JudgeSetup, setup_judges
 from toolgrade.cli.progress import progress_bar
 from toolgrade.errors import ConfigError
+from toolgrade.loaders.otlp import OtlpOptions
 from toolgrade.reporting import ReportStream, print_scorecard
 from toolgrade.reporting.files import REPORT_FILES
 from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
@@ -94,6 +104,7 @@ def run(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar or scorecard.")
     ] = False,
+    case_attribute: Annotated[str, typer.Option(help=CASE_ATTRIBUTE_HELP)] = CASE_ATTRIBUTE,
 ) -> None:
     """Grade RUNS against SUITE; write results.jsonl, summary.json and reports into --out.
 
@@ -104,7 +115,9 @@ def run(
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
-        inputs = validate_inputs(suite, runs, exclude=out_dir)
+        inputs = validate_inputs(
+            suite, runs, exclude=out_dir, otlp=OtlpOptions(case_attribute=case_attribute)
+        )
         judges: JudgeSetup = setup_judges(
             settings,
             notify=lambda m: err.print(m, markup=False),
@@ -112,6 +125,8 @@ def run(
         )
         _make_out_dir(out_dir)  # only once nothing can refuse the run
         _warn_about_coverage(inputs)
+        if inputs.otlp_stats is not None:
+            err.print(inputs.otlp_stats.describe(), markup=False)
         with ReportStream() as reports:
             with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
                 output = grade(

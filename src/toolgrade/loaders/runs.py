@@ -18,6 +18,7 @@ from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajectory
 from toolgrade.loaders.jsonl import decode_line, iter_text_lines
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
+from toolgrade.loaders.otlp import OtlpOptions, OtlpReader, OtlpStats, RunRow, otlp_layout
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
 
 
@@ -161,7 +162,8 @@ def to_trajectory(record: RunRecord) -> Trajectory:
 
 
 def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:
-    """Expand files and folders (their *.jsonl, recursively) into run files.
+    """Expand files and folders (their *.jsonl, and the *.json that are OTLP trace exports,
+    recursively) into run files.
 
     Files found in a folder under `exclude`, and adjudications files (people's decisions on
     routes), are left out; a file named on its own is kept. A
@@ -173,8 +175,9 @@ def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:
     seen: set[Path] = set()
     for path in paths:
         found = [path] if not path.is_dir() else [
-            f for f in sorted(path.rglob("*.jsonl"))
+            f for f in sorted([*path.rglob("*.jsonl"), *path.rglob("*.json")])
             if (skip is None or not f.resolve().is_relative_to(skip))
+            and (f.suffix == ".jsonl" or otlp_layout(f) is not None)
             and not is_adjudications_file(f)
         ]
         for file in found:
@@ -217,12 +220,18 @@ def read_line(
 
 
 def iter_runs(
-    files: Iterable[Path],
-) -> Iterator[tuple[str, int, Trajectory | None, list[InputProblem]]]:
-    """Stream (file, line, trajectory or None, problems) over every run line."""
+    files: Iterable[Path], otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
+) -> Iterator[RunRow]:
+    """Stream (file, line, trajectory or None, problems) over every run line, or every trace
+    of a file that is an OTLP trace export (read with `otlp`, its figures added to `stats`)."""
+    traces = OtlpReader(otlp, stats)
     for path in files:
         if not path.is_file():
             yield str(path), 0, None, [InputProblem(str(path), None, "", "no such file")]
+            continue
+        layout = otlp_layout(path)
+        if layout is not None:
+            yield from traces.read(path, layout)
             continue
         for number, line in iter_text_lines(path):
             trajectory, problems = read_line(line, path, number)

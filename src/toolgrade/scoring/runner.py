@@ -20,6 +20,7 @@ from toolgrade.checks import Check, GradeContext, default_checks
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
+from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, write_transcript
 from toolgrade.models import (
     Case,
@@ -50,16 +51,25 @@ class ValidatedInputs:
     cases_without_runs: list[str] = field(default_factory=list)
     #: People's decisions on adjudicated routes (the suite's adjudications file).
     decisions: HumanDecisions = field(default_factory=HumanDecisions)
+    #: How OTLP trace exports among the files are read, and (when any was) what they held.
+    otlp: OtlpOptions = field(default_factory=OtlpOptions)
+    otlp_stats: OtlpStats | None = None
 
 
 def validate_inputs(
-    suite_path: Path, runs: list[Path], exclude: Path | None = None
+    suite_path: Path,
+    runs: list[Path],
+    exclude: Path | None = None,
+    otlp: OtlpOptions | None = None,
 ) -> ValidatedInputs:
     """Read every input once; raise `InputError` listing every problem in every file.
 
     `exclude`: a folder whose files are never runs, even inside a runs folder (the output
-    folder, so that a second run does not read the first one's `results.jsonl`).
+    folder, so that a second run does not read the first one's `results.jsonl`). `otlp`:
+    how OTLP trace exports among the run files are read.
     """
+    otlp = otlp or OtlpOptions()
+    stats = OtlpStats()
     problems: list[InputProblem] = []
     suite: Suite | None = None
     decisions = HumanDecisions()
@@ -72,14 +82,18 @@ def validate_inputs(
         problems.extend(found)
     files = run_files(runs, exclude)
     if not files:
-        problems.append(InputProblem(", ".join(map(str, runs)), None, "", "no run files (*.jsonl)"))
+        problems.append(
+            InputProblem(
+                ", ".join(map(str, runs)), None, "", "no run files (*.jsonl, OTLP *.json)"
+            )
+        )
     seen = _SeenRuns()
     agents: set[str | None] = set()
     #: Where each (case, agent) pair was first read: the cases that have runs, and reliability
     #: keys must tell the pairs apart.
     pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
     n_runs = 0
-    for file, line, trajectory, found in iter_runs(files):
+    for file, line, trajectory, found in iter_runs(files, otlp, stats):
         problems.extend(found)
         if trajectory is None:
             continue
@@ -109,8 +123,14 @@ def validate_inputs(
     graded_cases = {case_id for case_id, _ in pairs}
     without = [case_id for case_id in suite.cases if case_id not in graded_cases]
     return ValidatedInputs(
-        suite=suite, files=files, n_runs=n_runs, agents=agents, cases_without_runs=without,
+        suite=suite,
+        files=files,
+        n_runs=n_runs,
+        agents=agents,
+        cases_without_runs=without,
         decisions=decisions,
+        otlp=otlp,
+        otlp_stats=stats if stats.files else None,
     )
 
 
@@ -213,7 +233,8 @@ def _ordered_results(
 ) -> Iterator[tuple[Case, Trajectory, TrajectoryResult]]:
     """Grade in input order; with a judge, up to `workers` trajectories are in flight at once."""
     suite = inputs.suite
-    pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in iter_runs(inputs.files) if t is not None)
+    runs = iter_runs(inputs.files, inputs.otlp)
+    pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in runs if t is not None)
     where, decisions = suite.base_dir, inputs.decisions
     if judge is None or workers <= 1:
         for case, run in pairs:
@@ -288,6 +309,9 @@ def grade(
     if inputs.cases_without_runs:
         # Counted in `cases` and in no figure: named, so the reports can list them.
         data["cases_without_runs"] = inputs.cases_without_runs
+    if inputs.otlp_stats is not None:
+        # Spans kept out of the runs are counted here, never dropped silently.
+        data["otlp"] = inputs.otlp_stats.to_json()
     summary_path = out_dir / "summary.json"
     return RunOutput(summary=data, results_path=results_path, summary_path=summary_path)
 
