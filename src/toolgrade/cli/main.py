@@ -23,8 +23,8 @@ from toolgrade.cli.common import (
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
-from toolgrade.errors import InputError
 from toolgrade.cli.show_cmd import show
+from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions
