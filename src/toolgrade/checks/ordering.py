@@ -430,6 +430,10 @@ class OrderingCheck:
         failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
         figures.update(constraints_total=total, constraints_held=held, n_calls=len(calls))
+        if any(ANSWER in pair for pair in ordering.before):
+            # Pairs with `answer` hold vacuously without one: the figure says which it was.
+            final = run.final_answer()
+            figures["final_answer_step"] = final[0] if final is not None else None
         return CheckResult(
             check=self.name,
             applicable=True,

@@ -37,6 +37,8 @@ Stage = Literal[
 ]
 #: Result-interpretation judge labels that become failures of this check.
 JUDGE_FAILURE_LABELS = ("misread_result", "false_success_claim")
+#: The finding given to the result-interpretation judge when the run has no final answer.
+NO_FINAL_ANSWER = "no final answer: the run ended on a tool call, with no reply after it"
 
 Calls = list[tuple[int, ToolCall]]
 
@@ -335,6 +337,10 @@ def judge_interpretation(
         for i, c in run.calls
         if c.result is not None
     ]
+    if answer is None:
+        # Said in the findings, not left for the judge to read from a null: a run that ended
+        # on a tool call gave the user nothing, whatever it said before that call.
+        found = [*found, NO_FINAL_ANSWER]
     inputs = {
         "task": case.input,
         "tool_results": tool_results,

@@ -78,9 +78,13 @@ class Trajectory(_Frozen):
         return [s.tool for s in self.steps if isinstance(s, ToolCall)]
 
     def final_answer(self) -> tuple[int, str] | None:
-        """The index and text of the agent's last assistant message with content, if any."""
+        """The index and text of the agent's final answer: its last assistant message with
+        content after the last tool call. None when the run ends on a tool call (an assistant
+        text before it, "Let me check.", was a preamble to the call, not an answer)."""
         for i in range(len(self.steps) - 1, -1, -1):
             step = self.steps[i]
+            if isinstance(step, ToolCall):
+                return None
             if isinstance(step, Message) and step.role == "assistant" and step.content:
                 return i, step.content if isinstance(step.content, str) else str(step.content)
         return None
