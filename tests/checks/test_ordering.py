@@ -17,7 +17,15 @@ from toolgrade.checks.ordering import (
     lcs_length,
     validate_ordering,
 )
-from toolgrade.models import Case, CheckResult, ToolCall, Trajectory
+from toolgrade.models import (
+    Case,
+    CheckResult,
+    FaultSpec,
+    RecoveryExpectation,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+)
 
 CTX = GradeContext()
 GROUPS = {"retrieval": ["lookup_order", "search_orders"]}
@@ -483,3 +491,36 @@ def test_a_preamble_before_the_first_call_is_not_the_answer() -> None:
     case = ordering_case(before=[["answer", "lookup_order"]])
     result = grade(case, run(user(), answer("Let me check."), call("lookup_order")))
     assert only(result, "order_violation").evidence["a_steps"] == []
+
+
+# --- retries of injected faults (issue 25, 5a) -------------------------------------------------
+
+
+def _faulted_case(kind: str) -> Case:
+    recovery = RecoveryExpectation(faults=[FaultSpec(tool="search_kb", nth=1, kind=kind)])
+    base = ordering_case(before=[["search_kb", "answer"]])
+    return base.model_copy(update={"expected": base.expected.model_copy(
+        update={"recovery": recovery})})
+
+
+@pytest.mark.parametrize("kind", ["empty", "malformed"])
+def test_retries_of_a_declared_ok_status_fault_are_not_a_loop(kind: str) -> None:
+    # The faulted call is recorded as ok; its two retries are what recovery counts, not a loop
+    # of three identical calls, and the first retry does not repeat a call that returned ok.
+    q = {"query": "returns"}
+    steps = run(user(), call("search_kb", q), call("search_kb", q), call("search_kb", q),
+                answer())
+    result = grade(_faulted_case(kind), steps)
+    assert names(result) == ["redundant_call"]  # the third repeats the second, which was ok
+    assert only(result, "redundant_call").evidence["previous_step"] == 2
+    # Without the fault declared, the same run is a loop.
+    assert names(grade(ordering_case(before=[["search_kb", "answer"]]), steps)) == ["loop"]
+
+
+def test_a_call_the_run_marks_as_an_injected_fault_is_retried_not_looped() -> None:
+    q = {"query": "returns"}
+    marked = ToolCall(tool="search_kb", args=q, result=ToolResult(status="ok", content="",
+                                                                  fault="empty"))
+    steps = run(user(), marked, call("search_kb", q), call("search_kb", q), answer())
+    result = grade(ordering_case(before=[["search_kb", "answer"]]), steps)
+    assert "loop" not in names(result)

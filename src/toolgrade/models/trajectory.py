@@ -19,6 +19,11 @@ class ToolResult(_Frozen):
 
     status: Literal["ok", "error"] = "ok"
     content: Any = None
+    fault: Literal["error", "empty", "malformed", "timeout"] | None = Field(
+        default=None,
+        description="The fault a harness injected into this call, when it did (an `empty` or "
+        "`malformed` fault is recorded with status ok: this says it failed all the same).",
+    )
 
 
 class ToolCall(_Frozen):
@@ -46,6 +51,11 @@ class ToolCall(_Frozen):
     def failed(self) -> bool:
         """True when the tool reported an error."""
         return self.result is not None and self.result.status == "error"
+
+    @property
+    def injected_fault(self) -> bool:
+        """True when the run marks this call's result as an injected fault (`result.fault`)."""
+        return self.result is not None and self.result.fault is not None
 
 
 class Message(_Frozen):
