@@ -150,3 +150,21 @@ def test_a_stage_no_fault_reached_counts_zero_and_a_misspelt_stage_is_refused() 
     assert absent.value is None and absent.passed is False
     with pytest.raises(ConfigError, match=re.escape("recovery.stages.recoverd")):
         validate_gate_names({"recovery.stages.recoverd": 1})
+
+
+def test_arguments_given_selection_and_field_f1_gates() -> None:
+    summary = {"checks": {"arguments": {
+        "given_selection": {"n": 4, "pass_rate": 0.75},
+        "per_field": {"refund.speed": {"n": 4, "accuracy": 0.5, "f1": 0.4}},
+        "field_recall": 0.9,
+    }}}
+    gates = {"arguments.given_selection.pass_rate": 0.8,
+             "arguments.per_field.refund.speed.f1": 0.3, "arguments.field_recall": 0.9}
+    validate_gate_names(gates)
+    results = {f"{g.check}.{g.metric}": g for g in evaluate_gates(gates, summary)}
+    assert results["arguments.given_selection.pass_rate"].value == 0.75
+    assert not results["arguments.given_selection.pass_rate"].passed
+    assert results["arguments.per_field.refund.speed.f1"].passed
+    assert results["arguments.field_recall"].passed
+    with pytest.raises(ConfigError, match="unknown gate figure"):
+        validate_gate_names({"arguments.given_selection.n": 1})

@@ -17,7 +17,8 @@ Two kinds of failure are kept apart:
   does not satisfy.
 
 Figures: `calls` (one entry per agent call and per unpaired reference call: tool, step,
-ref_index, exact, valid, field_accuracy, fields), `field_accuracy` (mean over paired calls),
+ref_index, exact, valid, field_accuracy, fields, and `extra_fields` on a paired call that sent
+fields the reference does not name), `field_accuracy` (mean over paired calls),
 `invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields` and
 `schema_errors`. A field the judge could not decide is `unscored`: never a match, left out of
 accuracy denominators, listed apart.
@@ -33,7 +34,8 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator, pass_rate
+from toolgrade.checks.arguments_figures import ArgumentsAccumulator
+from toolgrade.checks.base import GradeContext
 from toolgrade.checks.comparators import (
     Comparator,
     Fields,
@@ -57,7 +59,6 @@ from toolgrade.models import (
     JudgeRequest,
     ToolCall,
     Trajectory,
-    TrajectoryResult,
 )
 
 Spec = dict[str, Comparator]
@@ -283,18 +284,22 @@ def _grade_pair(
     exact = all(s == "match" for s in statuses.values())
     out.ref_accuracy.append(accuracy)
     out.passed &= exact and validity.valid is not False
-    out.calls.append(
-        {
-            "tool": call.tool,
-            "step": step,
-            "ref_index": ref_index,
-            "exact": exact,
-            "valid": validity.valid,
-            "field_accuracy": accuracy,
-            "fields": statuses,
-            "has_wrong": any(s in ("wrong", "missing") for s in statuses.values()),
-        }
-    )
+    entry: dict[str, Any] = {
+        "tool": call.tool,
+        "step": step,
+        "ref_index": ref_index,
+        "exact": exact,
+        "valid": validity.valid,
+        "field_accuracy": accuracy,
+        "fields": statuses,
+        "has_wrong": any(s in ("wrong", "missing") for s in statuses.values()),
+    }
+    # Sent but not in the reference (hallucinated or merely extra): they lower field precision.
+    # Listed only when there are some, so a call without any keeps its former shape.
+    extra = sorted(k for k in call.args if k not in results)
+    if extra:
+        entry["extra_fields"] = extra
+    out.calls.append(entry)
 
 
 def _record_findings(
@@ -392,55 +397,3 @@ def field_accuracy(statuses: list[str]) -> float | None:
         return 1.0
     scored = [s for s in statuses if s != "unscored"]
     return sum(s == "match" for s in scored) / len(scored) if scored else None
-
-
-class ArgumentsAccumulator(PassRateAccumulator):
-    """Suite figures: pass and exact rates, micro field accuracy, counts and per-field accuracy.
-
-    Memory is bounded by the number of distinct `tool.field` names.
-    """
-
-    def __init__(self) -> None:
-        super().__init__("arguments")
-        self.graded = self.exact = self.invalid = self.wrong = self.unscored = 0
-        self.per_field: dict[str, list[int]] = {}  # "tool.field" -> [n, matches]
-
-    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
-        """Fold one trajectory's arguments figures in."""
-        super().add(case, run, record)
-        result = record.checks.get(self.check)
-        if result is None or not result.applicable:
-            return
-        figures = result.figures
-        for call in figures.get("calls", []):
-            if call["ref_index"] is None:
-                continue
-            if call["step"] is not None:
-                self.graded += 1
-                self.exact += bool(call["exact"])
-            for name, status in call["fields"].items():
-                if status != "unscored":
-                    cell = self.per_field.setdefault(f"{call['tool']}.{name}", [0, 0])
-                    cell[0] += 1
-                    cell[1] += status == "match"
-        self.invalid += figures.get("invalid", 0)
-        self.wrong += figures.get("wrong", 0)
-        self.unscored += len(figures.get("unscored_fields", []))
-
-    def summary(self) -> dict[str, Any]:
-        """The block: pass_rate, applicable, exact_rate, field_accuracy, invalid, wrong,
-        unscored and per_field {"tool.field": {n, accuracy}}."""
-        n = sum(cell[0] for cell in self.per_field.values())
-        matches = sum(cell[1] for cell in self.per_field.values())
-        return {
-            **super().summary(),
-            "exact_rate": pass_rate(self.exact, self.graded),
-            "field_accuracy": matches / n if n else None,
-            "invalid": self.invalid,
-            "wrong": self.wrong,
-            "unscored": self.unscored,
-            "per_field": {
-                key: {"n": cell[0], "accuracy": cell[1] / cell[0]}
-                for key, cell in sorted(self.per_field.items())
-            },
-        }

@@ -25,23 +25,40 @@ def per_tool_table(summary: dict[str, Any]) -> Table | None:
     return Table("per-tool", "Selection per tool", columns, rows)
 
 
-def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, int, str]:
+def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, float, int, str]:
     name, figures = item
-    accuracy = figures.get("accuracy")
-    # Worst first; an unscored field (no accuracy) sorts last; ties: most evidence first.
-    return (2.0 if accuracy is None else float(accuracy), -int(figures.get("n") or 0), name)
+    f1, accuracy = figures.get("f1"), figures.get("accuracy")
+    # Worst first by F1 (a summary from before field P/R: by accuracy), then accuracy; a field
+    # with neither sorts last; ties: most evidence first.
+    first = f1 if "f1" in figures else accuracy
+    return (2.0 if first is None else float(first), 2.0 if accuracy is None else float(accuracy),
+            -int(figures.get("n") or 0), name)
 
 
 def per_field_table(summary: dict[str, Any]) -> Table | None:
-    """Arguments per `tool.field`, worst accuracy first, with a bar per row."""
-    per_field = _check(summary, "arguments").get("per_field") or {}
+    """Arguments per `tool.field`, worst first, with a bar per row: accuracy over the
+    reference's fields, and field precision, recall and F1 (an extra field the agent sent
+    lowers precision, an expected one left out recall, a wrong value both)."""
+    block = _check(summary, "arguments")
+    per_field = block.get("per_field") or {}
     if not per_field:
         return None
     ordered = sorted(per_field.items(), key=_field_order)
-    rows = [[name, fmt(f.get("n")), fmt(f.get("accuracy"))] for name, f in ordered]
-    bars = [None if f.get("accuracy") is None else float(f["accuracy"]) for _, f in ordered]
-    return Table("per-field", "Arguments per field (worst first)", ["field", "n", "accuracy"],
-                 rows, bars=bars, bars_are_scores=True)
+    rows = [[name, fmt(f.get("n")), fmt(f.get("accuracy")), fmt(f.get("precision")),
+             fmt(f.get("recall")), fmt(f.get("f1"))] for name, f in ordered]
+    bars = [_bar(f) for _, f in ordered]
+    pooled = [f"{label} {fmt(block.get(key))}" for key, label in
+              (("field_precision", "precision"), ("field_recall", "recall"), ("field_f1", "F1"))
+              if key in block]
+    note = ("Pooled over every field: " + ", ".join(pooled) + ".") if pooled else ""
+    return Table("per-field", "Arguments per field (worst first)",
+                 ["field", "n", "accuracy", "precision", "recall", "f1"], rows, note=note,
+                 bars=bars, bars_are_scores=True)
+
+
+def _bar(figures: dict[str, Any]) -> float | None:
+    value = figures.get("f1") if "f1" in figures else figures.get("accuracy")
+    return None if value is None else float(value)
 
 
 def efficiency_table(summary: dict[str, Any]) -> Table | None:

@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
+from toolgrade.checks.arguments_figures import GivenSelection
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.reliability import ReliabilityAccumulator
 
@@ -18,6 +19,7 @@ class _AgentTally:
         self.scored = 0
         self.check_applicable: Counter[str] = Counter()
         self.check_passed: Counter[str] = Counter()
+        self.given_selection = GivenSelection()
 
     def add(self, record: TrajectoryResult) -> None:
         self.n += 1
@@ -29,16 +31,20 @@ class _AgentTally:
             if result.applicable:
                 self.check_applicable[name] += 1
                 self.check_passed[name] += bool(result.passed)
+        self.given_selection.add(record)
 
     def to_json(self) -> dict[str, Any]:
+        checks: dict[str, dict[str, Any]] = {
+            name: {"pass_rate": self.check_passed[name] / count}
+            for name, count in sorted(self.check_applicable.items())
+        }
+        if "arguments" in checks:
+            checks["arguments"]["given_selection"] = self.given_selection.to_json()
         return {
             "trajectories": self.n,
             "pass_rate": self.passed / self.n if self.n else None,
             "mean_score": self.score_sum / self.scored if self.scored else None,
-            "checks": {
-                name: {"pass_rate": self.check_passed[name] / count}
-                for name, count in sorted(self.check_applicable.items())
-            },
+            "checks": checks,
         }
 
 
