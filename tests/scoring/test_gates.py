@@ -168,3 +168,19 @@ def test_arguments_given_selection_and_field_f1_gates() -> None:
     assert results["arguments.field_recall"].passed
     with pytest.raises(ConfigError, match="unknown gate figure"):
         validate_gate_names({"arguments.given_selection.n": 1})
+
+
+def test_coverage_gates_count_cases_and_per_kind_gates_read_rates() -> None:
+    summary = {"checks": {"coverage": {"no_tool": 2, "multi_turn": 4},
+                          "selection": {"per_kind": {"no_tool": {"n": 2, "pass_rate": 0.5}}}}}
+    gates = {"coverage.no_tool": 3, "coverage.multi_turn": 3,
+             "selection.per_kind.no_tool.pass_rate": 0.5}
+    validate_gate_names(gates)  # a count of 3 is no rate: not refused as outside [0, 1]
+    results = {f"{g.check}.{g.metric}": g for g in evaluate_gates(gates, summary)}
+    assert not results["coverage.no_tool"].passed and results["coverage.no_tool"].value == 2
+    assert results["coverage.multi_turn"].passed
+    assert results["selection.per_kind.no_tool.pass_rate"].passed
+    with pytest.raises(ConfigError, match="unknown gate figure"):
+        validate_gate_names({"coverage.no_tools": 1})
+    with pytest.raises(ConfigError, match="negative"):
+        validate_gate_names({"coverage.no_tool": -1})

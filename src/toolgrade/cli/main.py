@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,6 +17,7 @@ from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case
+from toolgrade.scoring.coverage import coverage_counts
 from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
 from toolgrade.settings import load_settings
@@ -58,6 +60,7 @@ def validate(
         validate_gate_names(load_settings(config).gates)
         if runs:
             inputs = validate_inputs(suite, runs, exclude=out_dir)
+            loaded = inputs.suite
             out.print(
                 f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
                 f"{len(inputs.files)} file(s)"
@@ -65,7 +68,14 @@ def validate(
         else:
             loaded = load_suite(suite)
             out.print(f"ok: {len(loaded)} cases")
+        out.print(coverage_line(loaded.cases.values()))
     raise typer.Exit(EXIT_OK)
+
+
+def coverage_line(cases: Iterable[Case]) -> str:
+    """`coverage: no_tool 3, overlapping_tools 0, ...`: cases per hard-case kind."""
+    counts = coverage_counts(cases)
+    return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
 def suite_schema() -> dict[str, Any]:

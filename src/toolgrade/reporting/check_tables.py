@@ -87,3 +87,22 @@ def stages_table(summary: dict[str, Any]) -> Table | None:
              (("pass_rate", "pass rate"), ("state_pass_rate", "state pass rate")) if key in block]
     return Table("stages", "Recovery: stage reached per injected fault", ["stage", "faults"], rows,
                  note=", ".join(extra))
+
+
+def coverage_table(summary: dict[str, Any]) -> Table | None:
+    """Hard-case coverage: cases per kind, and the selection and arguments pass rates of the
+    runs of those cases (a kind no case covers is a row of zeros: the gap is the finding)."""
+    coverage = _check(summary, "coverage")
+    if not coverage:
+        return None
+    selection = _check(summary, "selection").get("per_kind") or {}
+    arguments = _check(summary, "arguments").get("per_kind") or {}
+    rows = []
+    for kind, cases in coverage.items():
+        sel, arg = selection.get(kind) or {}, arguments.get(kind) or {}
+        rows.append([kind, fmt(cases), fmt(sel.get("pass_rate")), fmt(sel.get("n")),
+                     fmt(arg.get("pass_rate")), fmt(arg.get("n"))])
+    columns = ["kind", "cases", "selection pass rate", "runs", "arguments pass rate", "runs"]
+    return Table("coverage", "Hard-case coverage", columns, rows,
+                 note="Cases per hard-case kind, tagged or inferred (docs/case-format.md); "
+                      "pass rates over the runs of those cases.")

@@ -52,7 +52,8 @@ def _headline(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 def build_view(summary: dict[str, Any], digest: Digest) -> ReportView:
     """Assemble every table; sections with nothing to show are None or left out."""
-    detail = [check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
+    detail = [check_tables.coverage_table(summary),
+              check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
               check_tables.efficiency_table(summary), check_tables.stages_table(summary)]
     return ReportView(
         headline=_headline(summary),

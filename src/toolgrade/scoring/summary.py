@@ -8,6 +8,7 @@ from typing import Any
 from toolgrade.checks import Check, CheckAccumulator
 from toolgrade.checks.arguments_figures import GivenSelection
 from toolgrade.models import Case, Trajectory, TrajectoryResult
+from toolgrade.scoring.coverage import RATED_CHECKS, KindRates
 from toolgrade.scoring.reliability import ReliabilityAccumulator
 
 
@@ -70,6 +71,7 @@ class SuiteSummary:
         self.overall = _AgentTally()
         self.agents: dict[str, _AgentTally] = {}
         self.reliability = ReliabilityAccumulator()
+        self.kind_rates = KindRates()
         self.errors = 0
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
@@ -79,6 +81,7 @@ class SuiteSummary:
         for result in record.checks.values():
             self.failures.update(f.name for f in result.failures)
         self.overall.add(record)
+        self.kind_rates.add(case, record)
         self.agents.setdefault(record.agent or UNNAMED_AGENT, _AgentTally()).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
         # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
@@ -95,6 +98,9 @@ class SuiteSummary:
         means = self.reliability.means()
         if "recovery" in checks:
             checks["recovery"] = {**checks["recovery"], **means}
+        for name in RATED_CHECKS:
+            if name in checks:
+                checks[name] = {**checks[name], "per_kind": self.kind_rates.per_kind(name)}
         overall = self.overall.to_json()
         return {
             "cases": self.n_cases,
