@@ -94,6 +94,7 @@ SMALL_SUMMARY: dict[str, Any] = {
             "given_selection": {"n": 1, "pass_rate": 1.0, "exact_rate": 1.0,
                                 "field_accuracy": 1.0},
             "per_kind": {"missing_required_info": {"n": 1, "pass_rate": 0.0}},
+            "ungrounded": {"values": 1, "runs": 1},
         },
         "coverage": {"no_tool": 1, "overlapping_tools": 0, "missing_required_info": 1,
                      "multi_turn": 0, "misleading_identifier": 0},

@@ -19,8 +19,11 @@ Two kinds of failure are kept apart:
 Figures: `calls` (one entry per agent call and per unpaired reference call: tool, step,
 ref_index, exact, valid, field_accuracy, fields, and `extra_fields` on a paired call that sent
 fields the reference does not name), `field_accuracy` (mean over paired calls),
-`invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields` and
-`schema_errors`. A field the judge could not decide is `unscored`: never a match, left out of
+`invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields`,
+`schema_errors` and `ungrounded` (values that came from nowhere, checks/grounding.py: reported
+on every run, with a reference or not; they fail the check as `ungrounded_value` when the case
+has `grounding`, which also makes the check applicable to a case without reference calls).
+A field the judge could not decide is `unscored`: never a match, left out of
 accuracy denominators, listed apart.
 
 Score: mean field accuracy over the reference calls, an unpaired one counting 0. Passed: every
@@ -47,6 +50,7 @@ from toolgrade.checks.comparators import (
     jsonable,
     parse_args,
 )
+from toolgrade.checks.grounding import Ungrounded, ungrounded_values
 from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
 from toolgrade.checks.schema_validity import Validity, validate_call
 from toolgrade.models import (
@@ -84,8 +88,9 @@ class ArgumentsCheck:
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
         """Validate every call, pair calls with the reference and compare their fields."""
         refs = case.expected.arguments
+        ungrounded = ungrounded_values(case, run)
         if refs is None:
-            return CheckResult.not_applicable(self.name)
+            return self._grounding_only(case, ungrounded)
         specs = [_parsed(ref) for ref in refs]
         calls = run.calls
         validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
@@ -107,10 +112,32 @@ class ArgumentsCheck:
         for k, ref in enumerate(refs):
             if k not in pairs:
                 _grade_unpaired(out, k, ref, specs[k])
-        return self._result(out, validity, calls)
+        if case.grounding is not None and ungrounded:
+            out.failures.extend(u.failure() for u in ungrounded)
+            out.passed = False
+        return self._result(out, validity, calls, ungrounded)
+
+    def _grounding_only(self, case: Case, ungrounded: list[Ungrounded]) -> CheckResult:
+        """No reference calls: not applicable, unless the case asks for grounding; the
+        `ungrounded` figure is reported either way."""
+        figures: dict[str, Any] = {"ungrounded": [u.to_json() for u in ungrounded]}
+        if case.grounding is None:
+            return CheckResult(check=self.name, applicable=False, figures=figures)
+        return CheckResult(
+            check=self.name,
+            applicable=True,
+            score=0.0 if ungrounded else 1.0,
+            passed=not ungrounded,
+            failures=[u.failure() for u in ungrounded],
+            figures=figures,
+        )
 
     def _result(
-        self, out: _Grading, validity: list[Validity], calls: list[tuple[int, ToolCall]]
+        self,
+        out: _Grading,
+        validity: list[Validity],
+        calls: list[tuple[int, ToolCall]],
+        ungrounded: list[Ungrounded],
     ) -> CheckResult:
         paired = [c for c in out.calls if c["ref_index"] is not None and c["step"] is not None]
         accuracies = [c["field_accuracy"] for c in paired if c["field_accuracy"] is not None]
@@ -123,6 +150,7 @@ class ArgumentsCheck:
             "wrong": sum(c["valid"] is not False and c["has_wrong"] for c in paired),
             "unscored_fields": out.unscored,
             "schema_errors": _schema_errors(validity, calls),
+            "ungrounded": [u.to_json() for u in ungrounded],
         }
         for c in out.calls:
             del c["has_wrong"]

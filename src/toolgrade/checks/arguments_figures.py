@@ -12,6 +12,8 @@ the number of distinct `tool.field` names.
   precision, recall and F1 (`field_prf` below), so one enum field that fails constantly stands
   out while the rest of the schema is fine. `field_precision`, `field_recall` and `field_f1`
   pool them.
+- `ungrounded`: `{values, runs}`, argument values that came from nowhere (checks/grounding.py),
+  counted over every run, with or without a reference.
 """
 
 from __future__ import annotations
@@ -137,6 +139,7 @@ class ArgumentsAccumulator(PassRateAccumulator):
     def __init__(self) -> None:
         super().__init__("arguments")
         self.invalid = self.wrong = self.unscored = 0
+        self.ungrounded_values = self.ungrounded_runs = 0
         self.every_run = RateTally()
         self.per_field: dict[str, FieldCounts] = {}
         self.given_selection = GivenSelection()
@@ -145,7 +148,13 @@ class ArgumentsAccumulator(PassRateAccumulator):
         """Fold one trajectory's arguments figures in."""
         super().add(case, run, record)
         result = record.checks.get(self.check)
-        if result is None or not result.applicable:
+        if result is None:
+            return
+        # Grounding needs no reference: counted on every run, applicable or not.
+        ungrounded = len(result.figures.get("ungrounded", ()))
+        self.ungrounded_values += ungrounded
+        self.ungrounded_runs += ungrounded > 0
+        if not result.applicable:
             return
         self.every_run.add(result)
         self.given_selection.add(record)
@@ -165,7 +174,8 @@ class ArgumentsAccumulator(PassRateAccumulator):
     def summary(self) -> dict[str, Any]:
         """The block: pass_rate, applicable, exact_rate, field_accuracy, invalid, wrong,
         unscored, per_field {"tool.field": {n, accuracy, precision, recall, f1}}, the pooled
-        field_precision, field_recall and field_f1, and given_selection."""
+        field_precision, field_recall and field_f1, given_selection, and ungrounded
+        {values, runs} (every run, a reference or not)."""
         pooled = FieldCounts()
         for cell in self.per_field.values():
             pooled.merge(cell)
@@ -183,4 +193,5 @@ class ArgumentsAccumulator(PassRateAccumulator):
             "field_recall": prf["recall"],
             "field_f1": prf["f1"],
             "given_selection": self.given_selection.to_json(),
+            "ungrounded": {"values": self.ungrounded_values, "runs": self.ungrounded_runs},
         }

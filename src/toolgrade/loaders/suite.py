@@ -1,7 +1,8 @@
 """Loading a suite: a YAML file with `cases:`, a JSONL file of cases, or a folder of such files.
 
 A YAML suite may also hold a shared `tools` catalogue and shared ordering `groups`, merged into
-every case (a case's own entries win). Every problem is collected, located as file:line: field,
+every case (a case's own entries win), and a suite-wide `grounding` that every case without its
+own takes. Every problem is collected, located as file:line: field,
 and raised together as one `InputError`.
 """
 
@@ -34,10 +35,10 @@ from toolgrade.loaders.locate import (
 )
 from toolgrade.loaders.shared_tools import about_inherited, inherited, shared_tool_problems
 from toolgrade.loaders.yaml_lines import load_yaml_with_lines
-from toolgrade.models import Case
+from toolgrade.models import Case, GroundingExpectation
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".jsonl")
-_SUITE_KEYS = {"cases", "tools", "groups"}
+_SUITE_KEYS = {"cases", "tools", "groups", "grounding"}
 
 #: Extra semantic checks on a validated case: each returns problems as (dotted field, reason).
 CaseValidator = Callable[[Case], list[tuple[str, str]]]
@@ -99,6 +100,31 @@ def _merge_shared(data: Any, tools: Any, groups: Any) -> Any:
     return merged
 
 
+def _suite_grounding(
+    file: str, data: dict[str, Any], lines: dict[Path_, int], problems: list[InputProblem]
+) -> Any:
+    """The suite-wide `grounding` (every case without its own takes it), checked once where it
+    is written; None when absent or invalid (its problems are then listed)."""
+    grounding = data.get("grounding")
+    if grounding is None:
+        return None
+    try:
+        GroundingExpectation.model_validate(grounding)
+    except ValidationError as exc:
+        problems += problems_from_validation(
+            exc, data=grounding, file=file, prefix=("grounding",), lines=lines,
+            default_line=lines.get(("grounding",)),
+        )
+        return None
+    return grounding
+
+
+def _with_grounding(case: Any, grounding: Any) -> Any:
+    if grounding is None or not isinstance(case, dict) or "grounding" in case:
+        return case
+    return {**case, "grounding": grounding}
+
+
 def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     try:
         data, lines, duplicates = load_yaml_with_lines(read_utf8(path))
@@ -130,9 +156,10 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             problems.append(InputProblem(str(path), lines.get((key,)), key, reason))
     shared = tools if isinstance(tools, dict) else {}
     problems += shared_tool_problems(str(path), shared, lines, _schema_error)
+    grounding = _suite_grounding(str(path), data, lines, problems)
     return [
         _RawCase(
-            _merge_shared(item, tools, groups),
+            _with_grounding(_merge_shared(item, tools, groups), grounding),
             str(path),
             lines.get(("cases", i)),
             ("cases", i),

@@ -194,6 +194,31 @@ class Expected(StrictModel):
     state: list[StateAssertion] | None = None
 
 
+GroundedKind = Literal["id", "email", "phone", "number"]
+
+
+def _default_grounded_kinds() -> list[GroundedKind]:
+    return ["id", "email", "phone"]
+
+
+class GroundingExpectation(StrictModel):
+    """Reference-free: argument values of these kinds must come from what the agent had seen.
+
+    Given (on the case, or suite-wide), a value that appears in no user message, no earlier
+    tool result and no case input fails the arguments check as `ungrounded_value`. Without it
+    the figure `ungrounded` is still reported on every run. docs/case-format.md has the rules.
+    """
+
+    kinds: list[GroundedKind] = Field(
+        default_factory=_default_grounded_kinds,
+        description="Kinds of value tested; numbers only when listed (free text never).",
+    )
+    exempt: list[str] = Field(
+        default_factory=list,
+        description="`tool.field` paths not tested (a value the agent may rightly make up).",
+    )
+
+
 class Scoring(StrictModel):
     """How the four check scores aggregate into one pass/fail for the case."""
 
@@ -216,6 +241,10 @@ class Case(StrictModel):
         default=None,
         description="The user's request: a string, or a list of chat messages {role, content} "
         "(multi-turn context, shown to judges as messages).",
+    )
+    grounding: GroundingExpectation | None = Field(
+        default=None,
+        description="Fail arguments on values that come from nowhere (`ungrounded_value`).",
     )
     tags: list[HardCaseKind] = Field(
         default_factory=list,

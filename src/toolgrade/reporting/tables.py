@@ -127,7 +127,7 @@ def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
                 ("exact rate", fmt(block.get("exact_rate"))),
                 ("field accuracy", fmt(block.get("field_accuracy"))),
                 ("invalid", fmt(block.get("invalid"))), ("wrong", fmt(block.get("wrong"))),
-                *_field_prf_figures(block)]
+                *_field_prf_figures(block), *_ungrounded_figures(block)]
     if name == "ordering":
         values = [v for v in (block.get("efficiency") or {}).values() if isinstance(v, int | float)]
         mean = sum(values) / len(values) if values else None
@@ -153,6 +153,14 @@ def _field_prf_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     return [("field P/R/F1", "/".join(fmt(block.get(k)) for k in
                                       ("field_precision", "field_recall", "field_f1")))]
+
+
+def _ungrounded_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
+    ungrounded = block.get("ungrounded")
+    if not isinstance(ungrounded, dict):
+        return []
+    return [("ungrounded values", f"{fmt(ungrounded.get('values'))} "
+                                  f"(in {fmt(ungrounded.get('runs'))} runs)")]
 
 
 def _agent_given_selection(per: dict[str, Any]) -> str:
