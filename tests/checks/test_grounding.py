@@ -116,3 +116,9 @@ def test_suite_wide_grounding_reaches_cases_without_their_own(tmp_path: Path) ->
         load_suite(suite)
     [problem] = err.value.problems
     assert problem.line == 1 and problem.field.startswith("grounding.kinds")
+
+
+def test_an_id_written_without_its_spaces_or_hash_is_grounded() -> None:
+    case = make(input="Ship to SW1A 1AA, order #W5442520")
+    run = steps(call("refund", {"postcode": "SW1A1AA", "order_id": "W5442520"}))
+    assert ungrounded_values(case, run) == []

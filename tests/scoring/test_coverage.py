@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from toolgrade.models import Aggregate, Case, CheckResult, TrajectoryResult
+from toolgrade.loaders import load_suite
+from toolgrade.models import HARD_CASE_KINDS, Aggregate, Case, CheckResult, TrajectoryResult
 from toolgrade.scoring.coverage import (
     NEAR_DUPLICATE,
     KindRates,
@@ -104,3 +106,9 @@ def test_description_similarity_is_symmetric_and_bounded(a: str, b: str) -> None
     if a.strip():
         assert description_similarity(a, a) in (0.0, 1.0)  # 0 only with no content word
     assert 0 < NEAR_DUPLICATE <= 1
+
+
+def test_the_example_suite_covers_every_hard_case_kind() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "helpdesk" / "suite.yaml"
+    counts = coverage_counts(load_suite(example).cases.values())
+    assert all(counts[kind] >= 1 for kind in HARD_CASE_KINDS), counts

@@ -16,9 +16,10 @@ How values are recognised (string values, at any depth of the arguments):
 - `number` (only when the case lists it): an int or float argument, not a bool.
 Free text (anything with a space that is no phone number) is never tested.
 
-When a value counts as seen: its text, case-folded (an ID also without a leading `#`), occurs in
-the text of a source, each source read as its string or, for structured content, its JSON; a
-phone number's digits occur in a source's digits; a number occurs as a token (25.0 as `25`).
+When a value counts as seen: its text, case-folded, occurs in the text of a source, each source
+read as its string or, for structured content, its JSON; an ID's letters and digits occur in a
+source's letters and digits (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`); a phone
+number's digits occur in a source's digits; a number occurs as a token (25.0 as `25`).
 Sources are the case input, the tool catalogue the agent was given (descriptions and schemas:
 an enum value or an example is seen there), every user, system or developer message before the
 call, and the result of every call before it (a call issued in the same parallel group has not
@@ -44,6 +45,7 @@ _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"[0-9]")
 _NON_DIGIT = re.compile(r"[^0-9]")
 _DIGIT_GROUP = re.compile(r"[0-9]+")
+_NON_ALNUM = re.compile(r"[^0-9a-z]")
 #: The kinds tested when no `grounding` says otherwise (the figure on every run).
 DEFAULT_KINDS = ("id", "email", "phone")
 #: Roles whose messages are given to the agent (an assistant message is its own words).
@@ -148,7 +150,16 @@ class _Seen:
         if kind == "phone":
             digits = _NON_DIGIT.sub("", text)
             return any(digits in _NON_DIGIT.sub("", part) for part in self.parts)
-        return text in self._text or (kind == "id" and text.lstrip("#") in self._text)
+        if text in self._text:
+            return True
+        # An ID written differently (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`).
+        squashed = _squash(text)
+        return kind == "id" and any(squashed in _squash(part) for part in self.parts)
+
+
+def _squash(text: str) -> str:
+    """Letters and digits only."""
+    return _NON_ALNUM.sub("", text)
 
 
 def _number_seen(value: float, text: str) -> bool:

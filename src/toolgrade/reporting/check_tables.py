@@ -27,12 +27,21 @@ def per_tool_table(summary: dict[str, Any]) -> Table | None:
 
 def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, float, int, str]:
     name, figures = item
-    f1, accuracy = figures.get("f1"), figures.get("accuracy")
-    # Worst first by F1 (a summary from before field P/R: by accuracy), then accuracy; a field
-    # with neither sorts last; ties: most evidence first.
-    first = f1 if "f1" in figures else accuracy
-    return (2.0 if first is None else float(first), 2.0 if accuracy is None else float(accuracy),
+    accuracy = figures.get("accuracy")
+    # Worst first by F1, else by the precision or recall there is (a field only ever sent as an
+    # extra has precision 0 and no F1), else accuracy (a summary from before field P/R); then
+    # accuracy; a field with none sorts last; ties: most evidence first.
+    first = _worst(figures)
+    return (2.0 if first is None else first, 2.0 if accuracy is None else float(accuracy),
             -int(figures.get("n") or 0), name)
+
+
+def _worst(figures: dict[str, Any]) -> float | None:
+    for keys in (("f1",), ("precision", "recall"), ("accuracy",)):
+        values = [float(figures[k]) for k in keys if figures.get(k) is not None]
+        if values:
+            return min(values)
+    return None
 
 
 def per_field_table(summary: dict[str, Any]) -> Table | None:
@@ -57,8 +66,7 @@ def per_field_table(summary: dict[str, Any]) -> Table | None:
 
 
 def _bar(figures: dict[str, Any]) -> float | None:
-    value = figures.get("f1") if "f1" in figures else figures.get("accuracy")
-    return None if value is None else float(value)
+    return _worst(figures)
 
 
 def efficiency_table(summary: dict[str, Any]) -> Table | None:
