@@ -1,4 +1,5 @@
-"""Suite figures of the arguments check: rates given selection passed, field P/R/F1."""
+"""Suite figures of the arguments check (rates given selection passed, field P/R/F1), and
+a conversation input as the judge sees it."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_arguments import REFUND_SCHEMA, case, grade, run
+from builders_arguments import REFUND_SCHEMA, FakeJudge, case, grade, run
 from toolgrade.checks.arguments import ArgumentsCheck
 from toolgrade.checks.arguments_figures import FieldCounts, field_prf
+from toolgrade.judging.prompts import serialise
 from toolgrade.models import Aggregate, CheckResult, TrajectoryResult
 
 TOOLS = {"refund": REFUND_SCHEMA}
@@ -74,3 +76,16 @@ def test_field_prf_is_bounded_and_f1_is_the_harmonic_mean(tp: int, fp: int, fn: 
     if p is not None and r is not None and p + r:
         assert prf["f1"] == pytest.approx(2 * p * r / (p + r))
         assert min(p, r) <= prf["f1"] + 1e-12 and prf["f1"] <= max(p, r) + 1e-12
+
+
+def test_a_conversation_input_reaches_the_judge_as_messages() -> None:
+    turns = [{"role": "user", "content": "Refund A123"},
+             {"role": "assistant", "content": "Why?"},
+             {"role": "user", "content": "It arrived broken"}]
+    c = case([("refund", {"order_id": "A123", "reason": {"semantic": "arrived damaged"}})], TOOLS)
+    c = c.model_copy(update={"input": turns})
+    judge = FakeJudge("pass")
+    grade(c, run(("refund", {"order_id": "A123", "reason": "broken on arrival"})), judge)
+    [request] = judge.requests
+    assert request.inputs["task"] == turns
+    assert '"role": "assistant"' in serialise(request.inputs["task"])  # each turn with its role

@@ -79,8 +79,8 @@ def coverage_line(cases: Iterable[Case]) -> str:
 
 
 def suite_schema() -> dict[str, Any]:
-    """The JSON Schema of a YAML suite file: `cases` (each a case) and the shared `tools` and
-    `groups` merged into every case."""
+    """The JSON Schema of a YAML suite file: `cases` (each a case), the shared `tools` and
+    `groups` merged into every case, and the suite-wide `grounding`."""
     case = Case.model_json_schema()
     definitions = case.pop("$defs", {})
     groups = definitions["OrderingExpectation"]["properties"]["groups"]
@@ -100,6 +100,10 @@ def suite_schema() -> dict[str, Any]:
             "groups": {
                 **groups,
                 "description": "Ordering groups shared by every case (a case's own entries win).",
+            },
+            "grounding": {
+                "$ref": "#/$defs/GroundingExpectation",
+                "description": "Grounding for every case that has no `grounding` of its own.",
             },
         },
         "$defs": {**definitions, "Case": case},
