@@ -123,23 +123,49 @@ def _text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, default=str)
 
 
+class _Known:
+    """A case's own sources (input and catalogue) as case-folded text, with its other forms
+    built once per case, not once per run."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._forms: dict[str, str] = {}
+
+    def form(self, name: str, pattern: re.Pattern[str]) -> str:
+        """The text with `pattern` removed (letters and digits only; digits only)."""
+        if name not in self._forms:
+            self._forms[name] = pattern.sub("", self.text)
+        return self._forms[name]
+
+
 class _Seen:
     """What the agent had seen so far. Contents are kept as given and turned into case-folded
-    text only when a value is tested, so a run with nothing to test costs next to nothing."""
+    text only when a value is tested, so a run with nothing to test costs next to nothing; the
+    letters-and-digits and digits-only forms are built, once per source, only when an ID or a
+    phone number is not found as written."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: _Known) -> None:
+        self._known = known
         self._raw: list[Any] = []
-        self.parts: list[str] = []
-        self._text = ""
+        self._parts: list[str] = []  # the folded text of `_raw`, up to where it was needed
+        self._text = known.text
+        self._forms: dict[str, tuple[int, str]] = {}  # form -> (parts in it, joined text)
 
     def add(self, content: Any) -> None:
         if content is not None:
             self._raw.append(content)
 
     def _catch_up(self) -> None:
-        if len(self.parts) < len(self._raw):
-            self.parts += [_text(c).casefold() for c in self._raw[len(self.parts):]]
-            self._text = "\n".join(self.parts)
+        if len(self._parts) < len(self._raw):
+            self._parts += [_text(c).casefold() for c in self._raw[len(self._parts) :]]
+            self._text = "\n".join([self._known.text, *self._parts])
+
+    def _form(self, name: str, pattern: re.Pattern[str]) -> str:
+        count, joined = self._forms.get(name, (0, self._known.form(name, pattern)))
+        if count < len(self._parts):
+            joined += "\n" + "\n".join(pattern.sub("", p) for p in self._parts[count:])
+            self._forms[name] = (len(self._parts), joined)
+        return joined
 
     def holds(self, value: Any, kind: str) -> bool:
         """Whether `value` (of `kind`) occurs in anything seen so far."""
@@ -148,13 +174,11 @@ class _Seen:
             return _number_seen(value, self._text)
         text = str(value).strip().casefold()
         if kind == "phone":
-            digits = _NON_DIGIT.sub("", text)
-            return any(digits in _NON_DIGIT.sub("", part) for part in self.parts)
+            return _NON_DIGIT.sub("", text) in self._form("digits", _NON_DIGIT)
         if text in self._text:
             return True
         # An ID written differently (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`).
-        squashed = _squash(text)
-        return kind == "id" and any(squashed in _squash(part) for part in self.parts)
+        return kind == "id" and _squash(text) in self._form("alnum", _NON_ALNUM)
 
 
 def _squash(text: str) -> str:
@@ -167,17 +191,33 @@ def _number_seen(value: float, text: str) -> bool:
     return re.search(rf"(?<![0-9.]){re.escape(shown)}(?![0-9])", text) is not None
 
 
+#: Each case's own sources by `id(case)`, each entry holding its case so that the id stays its
+#: own: a case is graded once per run, and it never changes.
+_CASE_SOURCES: dict[int, tuple[Case, _Known]] = {}
+_CASE_SOURCES_LIMIT = 8192
+
+
+def _case_sources(case: Case) -> _Known:
+    """The input and the tool catalogue (descriptions and schemas), case-folded, once per case."""
+    hit = _CASE_SOURCES.get(id(case))
+    if hit is not None and hit[0] is case:
+        return hit[1]
+    parts = [m.get("content") for m in case.input_messages()]
+    for spec in case.tools.values():
+        parts += [spec.description, spec.parameters]
+    known = _Known("\n".join(_text(p).casefold() for p in parts if p is not None))
+    if len(_CASE_SOURCES) >= _CASE_SOURCES_LIMIT:
+        _CASE_SOURCES.clear()
+    _CASE_SOURCES[id(case)] = (case, known)
+    return known
+
+
 def ungrounded_values(case: Case, run: Trajectory) -> list[Ungrounded]:
     """Every tested argument value of the run's calls that nothing before it grounds."""
     grounding = case.grounding
     kinds = tuple(grounding.kinds) if grounding is not None else DEFAULT_KINDS
     exempt = frozenset(grounding.exempt) if grounding is not None else frozenset()
-    seen = _Seen()
-    for message in case.input_messages():
-        seen.add(message.get("content"))
-    for spec in case.tools.values():
-        seen.add(spec.description)
-        seen.add(spec.parameters)
+    seen = _Seen(_case_sources(case))
     found: list[Ungrounded] = []
     pending: list[ToolCall] = []  # results of the current parallel group, not yet seen
     group: object = None
