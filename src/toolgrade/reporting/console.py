@@ -96,6 +96,10 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
                 ),
             )
         console.print(by_agent)
+    coverage = summary.get("checks", {}).get("coverage") or {}
+    if coverage:
+        console.print("hard-case coverage (cases): "
+                      + ", ".join(f"{k} {v}" for k, v in coverage.items()))
     failures = summary.get("failures") or {}
     if failures:
         console.print("failures: " + escape(", ".join(f"{k} {v}" for k, v in failures.items())))
