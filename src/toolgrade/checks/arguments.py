@@ -52,6 +52,7 @@ from toolgrade.checks.comparators import (
 )
 from toolgrade.checks.grounding import Ungrounded, ungrounded_values
 from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.schema_validity import Validity, validate_call
 from toolgrade.models import (
     ArgumentExpectation,
@@ -242,22 +243,14 @@ def _pairing_value(results: FieldResults, partial_weight: float) -> float:
     return agreed + partial_weight * partial
 
 
-#: Parsed reference calls by `id(ref)`, each entry holding its ref so that the id stays its own:
-#: a case is graded once per run, and its comparators never change.
-_PARSED: dict[int, tuple[ArgumentExpectation, Spec]] = {}
-_PARSED_LIMIT = 8192
+#: Parsed reference calls, per reference call object: a case is graded once per run, and its
+#: comparators never change.
+_PARSED: IdentityMemo[ArgumentExpectation, Spec] = IdentityMemo()
 
 
 def _parsed(ref: ArgumentExpectation) -> Spec:
     """`parse_args(ref.args)`, parsed once per reference call object."""
-    hit = _PARSED.get(id(ref))
-    if hit is not None and hit[0] is ref:
-        return hit[1]
-    spec = parse_args(ref.args)
-    if len(_PARSED) >= _PARSED_LIMIT:
-        _PARSED.clear()
-    _PARSED[id(ref)] = (ref, spec)
-    return spec
+    return _PARSED(ref, lambda r: parse_args(r.args))
 
 
 def _needs_judge(spec: Spec) -> bool:

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.models import Case, Failure, Message, ToolCall, Trajectory
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
@@ -191,25 +192,20 @@ def _number_seen(value: float, text: str) -> bool:
     return re.search(rf"(?<![0-9.]){re.escape(shown)}(?![0-9])", text) is not None
 
 
-#: Each case's own sources by `id(case)`, each entry holding its case so that the id stays its
-#: own: a case is graded once per run, and it never changes.
-_CASE_SOURCES: dict[int, tuple[Case, _Known]] = {}
-_CASE_SOURCES_LIMIT = 8192
+#: Each case's own sources, per case object: a case is graded once per run and never changes.
+_CASE_SOURCES: IdentityMemo[Case, _Known] = IdentityMemo()
 
 
 def _case_sources(case: Case) -> _Known:
     """The input and the tool catalogue (descriptions and schemas), case-folded, once per case."""
-    hit = _CASE_SOURCES.get(id(case))
-    if hit is not None and hit[0] is case:
-        return hit[1]
+    return _CASE_SOURCES(case, _fold_case_sources)
+
+
+def _fold_case_sources(case: Case) -> _Known:
     parts = [m.get("content") for m in case.input_messages()]
     for spec in case.tools.values():
         parts += [spec.description, spec.parameters]
-    known = _Known("\n".join(_text(p).casefold() for p in parts if p is not None))
-    if len(_CASE_SOURCES) >= _CASE_SOURCES_LIMIT:
-        _CASE_SOURCES.clear()
-    _CASE_SOURCES[id(case)] = (case, known)
-    return known
+    return _Known("\n".join(_text(p).casefold() for p in parts if p is not None))
 
 
 def ungrounded_values(case: Case, run: Trajectory) -> list[Ungrounded]:
