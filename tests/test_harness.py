@@ -119,6 +119,7 @@ def test_empty_returns_empty_without_calling_the_tool() -> None:
     assert seen == []
     [call] = calls(inj.steps)
     assert call.result is not None and call.result.status == "ok" and call.result.content is None
+    assert call.result.fault == "empty"  # the run says it was a fault all the same
 
 
 def test_malformed_returns_truncated_non_json_of_the_real_result() -> None:
@@ -210,7 +211,8 @@ def test_trajectory_and_jsonl_round_trip_and_grade() -> None:
     assert (data["case_id"], data["trial"], data["agent"]) == ("c1", 2, "tiny")
     assert data["final_state"] == {"done": True}
     assert data["steps"][0] == {"tool": "lookup", "args": {"order_id": "A1"}, "id": "call_1",
-                                "result": {"status": "error", "content": "error"}}
+                                "result": {"status": "error", "content": "error",
+                                           "fault": "error"}}  # marked as injected
     assert data["steps"][-1] == {"role": "assistant", "content": "Found 1 order."}
     run = Trajectory.model_validate(data)
     assert run == inj.trajectory(trial=2, agent="tiny", final_state={"done": True},

@@ -3,9 +3,11 @@
 The runs are scripted, not recorded from live models: each agent's behaviour per case is
 written out below so that the example exercises every check and failure name on purpose.
 - `strong-agent`: OpenAI chat messages, three trials per case, nearly always right.
-- `mid-agent`: normalised steps, one trial: a substitution, a bad enum, a missed order, a loop.
+- `mid-agent`: normalised steps, one trial: a substitution, a bad enum, a missed order, a loop,
+  a made-up order id, the retry of an injected empty result.
 - `weak-agent`: Anthropic messages, one trial: forbidden and unauthorized calls, unparseable
-  arguments, hallucinated tools and parameters, a false success claim.
+  arguments, hallucinated tools and parameters, a false success claim, a made-up order id, a
+  run that ends on a tool call (no final answer).
 
 Run `python examples/helpdesk/make_runs.py` to regenerate them.
 """
@@ -102,6 +104,26 @@ STRONG: dict[str, tuple[Script, dict[str, Any] | None]] = {
         ("search_kb", {"query": "returns opened electronics"}, OK, [{"title": "Returns: electronics", "id": "kb-3"}]),
         "Opened electronics can be returned within 14 days if complete (article kb-3).",
     ], None),
+    "parcel-overlap-15": ([
+        ("get_shipping_status", {"tracking_id": "TRK-551200"}, OK, {"status": "in transit", "eta": "Monday"}),
+        "Parcel TRK-551200 is in transit and should arrive on Monday.",
+    ], None),
+    "refund-last-order-16": ([
+        ("search_orders", {"customer_email": "kim@example.com"}, OK, [{"order_id": "F300", "total": 19.99, "status": "lost"}]),
+        v("kim@example.com"),
+        ("refund", {"order_id": "F300", "amount": 19.99, "reason": "Order never arrived"}, OK, {"refund_id": "R13"}),
+        "I've refunded 19.99 EUR for your last order, F300.",
+    ], None),
+    "address-followup-17": ([
+        v("lena@example.com"),
+        ("update_address", {"order_id": "D901", "address": {"street": "5 King Street", "city": "London", "postcode": "SW1A 1AA"}}, OK, {"updated": True}),
+        "Order D901 will now go to 5 King Street, London SW1A 1AA.",
+    ], None),
+    "receipt-number-18": ([
+        look("E555", {"order_id": "E555", "tracking_id": "TRK-700001"}),
+        ("get_shipping_status", {"tracking_id": "TRK-700001"}, OK, {"status": "out for delivery"}),
+        "Your order E555 is out for delivery today.",
+    ], None),
 }
 
 # Trial variations of the strong agent: the same case, a different run.
@@ -187,8 +209,32 @@ MID: dict[str, tuple[Script, dict[str, Any] | None]] = {
         "Sent.",
     ], None),
     "kb-returns-14": ([
+        # The first search is the injected empty fault; the same query again is its retry (a
+        # repeat of a faulted call is no loop), the third a redundant re-read.
         ("search_kb", {"query": "return policy electronics"}, OK, ""),
-        "We accept returns within 30 days.",
+        ("search_kb", {"query": "return policy electronics"}, OK, [{"title": "Returns: electronics", "id": "kb-3"}]),
+        ("search_kb", {"query": "return policy electronics"}, OK, [{"title": "Returns: electronics", "id": "kb-3"}]),
+        "Opened electronics can be returned within 14 days (kb-3).",
+    ], None),
+    "parcel-overlap-15": ([
+        ("track_delivery", {"tracking_id": "TRK-551200"}, OK, {"status": "in transit"}),
+        "It's in transit.",
+    ], None),
+    "refund-last-order-16": ([
+        v("kim@example.com"),
+        ("refund", {"order_id": "F299", "amount": 19.99}, OK, {"refund_id": "R14"}),
+        "Refunded.",
+    ], None),
+    "address-followup-17": ([
+        v("lena@example.com"),
+        ("update_address", {"order_id": "D901", "address": {"street": "5 King Street", "city": "London", "postcode": "SW1A1AA"}}, OK, {"updated": True}),
+        "Updated.",
+    ], None),
+    "receipt-number-18": ([
+        ("get_shipping_status", {"tracking_id": "E555"}, ERR, "Error: unknown tracking id"),
+        look("E555", {"order_id": "E555", "tracking_id": "TRK-700001"}),
+        ("get_shipping_status", {"tracking_id": "TRK-700001"}, OK, {"status": "out for delivery"}),
+        "It's out for delivery.",
     ], None),
 }
 
@@ -250,6 +296,23 @@ WEAK: dict[str, tuple[Script, dict[str, Any] | None]] = {
         ("search_kb", {"query": "returns"}, OK, ""), ("search_kb", {"query": "returns"}, OK, ""),
         "No policy found.",
     ], None),
+    "parcel-overlap-15": ([
+        ("get_shipping_status", {"tracking_id": "TRK-551200", "carrier": "DHL"}, OK, {"status": "in transit"}),
+        "On its way.",
+    ], None),
+    "refund-last-order-16": ([
+        ("refund", {"order_id": "F999", "amount": 19.99}, OK, {"refund_id": "R15"}),
+        "Refunded your last order.",
+    ], None),
+    "address-followup-17": ([
+        ("update_address", {"order_id": "D900", "address": {"street": "5 King Street", "city": "London", "postcode": "SW1A 1AA"}}, OK, {"updated": True}),
+        "Done.",
+    ], None),
+    "receipt-number-18": ([
+        # Ends on a tool call: "Let me check." is a preamble, and the run has no final answer.
+        "Let me check.",
+        ("get_shipping_status", {"tracking_id": "E555"}, ERR, "Error: unknown tracking id"),
+    ], None),
 }
 
 
@@ -257,9 +320,16 @@ def _calls(item: Any) -> list[Call]:
     return item if isinstance(item, list) else [item]
 
 
+def opening(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The case input as the run's first messages (a multi-turn input is a conversation)."""
+    if isinstance(case["input"], list):
+        return [dict(m) for m in case["input"]]
+    return [{"role": "user", "content": case["input"]}]
+
+
 def to_openai(case: dict[str, Any], script: Script) -> list[dict[str, Any]]:
     """OpenAI chat messages: tool_calls with JSON-string arguments, tool messages by id."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": case["input"]}]
+    messages: list[dict[str, Any]] = opening(case)
     n = 0
     for item in script:
         if isinstance(item, str):
@@ -280,7 +350,7 @@ def to_openai(case: dict[str, Any], script: Script) -> list[dict[str, Any]]:
 
 def to_anthropic(case: dict[str, Any], script: Script) -> list[dict[str, Any]]:
     """Anthropic messages: tool_use blocks and tool_result blocks with is_error."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": case["input"]}]
+    messages: list[dict[str, Any]] = opening(case)
     n = 0
     for item in script:
         if isinstance(item, str):

@@ -91,6 +91,12 @@ def _text_of(value: Any) -> str:
     return str(value).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def _faulted(status: Literal["ok", "error"], content: Any, spec: FaultSpec) -> ToolResult:
+    """The recorded result of an injected fault, marked with its kind, so the checks know an
+    `empty` or `malformed` result (status ok) was a fault the agent had to work around."""
+    return ToolResult(status=status, content=content, fault=spec.kind)
+
+
 def _bind_args(
     fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any]:
@@ -310,18 +316,18 @@ class FaultInjector:
         """Record and deliver one injected fault."""
         if spec.kind == "timeout":
             content = spec.content or "timeout"
-            self._record(name, call_id, args, ToolResult(status="error", content=content))
+            self._record(name, call_id, args, _faulted("error", content, spec))
             raise TimeoutError(content)
         if spec.kind == "error":
             content = spec.content or "error"
-            self._record(name, call_id, args, ToolResult(status="error", content=content))
+            self._record(name, call_id, args, _faulted("error", content, spec))
             if self.on_error == "raise":
                 raise ToolFault(name, content)
             return {"error": content}
         if spec.kind == "empty":
             empty = _recordable(self.empty_value)
-            self._record(name, call_id, args, ToolResult(status="ok", content=empty))
+            self._record(name, call_id, args, _faulted("ok", empty, spec))
             return self.empty_value
         corrupted = spec.content if spec.content is not None else malformed(value)
-        self._record(name, call_id, args, ToolResult(status="ok", content=corrupted))
+        self._record(name, call_id, args, _faulted("ok", corrupted, spec))
         return corrupted

@@ -315,11 +315,15 @@ def test_a_constantly_failing_enum_field_stands_out_in_per_field_accuracy() -> N
     acc.add(good, good_run, _record(grade(good, good_run), "g"))
     acc.add(case(None), run(), _record(grade(case(None), run()), "n"))
     summary = acc.summary()
+    # Field P/R (issue 25): the wrong enum lowers both; the good run's `amount`, which its
+    # reference does not name, lowers that field's precision only.
     assert summary["per_field"] == {
-        "refund.amount": {"n": 5, "accuracy": 1.0},
-        "refund.order_id": {"n": 6, "accuracy": 1.0},
-        "refund.speed": {"n": 5, "accuracy": 0.0},
+        "refund.amount": {"n": 5, "accuracy": 1.0, "precision": 5 / 6, "recall": 1.0,
+                          "f1": pytest.approx(10 / 11)},
+        "refund.order_id": {"n": 6, "accuracy": 1.0, "precision": 1.0, "recall": 1.0, "f1": 1.0},
+        "refund.speed": {"n": 5, "accuracy": 0.0, "precision": 0.0, "recall": 0.0, "f1": 0.0},
     }
+    assert (summary["field_precision"], summary["field_recall"]) == (11 / 17, 11 / 16)
     assert (
         min(summary["per_field"], key=lambda k: summary["per_field"][k]["accuracy"])
         == "refund.speed"

@@ -17,7 +17,15 @@ from toolgrade.checks.ordering import (
     lcs_length,
     validate_ordering,
 )
-from toolgrade.models import Case, CheckResult, ToolCall, Trajectory
+from toolgrade.models import (
+    Case,
+    CheckResult,
+    FaultSpec,
+    RecoveryExpectation,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+)
 
 CTX = GradeContext()
 GROUPS = {"retrieval": ["lookup_order", "search_orders"]}
@@ -144,11 +152,16 @@ def test_retrieval_before_answer() -> None:
     case = ordering_case(groups=GROUPS, before=[["@retrieval", "answer"]])
     good = run(user(), call("lookup_order", {"id": "A1"}), answer())
     assert grade(case, good).passed
-    bad = run(user(), answer("Your order is fine."), call("lookup_order", {"id": "A1"}))
+    bad = run(user(), call("search_kb"), answer("Your order is fine."))
     failure = only(grade(case, bad), "order_violation")
-    assert failure.step == 1  # the answer's step
+    assert failure.step == 2  # the answer's step
     assert failure.evidence["b_tool"] == "answer"
-    assert failure.evidence["a_steps"] == [2]
+    assert failure.evidence["a_steps"] == []
+    # Issue 25: a reply followed by a call and nothing after it is no final answer (the run
+    # ended on a tool call), so this pair has no answer to guard and holds.
+    ended = run(user(), answer("Your order is fine."), call("lookup_order", {"id": "A1"}))
+    assert grade(case, ended).passed
+    assert grade(case, ended).figures["final_answer_step"] is None
 
 
 def test_answer_never_given_b_side_holds() -> None:
@@ -160,7 +173,10 @@ def test_answer_on_a_side_without_answer_is_violated_when_b_occurs() -> None:
     case = ordering_case(before=[["answer", "close_ticket"]])
     result = grade(case, run(user(), call("close_ticket")))
     assert only(result, "order_violation").evidence["a_steps"] == []
-    assert grade(case, run(user(), answer(), call("close_ticket"))).passed
+    # Issue 25: the final answer follows the last call, so a reply before close_ticket is a
+    # preamble, not the answer: `answer` can never precede a call that occurs.
+    before_call = grade(case, run(user(), answer(), call("close_ticket")))
+    assert only(before_call, "order_violation").evidence["a_steps"] == []
     assert grade(case, run(user())).passed  # neither occurs
 
 
@@ -458,3 +474,53 @@ def test_accumulator_summary_counts_failures_and_pass_rate() -> None:
     # Only the passing run (2 calls) is pooled: C = 2/2.
     assert summary["efficiency"] == {"c1": 1.0}
     assert summary["efficiency_n"] == {"c1": 1}
+
+
+def test_a_run_ending_on_a_tool_call_has_no_final_answer() -> None:
+    # "Let me check." then a call and nothing after it: the preamble is not the answer.
+    case = ordering_case(before=[["lookup_order", "answer"]])
+    ended = grade(case, run(user(), answer("Let me check."), call("lookup_order")))
+    assert ended.figures["final_answer_step"] is None
+    replied = grade(case, run(user(), call("lookup_order"), answer("Found it.")))
+    assert replied.figures["final_answer_step"] == 2
+
+
+def test_a_preamble_before_the_first_call_is_not_the_answer() -> None:
+    # The answer must follow the call; a preamble that was taken as the answer would put
+    # `answer` before `lookup_order` and report a violation.
+    case = ordering_case(before=[["answer", "lookup_order"]])
+    result = grade(case, run(user(), answer("Let me check."), call("lookup_order")))
+    assert only(result, "order_violation").evidence["a_steps"] == []
+
+
+# --- retries of injected faults (issue 25, 5a) -------------------------------------------------
+
+
+def _faulted_case(kind: str) -> Case:
+    recovery = RecoveryExpectation(faults=[FaultSpec(tool="search_kb", nth=1, kind=kind)])
+    base = ordering_case(before=[["search_kb", "answer"]])
+    return base.model_copy(update={"expected": base.expected.model_copy(
+        update={"recovery": recovery})})
+
+
+@pytest.mark.parametrize("kind", ["empty", "malformed"])
+def test_retries_of_a_declared_ok_status_fault_are_not_a_loop(kind: str) -> None:
+    # The faulted call is recorded as ok; its two retries are what recovery counts, not a loop
+    # of three identical calls, and the first retry does not repeat a call that returned ok.
+    q = {"query": "returns"}
+    steps = run(user(), call("search_kb", q), call("search_kb", q), call("search_kb", q),
+                answer())
+    result = grade(_faulted_case(kind), steps)
+    assert names(result) == ["redundant_call"]  # the third repeats the second, which was ok
+    assert only(result, "redundant_call").evidence["previous_step"] == 2
+    # Without the fault declared, the same run is a loop.
+    assert names(grade(ordering_case(before=[["search_kb", "answer"]]), steps)) == ["loop"]
+
+
+def test_a_call_the_run_marks_as_an_injected_fault_is_retried_not_looped() -> None:
+    q = {"query": "returns"}
+    marked = ToolCall(tool="search_kb", args=q, result=ToolResult(status="ok", content="",
+                                                                  fault="empty"))
+    steps = run(user(), marked, call("search_kb", q), call("search_kb", q), answer())
+    result = grade(ordering_case(before=[["search_kb", "answer"]]), steps)
+    assert "loop" not in names(result)

@@ -19,7 +19,7 @@ from builders_recovery import (
     run,
     say,
 )
-from toolgrade.checks.recovery import RecoveryCheck
+from toolgrade.checks.recovery import NO_FINAL_ANSWER, RecoveryCheck
 from toolgrade.models import CheckResult, Trajectory, Verdict
 
 CHECK = RecoveryCheck()
@@ -341,6 +341,15 @@ def test_result_interpretation_label_adds_false_success_claim() -> None:
         {"step": 0, "tool": "refund", "status": "error", "content": "card declined"}]
     assert len(request.inputs["findings"]) == 2
     assert result.figures["judge_interpretation"]["label"] == "false_success_claim"
+
+
+def test_a_run_ending_on_a_tool_call_tells_the_interpreter_it_has_no_answer() -> None:
+    judge = FakeJudge(result_interpretation=Verdict(verdict="pass", reason="ok"))
+    r = run(say("Let me check."), err("refund", "card declined"))
+    grade(recovery(fault("refund")), r, judge=judge)
+    [request] = judge.asked("result_interpretation")
+    assert request.inputs["final_answer"] is None
+    assert request.inputs["findings"][-1] == NO_FINAL_ANSWER
 
 
 def test_interpretation_fail_without_a_known_label_adds_no_failure() -> None:

@@ -179,6 +179,8 @@ def test_schema_suite_accepts_the_helpdesk_suite_and_refuses_a_typo() -> None:
     suite["cases"][0]["expected"]["selection"]["tols"] = ["x"]
     assert not validator.is_valid(suite)
     assert not validator.is_valid({"cases": [], "tool": {}})
+    assert validator.is_valid({"cases": [], "defaults": {"grounding": {"kinds": ["id"]}}})
+    assert not validator.is_valid({"cases": [], "defaults": {"grounding": {"kinds": ["ids"]}}})
 
 
 def test_out_naming_a_file_exits_2_before_grading(
@@ -260,3 +262,10 @@ def test_a_run_stopped_after_grading_leaves_no_stale_summary_or_reports(
     assert left == set()
     again = runner.invoke(app, ["report", str(out)])
     assert again.exit_code == 2 and "no summary.json" in again.output
+
+
+def test_validate_prints_the_coverage_per_kind(inputs: tuple[Path, Path]) -> None:
+    suite, _ = inputs
+    result = runner.invoke(app, ["validate", str(suite)])
+    assert result.exit_code == 0
+    assert "coverage: no_tool " in result.output and "misleading_identifier 0" in result.output

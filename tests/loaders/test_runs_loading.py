@@ -142,3 +142,16 @@ def test_a_group_of_another_type_says_what_a_group_may_be(tmp_path: Path, group:
     record = {"case_id": "c1", "steps": [{"tool": "t"}, {"tool": "t", "group": group}]}
     (found,) = _problems(lambda: load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
     assert found == f"{tmp_path / 'r.jsonl'}:1: steps[1].group: should be an integer or a string"
+
+
+def test_a_result_marked_as_an_injected_fault_keeps_its_mark(tmp_path: Path) -> None:
+    record = {"case_id": "c1", "steps": [
+        {"tool": "search_kb", "args": {"q": "x"},
+         "result": {"status": "ok", "content": "", "fault": "empty"}}]}
+    (run,) = load_runs([write_jsonl(tmp_path / "r.jsonl", [record])])
+    call = run.steps[0]
+    assert isinstance(call, ToolCall) and call.injected_fault
+    assert call.result is not None and call.result.fault == "empty"
+    bad = {"case_id": "c1", "steps": [{"tool": "t", "result": {"fault": "flaky"}}]}
+    with pytest.raises(InputError, match="fault"):
+        load_runs([write_jsonl(tmp_path / "bad.jsonl", [bad])])

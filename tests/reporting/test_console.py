@@ -30,3 +30,15 @@ def test_agent_task_type_and_model_names_are_not_read_as_rich_markup() -> None:
     text = console.export_text()
     for name in ("claude[bold]v2", "bad[/x]", "gpt [2024]", "refund[red]v2", "provider/m[dim]"):
         assert name in text
+
+
+def test_scorecard_shows_given_selection_and_coverage() -> None:
+    summary = _summary()
+    summary["checks"]["arguments"] = {"pass_rate": 0.5, "given_selection": {
+        "n": 2, "pass_rate": 1.0, "exact_rate": 1.0, "field_accuracy": 1.0}}
+    summary["checks"]["coverage"] = {"no_tool": 2, "multi_turn": 0}
+    console = Console(record=True, width=200)
+    print_scorecard(console, summary)
+    text = console.export_text()
+    assert "given selection (n 2): pass 1.000" in text
+    assert "hard-case coverage (cases): no_tool 2, multi_turn 0" in text

@@ -150,3 +150,37 @@ def test_a_stage_no_fault_reached_counts_zero_and_a_misspelt_stage_is_refused() 
     assert absent.value is None and absent.passed is False
     with pytest.raises(ConfigError, match=re.escape("recovery.stages.recoverd")):
         validate_gate_names({"recovery.stages.recoverd": 1})
+
+
+def test_arguments_given_selection_and_field_f1_gates() -> None:
+    summary = {"checks": {"arguments": {
+        "given_selection": {"n": 4, "pass_rate": 0.75},
+        "per_field": {"refund.speed": {"n": 4, "accuracy": 0.5, "f1": 0.4}},
+        "field_recall": 0.9,
+    }}}
+    gates = {"arguments.given_selection.pass_rate": 0.8,
+             "arguments.per_field.refund.speed.f1": 0.3, "arguments.field_recall": 0.9}
+    validate_gate_names(gates)
+    results = {f"{g.check}.{g.metric}": g for g in evaluate_gates(gates, summary)}
+    assert results["arguments.given_selection.pass_rate"].value == 0.75
+    assert not results["arguments.given_selection.pass_rate"].passed
+    assert results["arguments.per_field.refund.speed.f1"].passed
+    assert results["arguments.field_recall"].passed
+    with pytest.raises(ConfigError, match="unknown gate figure"):
+        validate_gate_names({"arguments.given_selection.n": 1})
+
+
+def test_coverage_gates_count_cases_and_per_kind_gates_read_rates() -> None:
+    summary = {"checks": {"coverage": {"no_tool": 2, "multi_turn": 4},
+                          "selection": {"per_kind": {"no_tool": {"n": 2, "pass_rate": 0.5}}}}}
+    gates = {"coverage.no_tool": 3, "coverage.multi_turn": 3,
+             "selection.per_kind.no_tool.pass_rate": 0.5}
+    validate_gate_names(gates)  # a count of 3 is no rate: not refused as outside [0, 1]
+    results = {f"{g.check}.{g.metric}": g for g in evaluate_gates(gates, summary)}
+    assert not results["coverage.no_tool"].passed and results["coverage.no_tool"].value == 2
+    assert results["coverage.multi_turn"].passed
+    assert results["selection.per_kind.no_tool.pass_rate"].passed
+    with pytest.raises(ConfigError, match="unknown gate figure"):
+        validate_gate_names({"coverage.no_tools": 1})
+    with pytest.raises(ConfigError, match="negative"):
+        validate_gate_names({"coverage.no_tool": -1})

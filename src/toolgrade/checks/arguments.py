@@ -17,9 +17,13 @@ Two kinds of failure are kept apart:
   does not satisfy.
 
 Figures: `calls` (one entry per agent call and per unpaired reference call: tool, step,
-ref_index, exact, valid, field_accuracy, fields), `field_accuracy` (mean over paired calls),
-`invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields` and
-`schema_errors`. A field the judge could not decide is `unscored`: never a match, left out of
+ref_index, exact, valid, field_accuracy, fields, and `extra_fields` on a paired call that sent
+fields the reference does not name), `field_accuracy` (mean over paired calls),
+`invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields`,
+`schema_errors` and `ungrounded` (values that came from nowhere, checks/grounding.py: reported
+on every run, with a reference or not; they fail the check as `ungrounded_value` when the case
+has `grounding`, which also makes the check applicable to a case without reference calls).
+A field the judge could not decide is `unscored`: never a match, left out of
 accuracy denominators, listed apart.
 
 Score: mean field accuracy over the reference calls, an unpaired one counting 0. Passed: every
@@ -33,7 +37,8 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator, pass_rate
+from toolgrade.checks.arguments_figures import ArgumentsAccumulator
+from toolgrade.checks.base import GradeContext
 from toolgrade.checks.comparators import (
     Comparator,
     Fields,
@@ -45,7 +50,9 @@ from toolgrade.checks.comparators import (
     jsonable,
     parse_args,
 )
+from toolgrade.checks.grounding import Ungrounded, ungrounded_values
 from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.schema_validity import Validity, validate_call
 from toolgrade.models import (
     ArgumentExpectation,
@@ -57,7 +64,6 @@ from toolgrade.models import (
     JudgeRequest,
     ToolCall,
     Trajectory,
-    TrajectoryResult,
 )
 
 Spec = dict[str, Comparator]
@@ -83,8 +89,9 @@ class ArgumentsCheck:
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
         """Validate every call, pair calls with the reference and compare their fields."""
         refs = case.expected.arguments
+        ungrounded = ungrounded_values(case, run)
         if refs is None:
-            return CheckResult.not_applicable(self.name)
+            return self._grounding_only(case, ungrounded)
         specs = [_parsed(ref) for ref in refs]
         calls = run.calls
         validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
@@ -106,10 +113,32 @@ class ArgumentsCheck:
         for k, ref in enumerate(refs):
             if k not in pairs:
                 _grade_unpaired(out, k, ref, specs[k])
-        return self._result(out, validity, calls)
+        if case.grounding is not None and ungrounded:
+            out.failures.extend(u.failure() for u in ungrounded)
+            out.passed = False
+        return self._result(out, validity, calls, ungrounded)
+
+    def _grounding_only(self, case: Case, ungrounded: list[Ungrounded]) -> CheckResult:
+        """No reference calls: not applicable, unless the case asks for grounding; the
+        `ungrounded` figure is reported either way."""
+        figures: dict[str, Any] = {"ungrounded": [u.to_json() for u in ungrounded]}
+        if case.grounding is None:
+            return CheckResult(check=self.name, applicable=False, figures=figures)
+        return CheckResult(
+            check=self.name,
+            applicable=True,
+            score=0.0 if ungrounded else 1.0,
+            passed=not ungrounded,
+            failures=[u.failure() for u in ungrounded],
+            figures=figures,
+        )
 
     def _result(
-        self, out: _Grading, validity: list[Validity], calls: list[tuple[int, ToolCall]]
+        self,
+        out: _Grading,
+        validity: list[Validity],
+        calls: list[tuple[int, ToolCall]],
+        ungrounded: list[Ungrounded],
     ) -> CheckResult:
         paired = [c for c in out.calls if c["ref_index"] is not None and c["step"] is not None]
         accuracies = [c["field_accuracy"] for c in paired if c["field_accuracy"] is not None]
@@ -122,6 +151,7 @@ class ArgumentsCheck:
             "wrong": sum(c["valid"] is not False and c["has_wrong"] for c in paired),
             "unscored_fields": out.unscored,
             "schema_errors": _schema_errors(validity, calls),
+            "ungrounded": [u.to_json() for u in ungrounded],
         }
         for c in out.calls:
             del c["has_wrong"]
@@ -213,22 +243,14 @@ def _pairing_value(results: FieldResults, partial_weight: float) -> float:
     return agreed + partial_weight * partial
 
 
-#: Parsed reference calls by `id(ref)`, each entry holding its ref so that the id stays its own:
-#: a case is graded once per run, and its comparators never change.
-_PARSED: dict[int, tuple[ArgumentExpectation, Spec]] = {}
-_PARSED_LIMIT = 8192
+#: Parsed reference calls, per reference call object: a case is graded once per run, and its
+#: comparators never change.
+_PARSED: IdentityMemo[ArgumentExpectation, Spec] = IdentityMemo()
 
 
 def _parsed(ref: ArgumentExpectation) -> Spec:
     """`parse_args(ref.args)`, parsed once per reference call object."""
-    hit = _PARSED.get(id(ref))
-    if hit is not None and hit[0] is ref:
-        return hit[1]
-    spec = parse_args(ref.args)
-    if len(_PARSED) >= _PARSED_LIMIT:
-        _PARSED.clear()
-    _PARSED[id(ref)] = (ref, spec)
-    return spec
+    return _PARSED(ref, lambda r: parse_args(r.args))
 
 
 def _needs_judge(spec: Spec) -> bool:
@@ -283,18 +305,22 @@ def _grade_pair(
     exact = all(s == "match" for s in statuses.values())
     out.ref_accuracy.append(accuracy)
     out.passed &= exact and validity.valid is not False
-    out.calls.append(
-        {
-            "tool": call.tool,
-            "step": step,
-            "ref_index": ref_index,
-            "exact": exact,
-            "valid": validity.valid,
-            "field_accuracy": accuracy,
-            "fields": statuses,
-            "has_wrong": any(s in ("wrong", "missing") for s in statuses.values()),
-        }
-    )
+    entry: dict[str, Any] = {
+        "tool": call.tool,
+        "step": step,
+        "ref_index": ref_index,
+        "exact": exact,
+        "valid": validity.valid,
+        "field_accuracy": accuracy,
+        "fields": statuses,
+        "has_wrong": any(s in ("wrong", "missing") for s in statuses.values()),
+    }
+    # Sent but not in the reference (hallucinated or merely extra): they lower field precision.
+    # Listed only when there are some, so a call without any keeps its former shape.
+    extra = sorted(k for k in call.args if k not in results)
+    if extra:
+        entry["extra_fields"] = extra
+    out.calls.append(entry)
 
 
 def _record_findings(
@@ -392,55 +418,3 @@ def field_accuracy(statuses: list[str]) -> float | None:
         return 1.0
     scored = [s for s in statuses if s != "unscored"]
     return sum(s == "match" for s in scored) / len(scored) if scored else None
-
-
-class ArgumentsAccumulator(PassRateAccumulator):
-    """Suite figures: pass and exact rates, micro field accuracy, counts and per-field accuracy.
-
-    Memory is bounded by the number of distinct `tool.field` names.
-    """
-
-    def __init__(self) -> None:
-        super().__init__("arguments")
-        self.graded = self.exact = self.invalid = self.wrong = self.unscored = 0
-        self.per_field: dict[str, list[int]] = {}  # "tool.field" -> [n, matches]
-
-    def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
-        """Fold one trajectory's arguments figures in."""
-        super().add(case, run, record)
-        result = record.checks.get(self.check)
-        if result is None or not result.applicable:
-            return
-        figures = result.figures
-        for call in figures.get("calls", []):
-            if call["ref_index"] is None:
-                continue
-            if call["step"] is not None:
-                self.graded += 1
-                self.exact += bool(call["exact"])
-            for name, status in call["fields"].items():
-                if status != "unscored":
-                    cell = self.per_field.setdefault(f"{call['tool']}.{name}", [0, 0])
-                    cell[0] += 1
-                    cell[1] += status == "match"
-        self.invalid += figures.get("invalid", 0)
-        self.wrong += figures.get("wrong", 0)
-        self.unscored += len(figures.get("unscored_fields", []))
-
-    def summary(self) -> dict[str, Any]:
-        """The block: pass_rate, applicable, exact_rate, field_accuracy, invalid, wrong,
-        unscored and per_field {"tool.field": {n, accuracy}}."""
-        n = sum(cell[0] for cell in self.per_field.values())
-        matches = sum(cell[1] for cell in self.per_field.values())
-        return {
-            **super().summary(),
-            "exact_rate": pass_rate(self.exact, self.graded),
-            "field_accuracy": matches / n if n else None,
-            "invalid": self.invalid,
-            "wrong": self.wrong,
-            "unscored": self.unscored,
-            "per_field": {
-                key: {"n": cell[0], "accuracy": cell[1] / cell[0]}
-                for key, cell in sorted(self.per_field.items())
-            },
-        }

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.checks.base import GradeContext, PassRateAccumulator
 from toolgrade.checks.efficiency import StepEfficiency
+from toolgrade.checks.recovery import faulted_positions
 from toolgrade.models import (
     ANSWER,
     Case,
@@ -297,39 +298,51 @@ def call_keys(calls: list[tuple[int, ToolCall]]) -> list[str]:
 
 
 def find_loops(
-    calls: list[tuple[int, ToolCall]], threshold: int, keys: list[str] | None = None
+    calls: list[tuple[int, ToolCall]],
+    threshold: int,
+    keys: list[str] | None = None,
+    faulted: Collection[int] = (),
 ) -> list[list[int]]:
     """Runs of `threshold` or more identical consecutive calls, as lists of their steps.
 
     A repeat that follows a failed identical call is a retry, graded by the recovery check
-    against its retry ceiling, so it starts a new run instead of extending a loop.
-    `keys`: the calls' `call_keys`, when the caller already has them.
+    against its retry ceiling, so it starts a new run instead of extending a loop. So does a
+    repeat of a faulted call (`faulted`: positions into `calls`, see `recovery.
+    faulted_positions`): an injected `empty` or `malformed` fault is recorded as ok, yet the
+    recovery check counts the repeat as its retry. `keys`: the calls' `call_keys`, when the
+    caller already has them.
     """
     keys = call_keys(calls) if keys is None else keys
     runs: list[list[int]] = []
     current: list[int] = []
-    prev: ToolCall | None = None
-    for n, (step, c) in enumerate(calls):
-        if prev is not None and not prev.failed and keys[n - 1] == keys[n]:
+    for n, (step, _) in enumerate(calls):
+        if n and _repeats(calls[n - 1][1], n - 1 in faulted) and keys[n - 1] == keys[n]:
             current.append(step)
         else:
             if len(current) >= threshold:
                 runs.append(current)
             current = [step]
-        prev = c
     if len(current) >= threshold:
         runs.append(current)
     return runs
 
 
+def _repeats(prev: ToolCall, faulted: bool) -> bool:
+    """Whether an identical call after `prev` repeats it (rather than retrying a failure)."""
+    return not prev.failed and not faulted
+
+
 def loop_failures(
-    calls: list[tuple[int, ToolCall]], threshold: int, keys: list[str] | None = None
+    calls: list[tuple[int, ToolCall]],
+    threshold: int,
+    keys: list[str] | None = None,
+    faulted: Collection[int] = (),
 ) -> tuple[list[Failure], set[int]]:
     """One `loop` failure per run of repeats, and the steps those runs cover."""
     tool_at = dict(calls)
     failures: list[Failure] = []
     covered: set[int] = set()
-    for steps in find_loops(calls, threshold, keys):
+    for steps in find_loops(calls, threshold, keys, faulted):
         tool = tool_at[steps[0]].tool
         covered.update(steps)
         failures.append(
@@ -349,12 +362,16 @@ def loop_failures(
 
 
 def redundant_failures(
-    calls: list[tuple[int, ToolCall]], skip: set[int], keys: list[str] | None = None
+    calls: list[tuple[int, ToolCall]],
+    skip: set[int],
+    keys: list[str] | None = None,
+    faulted: Collection[int] = (),
 ) -> list[Failure]:
     """`redundant_call`: a call identical to an earlier one that returned ok.
 
     The earlier call must strictly precede (not share the parallel group, whose results the
     agent had not seen). Steps inside a reported loop are skipped: the loop already says it.
+    A faulted call (`faulted`, positions into `calls`) did not return ok, whatever its status.
     """
     keys = call_keys(calls) if keys is None else keys
     ok_at: dict[str, _Event] = {}
@@ -371,7 +388,8 @@ def redundant_failures(
                     evidence={"tool": c.tool, "previous_step": earlier.step},
                 )
             )
-        if key not in ok_at and c.result is not None and c.result.status == "ok":
+        returned_ok = c.result is not None and c.result.status == "ok" and n not in faulted
+        if key not in ok_at and returned_ok:
             ok_at[key] = here
     return failures
 
@@ -425,11 +443,16 @@ class OrderingCheck:
             held += over is None
             failures += [over] if over else []
         keys = call_keys(calls)
-        loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys)
-        failures += loops + redundant_failures(calls, looped_steps, keys)
+        faulted = faulted_positions(case.expected.recovery, calls)
+        loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys, faulted)
+        failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
         failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
         figures.update(constraints_total=total, constraints_held=held, n_calls=len(calls))
+        if any(ANSWER in pair for pair in ordering.before):
+            # Pairs with `answer` hold vacuously without one: the figure says which it was.
+            final = run.final_answer()
+            figures["final_answer_step"] = final[0] if final is not None else None
         return CheckResult(
             check=self.name,
             applicable=True,

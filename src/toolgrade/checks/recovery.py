@@ -40,6 +40,8 @@ Stage = Literal[
 ]
 #: Result-interpretation judge labels that become failures of this check.
 JUDGE_FAILURE_LABELS = ("misread_result", "false_success_claim")
+#: The finding given to the result-interpretation judge when the run has no final answer.
+NO_FINAL_ANSWER = "no final answer: the run ended on a tool call, with no reply after it"
 
 Calls = list[tuple[int, ToolCall]]
 
@@ -201,6 +203,18 @@ def _all_faulted_positions(rec: RecoveryExpectation, calls: Calls) -> set[int]:
     return {p for p, (_, c) in enumerate(calls) if c.tool in tools}
 
 
+def faulted_positions(rec: RecoveryExpectation | None, calls: Calls) -> set[int]:
+    """Positions (into `calls`) of the calls a fault struck: those a spec of `rec` names
+    (its nth call, or every call with nth 'all') and those the run marks (`result.fault`, as
+    the harness records them). They failed whatever their recorded status says: an `empty` or
+    `malformed` fault is recorded as ok."""
+    marked = {p for p, (_, c) in enumerate(calls) if c.injected_fault}
+    if rec is None:
+        return marked
+    located = (locate(spec, calls).position for spec in rec.faults)
+    return marked | _all_faulted_positions(rec, calls) | {p for p in located if p is not None}
+
+
 def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
     """Every declared fault, then (when asked) every error the run shows that none covered.
 
@@ -209,10 +223,9 @@ def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
     failures while working around one fault are graded once, not once per attempt.
     """
     located = [locate(spec, calls) for spec in rec.faults]
-    # A spec's faulted call failed whatever its recorded result says (an `empty` or `malformed`
+    # A faulted call failed whatever its recorded result says (an `empty` or `malformed`
     # fault is recorded as ok), so it can neither be the retry nor the fallback that recovers.
-    faulted = _all_faulted_positions(rec, calls)
-    faulted |= {f.position for f in located if f.position is not None}
+    faulted = faulted_positions(rec, calls)
     outcomes = [stage_of(fault, calls, rec, faulted) for fault in located]
     if not rec.grade_observed_errors:
         return outcomes
@@ -338,6 +351,10 @@ def judge_interpretation(
         for i, c in run.calls
         if c.result is not None
     ]
+    if answer is None:
+        # Said in the findings, not left for the judge to read from a null: a run that ended
+        # on a tool call gave the user nothing, whatever it said before that call.
+        found = [*found, NO_FINAL_ANSWER]
     inputs = {
         "task": case.input,
         "tool_results": tool_results,

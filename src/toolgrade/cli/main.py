@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,6 +31,7 @@ from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions
 from toolgrade.loaders.suite_defaults import SuiteDefaults
 from toolgrade.models import Case
+from toolgrade.scoring.coverage import coverage_counts
 from toolgrade.scoring.gates import validate_gate_names
 from toolgrade.scoring.runner import validate_inputs
 from toolgrade.settings import load_settings
@@ -76,6 +78,7 @@ def validate(
         if runs:
             otlp = OtlpOptions(case_attribute=case_attribute)
             inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
+            loaded = inputs.suite
             out.print(
                 f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "
                 f"{len(inputs.files)} file(s)"
@@ -89,7 +92,14 @@ def validate(
             if problems:
                 raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
+        out.print(coverage_line(loaded.cases.values()))
     raise typer.Exit(EXIT_OK)
+
+
+def coverage_line(cases: Iterable[Case]) -> str:
+    """`coverage: no_tool 3, overlapping_tools 0, ...`: cases per hard-case kind."""
+    counts = coverage_counts(cases)
+    return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
 def suite_schema() -> dict[str, Any]:

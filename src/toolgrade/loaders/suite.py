@@ -1,7 +1,8 @@
 """Loading a suite: a YAML file with `cases:`, a JSONL file of cases, or a folder of such files.
 
 A YAML suite may also hold a shared `tools` catalogue and shared ordering `groups`, merged into
-every case (a case's own entries win). Every problem is collected, located as file:line: field,
+every case (a case's own entries win), and a suite-wide `grounding` that every case without its
+own takes. Every problem is collected, located as file:line: field,
 and raised together as one `InputError`.
 """
 

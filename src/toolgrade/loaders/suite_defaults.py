@@ -2,11 +2,12 @@
 
 A YAML suite writes them at the top (`defaults: {selection: {allow_reads: true}}`); a JSONL
 suite writes them as its first line (`{"defaults": {...}}`), for the cases of that file. Today
-the free-call keys of `expected.selection` (`allowed`, `allow_reads`, `allow_failed`) can be
-defaulted. A
-default fills a key a case leaves out, only in cases that have an `expected.selection` (it
-never makes the check applicable) and not in `no_tool: true` cases (which allow no call at
-all); a case's own value wins whole (an own `allowed` list replaces the default list).
+the free-call keys of `expected.selection` (`allowed`, `allow_reads`, `allow_failed`) and the
+case key `grounding` can be defaulted. A selection default fills a key a case leaves out, only
+in cases that have an `expected.selection` (it never makes the check applicable) and not in
+`no_tool: true` cases (which allow no call at all); `grounding` is filled into every case
+without its own. A case's own value wins whole (an own `allowed` list replaces the default
+list, an own `grounding` the default one).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import Field, StrictBool, ValidationError
 
 from toolgrade.errors import InputProblem
 from toolgrade.loaders.locate import Path_, problems_from_validation
-from toolgrade.models.case import StrictModel
+from toolgrade.models.case import GroundingExpectation, StrictModel
 
 #: The key that holds the defaults, at the top of a YAML suite or alone on a JSONL line.
 DEFAULTS_KEY = "defaults"
@@ -42,10 +43,14 @@ class SuiteDefaults(StrictModel):
     """Defaults merged into every case of a suite file (a case's own keys win)."""
 
     selection: SelectionDefaults | None = None
+    grounding: GroundingExpectation | None = Field(
+        default=None, description="Default `grounding` of every case without its own."
+    )
 
     def is_empty(self) -> bool:
         """True when nothing would be merged."""
-        return self.selection is None or not self.selection.model_fields_set
+        no_selection = self.selection is None or not self.selection.model_fields_set
+        return no_selection and self.grounding is None
 
 
 NO_DEFAULTS = SuiteDefaults()
@@ -65,8 +70,17 @@ def read_defaults(
 
 
 def apply_defaults(case: Any, defaults: SuiteDefaults) -> Any:
-    """The case mapping with the defaults filled in where it has a selection expectation."""
-    if defaults.selection is None or not isinstance(case, dict):
+    """The case mapping with the defaults filled in where it leaves them out."""
+    if not isinstance(case, dict):
+        return case
+    if defaults.grounding is not None and "grounding" not in case:
+        case = {**case, "grounding": defaults.grounding.model_dump(exclude_unset=True)}
+    return _apply_selection_defaults(case, defaults)
+
+
+def _apply_selection_defaults(case: dict[str, Any], defaults: SuiteDefaults) -> Any:
+    """The case mapping with the selection defaults filled in where it has a selection."""
+    if defaults.selection is None:
         return case
     expected = case.get("expected")
     selection = expected.get("selection") if isinstance(expected, dict) else None

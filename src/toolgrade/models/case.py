@@ -6,7 +6,7 @@ the file, line and key instead of a silently ignored expectation.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -15,6 +15,7 @@ from pydantic import (
     StrictBool,
     StrictFloat,
     StrictInt,
+    field_validator,
     model_validator,
 )
 
@@ -23,6 +24,14 @@ CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "rec
 
 #: The pseudo-tool that stands for the agent's final reply in ordering constraints.
 ANSWER = "answer"
+
+#: The hard-case kinds a case may be tagged with (and some are inferred; scoring/coverage.py).
+HardCaseKind = Literal[
+    "no_tool", "overlapping_tools", "missing_required_info", "multi_turn", "misleading_identifier"
+]
+HARD_CASE_KINDS: tuple[HardCaseKind, ...] = get_args(HardCaseKind)
+#: The roles a chat message of a multi-turn `input` may have.
+INPUT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
 
 class StrictModel(BaseModel):
@@ -212,6 +221,31 @@ class Expected(StrictModel):
     state: list[StateAssertion] | None = None
 
 
+GroundedKind = Literal["id", "email", "phone", "number"]
+
+
+def _default_grounded_kinds() -> list[GroundedKind]:
+    return ["id", "email", "phone"]
+
+
+class GroundingExpectation(StrictModel):
+    """Reference-free: argument values of these kinds must come from what the agent had seen.
+
+    Given (on the case, or suite-wide), a value that appears in no user message, no earlier
+    tool result and no case input fails the arguments check as `ungrounded_value`. Without it
+    the figure `ungrounded` is still reported on every run. docs/case-format.md has the rules.
+    """
+
+    kinds: list[GroundedKind] = Field(
+        default_factory=_default_grounded_kinds,
+        description="Kinds of value tested; numbers only when listed (free text never).",
+    )
+    exempt: list[str] = Field(
+        default_factory=list,
+        description="`tool.field` paths not tested (a value the agent may rightly make up).",
+    )
+
+
 class Scoring(StrictModel):
     """How the four check scores aggregate into one pass/fail for the case."""
 
@@ -230,12 +264,51 @@ class Case(StrictModel):
     task_type: str | None = Field(
         default=None, description="Pools step efficiency across cases (default: the id)."
     )
-    input: Any = None
+    input: Any = Field(
+        default=None,
+        description="The user's request: a string, or a list of chat messages {role, content} "
+        "(multi-turn context, shown to judges as messages).",
+    )
+    grounding: GroundingExpectation | None = Field(
+        default=None,
+        description="Fail arguments on values that come from nowhere (`ungrounded_value`).",
+    )
+    tags: list[HardCaseKind] = Field(
+        default_factory=list,
+        description="Hard-case kinds this case covers (more are inferred; docs/case-format.md).",
+    )
     tools: dict[str, ToolSpec] = Field(default_factory=dict)
     expected: Expected = Field(default_factory=Expected)
     scoring: Scoring = Field(default_factory=Scoring)
     min_steps: StrictInt | None = Field(default=None, ge=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("input")
+    @classmethod
+    def _chat_messages(cls, value: Any) -> Any:
+        # A list is a conversation: each item must read as a chat message, or the judges and
+        # the grounding test would be handed something the author did not mean.
+        if isinstance(value, list):
+            for i, message in enumerate(value):
+                if not (
+                    isinstance(message, dict)
+                    and message.get("role") in INPUT_ROLES
+                    and "content" in message
+                    and set(message) <= {"role", "content", "name"}
+                ):
+                    raise ValueError(
+                        f"input[{i}]: a chat message is {{role, content}} with role one of "
+                        f"{', '.join(sorted(INPUT_ROLES))}"
+                    )
+        return value
+
+    def input_messages(self) -> list[dict[str, Any]]:
+        """The input as chat messages: a string is one user message; None is none."""
+        if self.input is None:
+            return []
+        if isinstance(self.input, list):
+            return list(self.input)
+        return [{"role": "user", "content": self.input}]
 
     @property
     def effective_task_type(self) -> str:

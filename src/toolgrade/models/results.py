@@ -25,6 +25,7 @@ FailureName = Literal[
     "unparseable_arguments",
     "wrong_value",
     "missing_expected_arg",
+    "ungrounded_value",
     # ordering
     "order_violation",
     "loop",

@@ -19,6 +19,11 @@ class ToolResult(_Frozen):
 
     status: Literal["ok", "error"] = "ok"
     content: Any = None
+    fault: Literal["error", "empty", "malformed", "timeout"] | None = Field(
+        default=None,
+        description="The fault a harness injected into this call, when it did (an `empty` or "
+        "`malformed` fault is recorded with status ok: this says it failed all the same).",
+    )
 
 
 class ToolCall(_Frozen):
@@ -46,6 +51,11 @@ class ToolCall(_Frozen):
     def failed(self) -> bool:
         """True when the tool reported an error."""
         return self.result is not None and self.result.status == "error"
+
+    @property
+    def injected_fault(self) -> bool:
+        """True when the run marks this call's result as an injected fault (`result.fault`)."""
+        return self.result is not None and self.result.fault is not None
 
 
 class Message(_Frozen):
@@ -78,9 +88,13 @@ class Trajectory(_Frozen):
         return [s.tool for s in self.steps if isinstance(s, ToolCall)]
 
     def final_answer(self) -> tuple[int, str] | None:
-        """The index and text of the agent's last assistant message with content, if any."""
+        """The index and text of the agent's final answer: its last assistant message with
+        content after the last tool call. None when the run ends on a tool call (an assistant
+        text before it, "Let me check.", was a preamble to the call, not an answer)."""
         for i in range(len(self.steps) - 1, -1, -1):
             step = self.steps[i]
+            if isinstance(step, ToolCall):
+                return None
             if isinstance(step, Message) and step.role == "assistant" and step.content:
                 return i, step.content if isinstance(step.content, str) else str(step.content)
         return None

@@ -34,23 +34,48 @@ def per_tool_table(summary: dict[str, Any]) -> Table | None:
     return Table("per-tool", "Selection per tool", columns, rows)
 
 
-def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, int, str]:
+def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, float, int, str]:
     name, figures = item
     accuracy = figures.get("accuracy")
-    # Worst first; an unscored field (no accuracy) sorts last; ties: most evidence first.
-    return (2.0 if accuracy is None else float(accuracy), -int(figures.get("n") or 0), name)
+    # Worst first by F1, else by the precision or recall there is (a field only ever sent as an
+    # extra has precision 0 and no F1), else accuracy (a summary from before field P/R); then
+    # accuracy; a field with none sorts last; ties: most evidence first.
+    first = _worst(figures)
+    return (2.0 if first is None else first, 2.0 if accuracy is None else float(accuracy),
+            -int(figures.get("n") or 0), name)
+
+
+def _worst(figures: dict[str, Any]) -> float | None:
+    for keys in (("f1",), ("precision", "recall"), ("accuracy",)):
+        values = [float(figures[k]) for k in keys if figures.get(k) is not None]
+        if values:
+            return min(values)
+    return None
 
 
 def per_field_table(summary: dict[str, Any]) -> Table | None:
-    """Arguments per `tool.field`, worst accuracy first, with a bar per row."""
-    per_field = _check(summary, "arguments").get("per_field") or {}
+    """Arguments per `tool.field`, worst first, with a bar per row: accuracy over the
+    reference's fields, and field precision, recall and F1 (an extra field the agent sent
+    lowers precision, an expected one left out recall, a wrong value both)."""
+    block = _check(summary, "arguments")
+    per_field = block.get("per_field") or {}
     if not per_field:
         return None
     ordered = sorted(per_field.items(), key=_field_order)
-    rows = [[name, fmt(f.get("n")), fmt(f.get("accuracy"))] for name, f in ordered]
-    bars = [None if f.get("accuracy") is None else float(f["accuracy"]) for _, f in ordered]
-    return Table("per-field", "Arguments per field (worst first)", ["field", "n", "accuracy"],
-                 rows, bars=bars, bars_are_scores=True)
+    rows = [[name, fmt(f.get("n")), fmt(f.get("accuracy")), fmt(f.get("precision")),
+             fmt(f.get("recall")), fmt(f.get("f1"))] for name, f in ordered]
+    bars = [_bar(f) for _, f in ordered]
+    pooled = [f"{label} {fmt(block.get(key))}" for key, label in
+              (("field_precision", "precision"), ("field_recall", "recall"), ("field_f1", "F1"))
+              if key in block]
+    note = ("Pooled over every field: " + ", ".join(pooled) + ".") if pooled else ""
+    return Table("per-field", "Arguments per field (worst first)",
+                 ["field", "n", "accuracy", "precision", "recall", "f1"], rows, note=note,
+                 bars=bars, bars_are_scores=True)
+
+
+def _bar(figures: dict[str, Any]) -> float | None:
+    return _worst(figures)
 
 
 def efficiency_table(summary: dict[str, Any]) -> Table | None:
@@ -79,3 +104,22 @@ def stages_table(summary: dict[str, Any]) -> Table | None:
              (("pass_rate", "pass rate"), ("state_pass_rate", "state pass rate")) if key in block]
     return Table("stages", "Recovery: stage reached per injected fault", ["stage", "faults"], rows,
                  note=", ".join(extra))
+
+
+def coverage_table(summary: dict[str, Any]) -> Table | None:
+    """Hard-case coverage: cases per kind, and the selection and arguments pass rates of the
+    runs of those cases (a kind no case covers is a row of zeros: the gap is the finding)."""
+    coverage = _check(summary, "coverage")
+    if not coverage:
+        return None
+    selection = _check(summary, "selection").get("per_kind") or {}
+    arguments = _check(summary, "arguments").get("per_kind") or {}
+    rows = []
+    for kind, cases in coverage.items():
+        sel, arg = selection.get(kind) or {}, arguments.get(kind) or {}
+        rows.append([kind, fmt(cases), fmt(sel.get("pass_rate")), fmt(sel.get("n")),
+                     fmt(arg.get("pass_rate")), fmt(arg.get("n"))])
+    columns = ["kind", "cases", "selection pass rate", "runs", "arguments pass rate", "runs"]
+    return Table("coverage", "Hard-case coverage", columns, rows,
+                 note="Cases per hard-case kind, tagged or inferred (docs/case-format.md); "
+                      "pass rates over the runs of those cases.")

@@ -22,6 +22,15 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _given_selection(args: dict[str, Any]) -> str:
+    """The arguments figures over runs whose selection passed, shown first."""
+    given = args.get("given_selection")
+    if not isinstance(given, dict):
+        return ""
+    return (f"given selection (n {fmt(given.get('n'))}): pass {fmt(given.get('pass_rate'))} "
+            f"exact {fmt(given.get('exact_rate'))}; all runs: ")
+
+
 def _check_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     checks = summary.get("checks", {})
     sel, args = checks.get("selection", {}), checks.get("arguments", {})
@@ -35,7 +44,8 @@ def _check_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         (
             "arguments",
             fmt(args.get("pass_rate")),
-            f"exact {fmt(args.get('exact_rate'))}  field acc {fmt(args.get('field_accuracy'))}  "
+            _given_selection(args)
+            + f"exact {fmt(args.get('exact_rate'))}  field acc {fmt(args.get('field_accuracy'))}  "
             f"invalid {fmt(args.get('invalid'))}  wrong {fmt(args.get('wrong'))}",
         ),
         (
@@ -86,6 +96,10 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
                 ),
             )
         console.print(by_agent)
+    coverage = summary.get("checks", {}).get("coverage") or {}
+    if coverage:
+        console.print("hard-case coverage (cases): "
+                      + ", ".join(f"{k} {v}" for k, v in coverage.items()))
     failures = summary.get("failures") or {}
     if failures:
         console.print("failures: " + escape(", ".join(f"{k} {v}" for k, v in failures.items())))

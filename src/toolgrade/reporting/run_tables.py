@@ -179,8 +179,9 @@ def _gate_figures(gate: dict[str, Any]) -> tuple[str, str]:
     """Value and minimum, with more decimals when a failed value would read as its minimum
     (0.8996 is not shown as 0.900 beside a minimum of 0.900 and FAIL)."""
     value, minimum = gate.get("value"), gate.get("threshold")
-    if str(gate.get("metric", "")).startswith("stages.") and isinstance(value, float):
-        # A count of faults (13, not 13.000); the gate's value is written as a float.
+    counts = str(gate.get("metric", "")).startswith("stages.") or gate.get("check") == "coverage"
+    if counts and isinstance(value, float):
+        # A count of faults or cases (13, not 13.000); the gate's value is written as a float.
         return fmt(int(value) if value.is_integer() else value), fmt(minimum)
     digits = 3
     if not gate.get("passed") and isinstance(value, float) and isinstance(minimum, int | float):

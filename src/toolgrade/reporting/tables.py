@@ -126,9 +126,11 @@ def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
     if name == "selection":
         return [(k, fmt(block.get(k))) for k in ("precision", "recall", "f1")]
     if name == "arguments":
-        return [("exact rate", fmt(block.get("exact_rate"))),
+        return [*_given_selection_figures(block),
+                ("exact rate", fmt(block.get("exact_rate"))),
                 ("field accuracy", fmt(block.get("field_accuracy"))),
-                ("invalid", fmt(block.get("invalid"))), ("wrong", fmt(block.get("wrong")))]
+                ("invalid", fmt(block.get("invalid"))), ("wrong", fmt(block.get("wrong"))),
+                *_field_prf_figures(block), *_ungrounded_figures(block)]
     if name == "ordering":
         values = [v for v in (block.get("efficiency") or {}).values() if isinstance(v, int | float)]
         mean = sum(values) / len(values) if values else None
@@ -136,6 +138,37 @@ def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
     k1 = (block.get("pass_at_k") or {}).get("1")
     return [("state pass rate", fmt(block.get("state_pass_rate"))), ("pass@1", fmt(k1)),
             ("recovered", fmt((block.get("stages") or {}).get("recovered")))]
+
+
+def _given_selection_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
+    """Arguments over the runs whose selection passed, first: the figure not dragged down by
+    calls to the wrong tool (absent from a summary written before it existed)."""
+    given = block.get("given_selection")
+    if not isinstance(given, dict):
+        return []
+    return [("given selection", f"n {fmt(given.get('n'))} · pass {fmt(given.get('pass_rate'))}"
+                                f" · exact {fmt(given.get('exact_rate'))}"
+                                f" · field acc {fmt(given.get('field_accuracy'))}")]
+
+
+def _field_prf_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
+    if "field_f1" not in block:
+        return []
+    return [("field P/R/F1", "/".join(fmt(block.get(k)) for k in
+                                      ("field_precision", "field_recall", "field_f1")))]
+
+
+def _ungrounded_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
+    ungrounded = block.get("ungrounded")
+    if not isinstance(ungrounded, dict):
+        return []
+    return [("ungrounded values", f"{fmt(ungrounded.get('values'))} "
+                                  f"(in {fmt(ungrounded.get('runs'))} runs)")]
+
+
+def _agent_given_selection(per: dict[str, Any]) -> str:
+    given = (per.get("arguments") or {}).get("given_selection") or {}
+    return fmt(given.get("pass_rate"))
 
 
 def agents_table(summary: dict[str, Any]) -> Table | None:
@@ -147,6 +180,9 @@ def agents_table(summary: dict[str, Any]) -> Table | None:
     for name, tally in sorted(agents.items()):
         per = tally.get("checks") or {}
         rows.append([name, fmt(tally.get("trajectories")), fmt(tally.get("pass_rate")),
-                     fmt(tally.get("mean_score")),
+                     fmt(tally.get("mean_score")), _agent_given_selection(per),
                      *(fmt((per.get(c) or {}).get("pass_rate")) for c in CHECKS)])
-    return Table("agents", "Agents", ["agent", "runs", "pass rate", "mean score", *CHECKS], rows)
+    columns = ["agent", "runs", "pass rate", "mean score", "arguments given selection", *CHECKS]
+    return Table("agents", "Agents", columns, rows,
+                 note="arguments given selection: the arguments pass rate over the runs whose "
+                      "selection passed.")

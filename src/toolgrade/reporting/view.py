@@ -61,7 +61,8 @@ def build_view(
 
     `runs`: the run views; failure rows then link to the step they point at.
     """
-    detail = [check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
+    detail = [check_tables.coverage_table(summary),
+              check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
               check_tables.efficiency_table(summary), check_tables.stages_table(summary)]
     return ReportView(
         headline=_headline(summary),

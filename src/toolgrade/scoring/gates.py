@@ -1,11 +1,12 @@
 """Gates: minimums on summary figures, e.g. `"selection.f1" = 0.9` (DESIGN section 7).
 
 A gate names a figure by a dotted path: `<check>.<figure>[.<key>...]` looks in
-`summary.checks.<check>`; `aggregate.<figure>` in `summary.aggregate`; anything else from the
-top of the summary. A key may itself hold dots (`arguments.per_field.refund.amount.accuracy`
-names the `refund.amount` field). Names and thresholds are checked before grading: an unknown
-figure, a per-tool or per-field gate without its figure, or a threshold that is not a finite
-number (in [0, 1] for rates) is a configuration error (exit 2). A figure with no value fails its
+`summary.checks.<check>`, and so does `coverage.<kind>` (a count of cases); `aggregate.<figure>`
+in `summary.aggregate`; anything else from the top of the summary. A key may itself hold dots
+(`arguments.per_field.refund.amount.accuracy` names the `refund.amount` field). Names and
+thresholds are checked before grading: an unknown figure, a per-tool or per-field gate without
+its figure, or a threshold that is not a finite number (in [0, 1] for rates; 0 or more for
+counts) is a configuration error (exit 2). A figure with no value fails its
 gate: nothing was applicable, or the tool, field, task type or k named did not occur in this run.
 A figure equal to its minimum holds, also when float rounding leaves a mean a hair under it
 (`aggregate.reaches`: (1 + 1 + 0.4) / 3 is 0.7999999999999999 and holds a minimum of 0.8).
@@ -21,7 +22,7 @@ from typing import Any, get_args
 from toolgrade.checks.recovery import Stage
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
-from toolgrade.models import CHECK_NAMES
+from toolgrade.models import CHECK_NAMES, HARD_CASE_KINDS
 from toolgrade.scoring.aggregate import reaches
 
 
@@ -67,7 +68,7 @@ class GateResult:
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
     """(check, metric, value or MISSING); a key may span dots ("per_field.refund.amount")."""
     head, _, rest = name.partition(".")
-    if head in CHECK_NAMES and rest:
+    if (head in CHECK_NAMES or head == "coverage") and rest:
         return head, rest, resolve_path(summary.get("checks", {}), name)
     if head == "aggregate" and rest:
         return head, rest, resolve_path(summary.get("aggregate", {}), rest)
@@ -79,16 +80,23 @@ def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
 KNOWN_FIGURES: dict[str, set[str]] = {
     "selection": {
         "precision", "recall", "f1", "pass_rate",
-        "per_tool.*.precision", "per_tool.*.recall", "per_tool.*.f1",
+        "per_tool.*.precision", "per_tool.*.recall", "per_tool.*.f1", "per_kind.*.pass_rate",
     },
-    "arguments": {"pass_rate", "exact_rate", "field_accuracy", "per_field.*.accuracy"},
+    "arguments": {
+        "pass_rate", "exact_rate", "field_accuracy", "per_field.*.accuracy",
+        "field_precision", "field_recall", "field_f1",
+        "per_field.*.precision", "per_field.*.recall", "per_field.*.f1",
+        "given_selection.pass_rate", "given_selection.exact_rate",
+        "given_selection.field_accuracy", "per_kind.*.pass_rate",
+    },
+    "coverage": set(HARD_CASE_KINDS),
     "ordering": {"pass_rate", "efficiency.*"},
     "recovery": {"pass_rate", "state_pass_rate", "pass_at_k.*", "pass_hat_k.*", "stages.*"},
     "aggregate": {"pass_rate", "mean_score"},
 }  # fmt: skip
 
-#: Figures that count (any number of faults), not rates in [0, 1].
-_COUNTS = ("recovery.stages.",)
+#: Figures that count (faults, cases), not rates in [0, 1].
+_COUNTS = ("recovery.stages.", "coverage.")
 #: The stages a `recovery.stages.<stage>` gate may name; one no fault reached counts 0.
 _STAGES = frozenset(get_args(Stage))
 
@@ -114,7 +122,7 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
     bad += [
         name
         for name in gates
-        if name.startswith(_COUNTS) and name.removeprefix(_COUNTS[0]) not in _STAGES
+        if name.startswith(_COUNTS[0]) and name.removeprefix(_COUNTS[0]) not in _STAGES
     ]
     if bad:
         choices = ", ".join(f"{h}.{f}" for h, fs in KNOWN_FIGURES.items() for f in sorted(fs))
@@ -152,7 +160,7 @@ def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> li
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
-        if value is MISSING and name.startswith(_COUNTS) and _stages_counted(summary):
+        if value is MISSING and name.startswith(_COUNTS[0]) and _stages_counted(summary):
             value = 0  # a stage no fault reached: the count is 0, not unknown
         if value is MISSING and _known(*name.partition(".")[::2]):
             value = None

@@ -32,6 +32,7 @@ from toolgrade.models import (
     TrajectoryResult,
 )
 from toolgrade.scoring.aggregate import aggregate
+from toolgrade.scoring.coverage import coverage_counts
 from toolgrade.scoring.recording import RecordingJudge
 from toolgrade.scoring.summary import SuiteSummary, reliability_key
 
@@ -306,6 +307,8 @@ def grade(
             if progress is not None:
                 progress(done, inputs.n_runs)
     data = summary.to_json()
+    # The suite's hard-case coverage: every case counts, graded or not (DESIGN section 7).
+    data["checks"]["coverage"] = coverage_counts(inputs.suite.cases.values())
     if inputs.cases_without_runs:
         # Counted in `cases` and in no figure: named, so the reports can list them.
         data["cases_without_runs"] = inputs.cases_without_runs

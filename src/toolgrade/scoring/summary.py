@@ -6,8 +6,10 @@ from collections import Counter
 from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
+from toolgrade.checks.arguments_figures import GivenSelection
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator
+from toolgrade.scoring.coverage import RATED_CHECKS, KindRates
 from toolgrade.scoring.reliability import ReliabilityAccumulator
 
 
@@ -19,6 +21,7 @@ class _AgentTally:
         self.scored = 0
         self.check_applicable: Counter[str] = Counter()
         self.check_passed: Counter[str] = Counter()
+        self.given_selection = GivenSelection()
 
     def add(self, record: TrajectoryResult) -> None:
         self.n += 1
@@ -30,16 +33,20 @@ class _AgentTally:
             if result.applicable:
                 self.check_applicable[name] += 1
                 self.check_passed[name] += bool(result.passed)
+        self.given_selection.add(record)
 
     def to_json(self) -> dict[str, Any]:
+        checks: dict[str, dict[str, Any]] = {
+            name: {"pass_rate": self.check_passed[name] / count}
+            for name, count in sorted(self.check_applicable.items())
+        }
+        if "arguments" in checks:
+            checks["arguments"]["given_selection"] = self.given_selection.to_json()
         return {
             "trajectories": self.n,
             "pass_rate": self.passed / self.n if self.n else None,
             "mean_score": self.score_sum / self.scored if self.scored else None,
-            "checks": {
-                name: {"pass_rate": self.check_passed[name] / count}
-                for name, count in sorted(self.check_applicable.items())
-            },
+            "checks": checks,
         }
 
 
@@ -66,6 +73,7 @@ class SuiteSummary:
         self.agents: dict[str, _AgentTally] = {}
         self.reliability = ReliabilityAccumulator()
         self.adjudication = AdjudicationAccumulator()
+        self.kind_rates = KindRates()
         self.errors = 0
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
@@ -75,6 +83,7 @@ class SuiteSummary:
         for result in record.checks.values():
             self.failures.update(f.name for f in result.failures)
         self.overall.add(record)
+        self.kind_rates.add(case, record)
         self.agents.setdefault(record.agent or UNNAMED_AGENT, _AgentTally()).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
         self.adjudication.add(case, record)
@@ -92,6 +101,9 @@ class SuiteSummary:
         means = self.reliability.means()
         if "recovery" in checks:
             checks["recovery"] = {**checks["recovery"], **means}
+        for name in RATED_CHECKS:
+            if name in checks:
+                checks[name] = {**checks[name], "per_kind": self.kind_rates.per_kind(name)}
         overall = self.overall.to_json()
         out = {
             "cases": self.n_cases,

@@ -1,0 +1,242 @@
+"""Grounding: argument values that come from nowhere (reference-free; DESIGN section 3).
+
+An ID, email address or phone number the agent sends should be one it was given: by the case
+input, a user (or system) message of the run, or an earlier tool result. One found in none of
+them is a likely fabrication. The test needs no reference, so it runs on every run
+(`figures.ungrounded` of the arguments check); a case or suite with `grounding` makes each such
+value an `ungrounded_value` failure.
+
+How values are recognised (string values, at any depth of the arguments):
+- `email`: `local@domain.tld`;
+- `phone`: an optional `+`, then digits with spaces, dots, dashes or brackets, 7 to 15 digits,
+  starting with `+` or `(` or in three or more digit groups (`555-123-2002`); a bare run of
+  digits is a number, and a date (2025-03-05) or a range (2023-2024) is no phone number;
+- `id`: one token of 3 to 40 characters from letters, digits and `_-#:./`, with at least one
+  letter and one digit (`A123`, `#W5442520`, `TRK-448812`); dates and times have no letter;
+- `number` (only when the case lists it): an int or float argument, not a bool.
+Free text (anything with a space that is no phone number) is never tested.
+
+When a value counts as seen: its text, case-folded, occurs in the text of a source, each source
+read as its string or, for structured content, its JSON; an ID's letters and digits occur in a
+source's letters and digits (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`); a phone
+number's digits occur in a source's digits; a number occurs as a token (25.0 as `25`).
+Sources are the case input, the tool catalogue the agent was given (descriptions and schemas:
+an enum value or an example is seen there), every user, system or developer message before the
+call, and the result of every call before it (a call issued in the same parallel group has not
+been seen).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from toolgrade.checks.memo import IdentityMemo
+from toolgrade.models import Case, Failure, Message, ToolCall, Trajectory
+
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
+_PHONE = re.compile(r"\+?\(?[0-9][0-9 ().-]{5,}[0-9]")
+#: Dates read like phone numbers (2025-03-05, 05.03.2025): never one.
+_DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|[0-9]{1,2}[.-][0-9]{1,2}[.-][0-9]{2,4}")
+_ID = re.compile(r"[A-Za-z0-9_#:./-]{3,40}")
+_LETTER = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"[0-9]")
+_NON_DIGIT = re.compile(r"[^0-9]")
+_DIGIT_GROUP = re.compile(r"[0-9]+")
+_NON_ALNUM = re.compile(r"[^0-9a-z]")
+#: The kinds tested when no `grounding` says otherwise (the figure on every run).
+DEFAULT_KINDS = ("id", "email", "phone")
+#: Roles whose messages are given to the agent (an assistant message is its own words).
+SOURCE_ROLES = frozenset({"user", "system", "developer"})
+
+
+@dataclass(frozen=True)
+class Ungrounded:
+    """One argument value found in nothing the agent had seen."""
+
+    step: int
+    tool: str
+    field: str
+    value: Any
+    kind: str
+
+    def to_json(self) -> dict[str, Any]:
+        """`{step, tool, field, value, kind}`."""
+        return {"step": self.step, "tool": self.tool, "field": self.field, "value": self.value,
+                "kind": self.kind}
+
+    def failure(self) -> Failure:
+        """The `ungrounded_value` failure for this value."""
+        return Failure(
+            name="ungrounded_value",
+            step=self.step,
+            message=f"{self.tool}.{self.field}: {self.kind} {self.value!r} appears in no user "
+            "message, earlier tool result or case input",
+            evidence=self.to_json(),
+        )
+
+
+def value_kind(value: Any, kinds: tuple[str, ...]) -> str | None:
+    """The kind of an argument value among `kinds`, or None when it is not tested."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return "number" if "number" in kinds else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if "email" in kinds and _EMAIL.fullmatch(text):
+        return "email"
+    if "phone" in kinds and _is_phone(text):
+        return "phone"
+    if "id" in kinds and _ID.fullmatch(text) and _LETTER.search(text) and _DIGIT.search(text):
+        return "id"
+    return None
+
+
+def _is_phone(text: str) -> bool:
+    if not _PHONE.fullmatch(text) or _DATE.fullmatch(text):
+        return False
+    digits = len(_NON_DIGIT.sub("", text))
+    groups = len(_DIGIT_GROUP.findall(text))
+    # A `+`, brackets or three digit groups: "2023-2024" (a season) has two and is no number.
+    return 7 <= digits <= 15 and (text.startswith(("+", "(")) or groups >= 3)
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Every scalar in an arguments value, with its dotted path (`items[0].sku`)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _leaves(item, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return json.dumps(content, ensure_ascii=False, default=str)
+
+
+class _Known:
+    """A case's own sources (input and catalogue) as case-folded text, with its other forms
+    built once per case, not once per run."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._forms: dict[str, str] = {}
+
+    def form(self, name: str, pattern: re.Pattern[str]) -> str:
+        """The text with `pattern` removed (letters and digits only; digits only)."""
+        if name not in self._forms:
+            self._forms[name] = pattern.sub("", self.text)
+        return self._forms[name]
+
+
+class _Seen:
+    """What the agent had seen so far. Contents are kept as given and turned into case-folded
+    text only when a value is tested, so a run with nothing to test costs next to nothing; the
+    letters-and-digits and digits-only forms are built, once per source, only when an ID or a
+    phone number is not found as written."""
+
+    def __init__(self, known: _Known) -> None:
+        self._known = known
+        self._raw: list[Any] = []
+        self._parts: list[str] = []  # the folded text of `_raw`, up to where it was needed
+        self._text = known.text
+        self._forms: dict[str, tuple[int, str]] = {}  # form -> (parts in it, joined text)
+
+    def add(self, content: Any) -> None:
+        if content is not None:
+            self._raw.append(content)
+
+    def _catch_up(self) -> None:
+        if len(self._parts) < len(self._raw):
+            self._parts += [_text(c).casefold() for c in self._raw[len(self._parts) :]]
+            self._text = "\n".join([self._known.text, *self._parts])
+
+    def _form(self, name: str, pattern: re.Pattern[str]) -> str:
+        count, joined = self._forms.get(name, (0, self._known.form(name, pattern)))
+        if count < len(self._parts):
+            joined += "\n" + "\n".join(pattern.sub("", p) for p in self._parts[count:])
+            self._forms[name] = (len(self._parts), joined)
+        return joined
+
+    def holds(self, value: Any, kind: str) -> bool:
+        """Whether `value` (of `kind`) occurs in anything seen so far."""
+        self._catch_up()
+        if kind == "number":
+            return _number_seen(value, self._text)
+        text = str(value).strip().casefold()
+        if kind == "phone":
+            return _NON_DIGIT.sub("", text) in self._form("digits", _NON_DIGIT)
+        if text in self._text:
+            return True
+        # An ID written differently (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`).
+        return kind == "id" and _squash(text) in self._form("alnum", _NON_ALNUM)
+
+
+def _squash(text: str) -> str:
+    """Letters and digits only."""
+    return _NON_ALNUM.sub("", text)
+
+
+def _number_seen(value: float, text: str) -> bool:
+    shown = str(int(value)) if float(value).is_integer() else repr(float(value))
+    return re.search(rf"(?<![0-9.]){re.escape(shown)}(?![0-9])", text) is not None
+
+
+#: Each case's own sources, per case object: a case is graded once per run and never changes.
+_CASE_SOURCES: IdentityMemo[Case, _Known] = IdentityMemo()
+
+
+def _case_sources(case: Case) -> _Known:
+    """The input and the tool catalogue (descriptions and schemas), case-folded, once per case."""
+    return _CASE_SOURCES(case, _fold_case_sources)
+
+
+def _fold_case_sources(case: Case) -> _Known:
+    parts = [m.get("content") for m in case.input_messages()]
+    for spec in case.tools.values():
+        parts += [spec.description, spec.parameters]
+    return _Known("\n".join(_text(p).casefold() for p in parts if p is not None))
+
+
+def ungrounded_values(case: Case, run: Trajectory) -> list[Ungrounded]:
+    """Every tested argument value of the run's calls that nothing before it grounds."""
+    grounding = case.grounding
+    kinds = tuple(grounding.kinds) if grounding is not None else DEFAULT_KINDS
+    exempt = frozenset(grounding.exempt) if grounding is not None else frozenset()
+    seen = _Seen(_case_sources(case))
+    found: list[Ungrounded] = []
+    pending: list[ToolCall] = []  # results of the current parallel group, not yet seen
+    group: object = None
+    for step, item in enumerate(run.steps):
+        if isinstance(item, Message):
+            _flush(seen, pending)
+            if item.role in SOURCE_ROLES:
+                seen.add(item.content)
+            continue
+        if item.group is None or item.group != group:
+            _flush(seen, pending)
+        group = item.group
+        for path, value in _leaves(item.args, ""):
+            kind = value_kind(value, kinds)
+            if kind is None or f"{item.tool}.{path}" in exempt or seen.holds(value, kind):
+                continue
+            found.append(Ungrounded(step, item.tool, path, value, kind))
+        pending.append(item)
+    return found
+
+
+def _flush(seen: _Seen, pending: list[ToolCall]) -> None:
+    for call in pending:
+        if call.result is not None:
+            seen.add(call.result.content)
+    pending.clear()
