@@ -90,12 +90,21 @@ def _arguments(args: Any) -> str:
     return args if isinstance(args, str) else json.dumps(args)
 
 
+def _input(case: dict[str, Any]) -> list[tuple[str, str]]:
+    """The case input as (role, text) turns: a multi-turn input is a conversation."""
+    if isinstance(case["input"], list):
+        return [(m["role"], m["content"]) for m in case["input"]]
+    return [("user", case["input"])]
+
+
 def genai_trace(number: int, start: int, case: dict[str, Any], script: list[Any],
                 state: dict[str, Any] | None) -> Trace:
     """One run as GenAI spans: invoke_agent > (chat, execute_tool > HTTP)."""
     trace = Trace(number, start)
     root = trace.span("invoke_agent strong-agent", None, start, start, [])
-    history: list[dict[str, Any]] = [{"role": "user", "parts": [{"type": "text", "content": case["input"]}]}]
+    history: list[dict[str, Any]] = [
+        {"role": role, "parts": [{"type": "text", "content": text}]} for role, text in _input(case)
+    ]
     t, n = start + MS, 0
     for item in script:
         if isinstance(item, str):
@@ -139,7 +148,7 @@ def openinference_trace(number: int, start: int, case: dict[str, Any], script: l
     """One run as OpenInference spans: AGENT > (LLM, TOOL)."""
     trace = Trace(number, start)
     root = trace.span("agent", None, start, start, [])
-    inputs: list[tuple[str, str]] = [("user", case["input"])]
+    inputs: list[tuple[str, str]] = _input(case)
     t, n = start + MS, 0
     for item in script:
         flat: dict[str, Any] = {"openinference__span__kind": "LLM", "llm__model_name": "claude-sonnet"}
@@ -173,7 +182,7 @@ def openinference_trace(number: int, start: int, case: dict[str, Any], script: l
             t += 81 * MS
     root_span = trace.spans[0]
     root_span["endTimeUnixNano"] = str(t)
-    root_span["attributes"] = attrs(openinference__span__kind="AGENT", input__value=case["input"])
+    root_span["attributes"] = attrs(openinference__span__kind="AGENT", input__value=inputs[0][1])
     return trace
 
 

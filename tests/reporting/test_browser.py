@@ -102,12 +102,12 @@ def test_the_filters_hide_runs_and_a_link_into_a_hidden_run_clears_them(
     visible = browser.execute_script(
         "return Array.from(document.querySelectorAll('article.run'))"
         ".filter(a => !a.hidden).map(a => a.querySelectorAll('[data-failure=loop]').length)")
-    assert re.fullmatch(r"\d+ of 70 runs", count) and visible and all(visible)
-    assert int(count.split()[0]) == len(visible) < 70
+    assert re.fullmatch(r"\d+ of 90 runs", count) and visible and all(visible)
+    assert int(count.split()[0]) == len(visible) < 90
     hidden = browser.execute_script(
         "return document.querySelector('article.run[hidden] li.step').id")
     browser.execute_script("location.hash = arguments[0]", hidden)
-    assert browser.find_element("id", "run-count").text == "70 of 70 runs"
+    assert browser.find_element("id", "run-count").text == "90 of 90 runs"
     assert browser.find_element("id", hidden).is_displayed()
 
 

@@ -92,9 +92,9 @@ def test_every_run_has_a_view_and_the_page_stays_self_contained(example: Path) -
     page = (example / "report.html").read_text(encoding="utf-8")
     parsed = _parse(page)
     results = (example / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    assert page.count('<article class="run"') == len(results) == 70
-    assert page.count('<tr class="run-row"') == 70
-    assert "Every graded run (70)" in page
+    assert page.count('<article class="run"') == len(results) == 90
+    assert page.count('<tr class="run-row"') == 90
+    assert "Every graded run (90)" in page
     assert parsed.scripts == [{}]  # one inline script (the filters), no src
     assert not re.search(r'\s(?:src|href)="(?!#)', page)  # nothing fetched from anywhere
     assert "injected fault: error (lookup_order call 1)" in page

@@ -91,7 +91,7 @@ def test_the_terminal_and_the_html_show_the_same_steps_and_failures(example: Pat
     cases = sorted({line.split('"')[3] for line in
                     (example / "results.jsonl").read_text(encoding="utf-8").splitlines()})
     terminal = [run for case_id in cases for run in _terminal_outlines(_text(example, case_id))]
-    assert len(html) == len(terminal) == 70
+    assert len(html) == len(terminal) == 90
     by_run = sorted(map(repr, html)), sorted(map(repr, terminal))
     assert by_run[0] == by_run[1]
     assert sum(len(names) for run in html for _, names in run) >= 80  # every failure is pinned

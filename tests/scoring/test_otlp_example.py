@@ -80,11 +80,11 @@ def test_the_example_exports_grade_as_the_same_runs_given_as_chat_messages(
     from_traces, traced = _graded([OTEL / "exports"], tmp_path / "traces")
     weak = HELPDESK / "runs" / "weak-agent.anthropic.jsonl"
     from_messages, messaged = _graded([twin, weak], tmp_path / "messages")
-    assert len(from_traces) == 56  # 14 cases: 3 trials of the strong agent, 1 of the weak
+    assert len(from_traces) == 72  # 18 cases: 3 trials of the strong agent, 1 of the weak
     assert from_traces == from_messages
     assert traced.pop("otlp") == {
-        "files": 2, "traces": 56, "spans": 409, "tool_calls": 108, "other_traces": 0,
-        "left_out": {"no GenAI or OpenInference kind": 87},  # the HTTP spans under tools
+        "files": 2, "traces": 72, "spans": 521, "tool_calls": 136, "other_traces": 0,
+        "left_out": {"no GenAI or OpenInference kind": 111},  # the HTTP spans under tools
     }
     assert traced == messaged
 
