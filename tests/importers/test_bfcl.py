@@ -18,7 +18,8 @@ from builders_importers import (
 )
 from toolgrade.errors import InputError
 from toolgrade.importers import import_bfcl
-from toolgrade.importers.bfcl import acceptable, bfcl_category, map_schema
+from toolgrade.importers.bfcl import bfcl_category, map_schema
+from toolgrade.importers.bfcl_answers import acceptable
 from toolgrade.loaders import load_runs, load_suite
 from toolgrade.models import Case
 
@@ -101,7 +102,7 @@ def test_nested_dicts_are_compared_field_by_field(cases: dict[str, dict[str, Any
 
 
 def test_parameters_the_answer_omits_must_be_left_out() -> None:
-    from toolgrade.importers.bfcl import expected_call
+    from toolgrade.importers.bfcl_answers import expected_call
     call = expected_call("f", {"a": [1]}, {"properties": {"a": {}, "b": {}}})
     assert call["args"]["b"] == {"absent": True}
 
@@ -231,10 +232,23 @@ def test_acceptable_values_must_be_a_list(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         import_bfcl(_question_with_tool_f(tmp_path), answers, None, tmp_path / "out")
     assert [str(p) for p in err.value.problems] == [
-        f"{answers}:1: ground_truth[0].f.a: acceptable values must be a list, e.g. [1]",
-        f"{answers}:1: ground_truth[0].f.b.min: acceptable values must be a list, e.g. [2]"]
+        f"{answers}:1: ground_truth[0].f.a: acceptable values must be a list, e.g. [1]"]
     with pytest.raises(ValueError, match="must be a list"):
         acceptable(1)
+
+
+def test_a_bare_value_inside_a_nested_answer_is_its_one_acceptable_value() -> None:
+    # BFCL_v4_live_multiple line 122: `position` holds a dict written with bare values.
+    spec = acceptable([{"position": [{"lateral": 10.5, "longitudinal": 50}],
+                        "orientation": [30], "lane": {"id": "L1"}}])
+    assert spec == {
+        "position": {"lateral": {"exact": 10.5}, "longitudinal": {"exact": 50}},
+        "orientation": {"exact": 30},
+        "lane": {"id": {"exact": "L1", "normalize": True}},
+    }
+    assert acceptable([{"date": "2024-01-01", "at": ["", "9am"]}]) == {"one_of": [
+        {"exact": {"date": "2024-01-01"}, "normalize": True},
+        {"exact": {"date": "2024-01-01", "at": "9am"}, "normalize": True}]}
 
 
 def test_a_line_separator_inside_a_question_does_not_split_its_line(tmp_path: Path) -> None:
