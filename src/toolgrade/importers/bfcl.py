@@ -17,6 +17,7 @@ from typing import Any
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.bfcl_answers import expected_call, value_problems
 from toolgrade.importers.bfcl_calls import DecodedResult, NameResolver, decode_result
+from toolgrade.importers.bfcl_schema import admit_answer
 from toolgrade.importers.common import (
     ImportSummary,
     Located,
@@ -157,6 +158,9 @@ def _expected_from_answer(answer: Located, tools: dict[str, Any]) -> dict[str, A
                 for problem in _entry_problems(answer, index, entry, tools)]
     if problems:
         raise InputError(problems)
+    for entry in truth:
+        for name, params in entry.items():
+            admit_answer(tools[name]["parameters"], params)
     try:
         calls = [expected_call(name, params, tools[name]["parameters"])
                  for entry in truth for name, params in entry.items()]
