@@ -92,3 +92,18 @@ def test_cli_reports_left_out_entries_and_exits_0(tmp_path: Path) -> None:
     assert "left out 3 of 5 questions that cannot be read:" in result.output
     assert f"{answers}:2: ground_truth[0].f.a:" in result.output
     assert "wrote 2 cases" in result.output
+
+
+def test_a_case_the_suite_loader_would_refuse_is_left_out(tmp_path: Path) -> None:
+    bad = {"name": "f", "parameters": {"type": "dict", "properties": {
+        "a": {"type": "integer", "minimum": "zero"}}}}
+    questions = write_lines(tmp_path / "q.json", [_question("simple_python_0", [_f()]),
+                                                  _question("simple_python_1", [bad])])
+    answers = write_lines(tmp_path / "a.json", [
+        {"id": "simple_python_0", "ground_truth": [{"f": {"a": [1]}}]},
+        {"id": "simple_python_1", "ground_truth": [{"f": {"a": [1]}}]}])
+    summary = import_bfcl(questions, answers, None, tmp_path / "out")
+    assert summary.cases == 1
+    assert summary.notes[1].startswith(f"  {questions}:2: tools.f.parameters: the suite loader "
+                                       "would refuse it: not a valid JSON Schema")
+    assert list(load_suite(tmp_path / "out" / "suite.jsonl").cases) == ["simple_python_0"]

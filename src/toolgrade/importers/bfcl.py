@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.bfcl_answers import expected_call, value_problems
 from toolgrade.importers.bfcl_calls import DecodedResult, NameResolver, decode_result
@@ -26,6 +28,8 @@ from toolgrade.importers.common import (
     require_object,
     write_outputs,
 )
+from toolgrade.loaders.suite import default_case_validators
+from toolgrade.models import Case
 
 #: BFCL's parameter type names (Python categories) to JSON Schema types; None = no type.
 BFCL_TYPES: dict[str, str | None] = {
@@ -208,6 +212,20 @@ class BuiltCases:
         return (head, *(f"  {problem}" for problem in self.left_out))
 
 
+def loader_problems(case: dict[str, Any], question: Located) -> list[InputProblem]:
+    """What the suite loader would refuse in one built case (its shape, tool schemas,
+    comparators), located at the question: such an entry is left out, not written, so one odd
+    schema never makes `toolgrade run` refuse the whole imported suite."""
+    try:
+        model = Case.model_validate(case)
+    except ValidationError as exc:
+        return [question.problem(".".join(str(p) for p in error["loc"]),
+                                 f"the suite loader would refuse it: {error['msg']}")
+                for error in exc.errors()]
+    return [question.problem(field_name, f"the suite loader would refuse it: {reason}")
+            for validator in default_case_validators() for field_name, reason in validator(model)]
+
+
 def _question_id(question: Located) -> str | None:
     value = question.value.get("id") if isinstance(question.value, dict) else None
     return value if isinstance(value, str) else None
@@ -222,7 +240,11 @@ def _case_for(question: Located, by_id: dict[str, Located], seen: dict[str, int]
     answer = by_id.get(qid) if qid is not None else None
     if answer is None and qid is not None and not _is_irrelevance(qid):
         raise InputError([question.problem("id", f"no possible answer for {qid!r}")])
-    return build_case(question, answer)
+    case = build_case(question, answer)
+    problems = loader_problems(case, question)
+    if problems:
+        raise InputError(problems)
+    return case
 
 
 def _require_answers_not_needed(questions: list[Located]) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 
 from toolgrade.importers.bfcl_answers import OPTIONAL, field_values
 from toolgrade.importers.common import infer_json_type
@@ -81,6 +82,10 @@ def _admit_here(schema: dict[str, Any], value: Any) -> None:
         here["type"] = schema["type"]
     if not here:
         return
+    try:
+        Draft202012Validator.check_schema(here)
+    except SchemaError:
+        return  # a broken schema is the suite loader's to report, not to widen
     validator = Draft202012Validator(here, format_checker=Draft202012Validator.FORMAT_CHECKER)
     for error in validator.iter_errors(value):
         if not error.path and error.validator in _DROPPABLE:
