@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import keyword
 import string
 from typing import Any
@@ -180,3 +181,15 @@ def test_other_json_text_stays_one_raw_call() -> None:
     text = '{"answer": 120}'
     decoded = decode_result(text, NameResolver(["math.factorial"]))
     assert decoded.steps == [{"tool": "math.factorial", "args": text, "group": 0}]
+
+
+def test_a_list_of_reply_texts_encoding_calls_is_read_as_those_calls() -> None:
+    result = ['{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Rome"}}]}',
+              '<tool_call>{"name": "math.factorial", "arguments": {"number": 3}}</tool_call>']
+    assert decode_result(result, RESOLVER).steps == [
+        {"tool": "get_weather", "args": {"city": "Rome"}, "group": 0},
+        {"tool": "math.factorial", "args": {"number": 3}, "group": 0}]
+    # Texts that are not encoded calls (even Python call syntax) stay one raw call.
+    decoded = decode_result(["[get_weather(city='Rome')]"], NameResolver(["get_weather"]))
+    assert decoded.steps == [{"tool": "get_weather", "group": 0,
+                              "args": json.dumps(["[get_weather(city='Rome')]"])}]

@@ -148,8 +148,10 @@ def _is_call_object(entry: Any, resolver: NameResolver) -> bool:
 
 
 def json_calls(result: list[Any], resolver: NameResolver) -> list[dict[str, Any]]:
-    """Steps for a function-calling result `[{name: "<JSON arguments>"}, ...]`, or a list of
-    `{name, arguments}` call objects."""
+    """Steps for a function-calling result `[{name: "<JSON arguments>"}, ...]`, a list of
+    `{name, arguments}` call objects, or a list of reply texts that each encode calls."""
+    if result and all(isinstance(entry, str) for entry in result):
+        return [step for text in result for step in encoded_calls(text, resolver)]
     if not all(isinstance(entry, dict) and entry for entry in result):
         raise _Undecodable
     if all(_is_call_object(entry, resolver) for entry in result):
