@@ -185,11 +185,13 @@ def outputs_for(question: dict[str, Any], truth: list[dict[str, Any]] | None,
 
 def _irrelevance_outputs(functions: list[dict[str, Any]], rng: random.Random) -> list[Output]:
     """A text reply and no call pass; a call of any function in any form fails."""
-    function = functions[0]
+    out = [Output("text_reply", "None of the functions can answer that.", None),
+           Output("empty", [], [])]
+    if not functions:  # some live_irrelevance questions offer no function at all
+        return out
+    function = rng.choice(functions)
     props = function.get("parameters", {}).get("properties", {})
     args = {p: 1 if d.get("type") in ("integer", "float") else "x" for p, d in props.items()}
     calls = [{function["name"]: args}]
-    out = [Output("text_reply", "None of the functions can answer that.", None),
-           Output("empty", [], [])]
     out.extend(Output(f"call_{enc}", encode(calls, enc), calls) for enc in ENCODINGS)
     return out
