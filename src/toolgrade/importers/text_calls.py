@@ -72,12 +72,13 @@ def _json_calls(value: Any) -> list[TextCall] | None:
         value = value["tool_calls"]
     elif not isinstance(value, list) or not value:
         return None  # an empty bare list is left to the caller: it reads "[]" already
-    fields = [call_fields(item) for item in value]
-    if any(f is None for f in fields):
-        return None
-    return [TextCall(name, args, json.dumps(item, ensure_ascii=False))
-            for (name, args), item in zip((f for f in fields if f is not None), value,
-                                          strict=True)]
+    calls: list[TextCall] = []
+    for item in value:
+        fields = call_fields(item)
+        if fields is None:
+            return None  # one item that is not a call: the text is not a list of calls
+        calls.append(TextCall(*fields, json.dumps(item, ensure_ascii=False)))
+    return calls
 
 
 def _block_call(block: str) -> TextCall:
