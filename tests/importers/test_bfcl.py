@@ -70,7 +70,10 @@ def test_types_map_to_json_schema(cases: dict[str, dict[str, Any]]) -> None:
     assert props["location"] == {"type": "array", "items": {"type": "number"},
                                  "description": "Lat/long."}
     assert "type" not in props["extra"]  # BFCL `any`
-    assert props["table"]["enum"] == ["users", "orders"]
+    # BFCL's checker never checks a string enum: it moves to the description (issue 19).
+    assert props["table"] == {"type": "string", "description":
+                              "Table. (not graded, as BFCL's checker does not: "
+                              'enum ["users", "orders"])'}
     unit = cases["simple_python_0"]["tools"]["calculate_triangle_area"]["parameters"]
     assert unit["properties"]["unit"] == {"type": "string", "description": "The unit of measure.",
                                           "default": "units"}  # `optional` dropped
@@ -82,6 +85,20 @@ def test_map_schema_recurses_into_dict_properties() -> None:
         "min": {"type": "float"}}}}})
     assert schema == {"type": "object", "properties": {"b": {"type": "object", "properties": {
         "min": {"type": "number"}}}}}
+
+
+def test_string_constraints_bfcl_does_not_check_leave_the_schema() -> None:
+    schema = map_schema({"type": "dict", "properties": {
+        "day": {"type": "string", "format": "date", "pattern": "^[0-9-]+$"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "n": {"type": "integer", "enum": [1, 2], "minimum": 1}}})
+    props = schema["properties"]
+    assert props["day"] == {"type": "string", "description": (
+        "(not graded, as BFCL's checker does not: format \"date\"; pattern \"^[0-9-]+$\")")}
+    assert "enum" not in props["tags"]["items"]
+    assert '["a", "b"]' in props["tags"]["items"]["description"]
+    # BFCL compares numbers exactly, so a number enum never fails a value it passes: kept.
+    assert props["n"] == {"type": "integer", "enum": [1, 2], "minimum": 1}
 
 
 def test_optional_string_parameter_becomes_one_of_with_absent(

@@ -9,6 +9,7 @@ mapping rules and every deliberate difference from BFCL's own checker are in doc
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,10 @@ BFCL_TYPES: dict[str, str | None] = {
 #: Schema keys kept as they are; BFCL's `optional` is dropped (`required` already says it).
 _KEPT_KEYS = ("description", "enum", "default", "format", "minimum", "maximum", "pattern")
 
+#: String constraints BFCL's checker never checks: its string leniency passes "CELSIUS" for an
+#: enum value "celsius", so they move from the schema into the description (see _unchecked).
+_UNCHECKED_KEYS = ("enum", "format", "pattern")
+
 def bfcl_category(case_id: str) -> str:
     """The BFCL category of an id: `simple_python_3` -> `simple_python`, `live_simple_0-0-0` too."""
     return re.sub(r"_[0-9][0-9-]*$", "", case_id)
@@ -66,6 +71,7 @@ def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if mapped is not None:
             out["type"] = mapped
     out.update({key: schema[key] for key in _KEPT_KEYS if key in schema})
+    _move_unchecked_to_description(out)
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {
             name: map_schema(sub) if isinstance(sub, dict) else {}
@@ -76,6 +82,27 @@ def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
     if isinstance(schema.get("items"), dict):
         out["items"] = map_schema(schema["items"])
     return out
+
+
+def _unchecked(schema: dict[str, Any]) -> list[str]:
+    """The string constraints of `schema` BFCL's checker does not check: `format`, `pattern`,
+    and an `enum` holding a string (non-string enums are kept: BFCL compares those values
+    exactly, and the widened schema admits every one the answer lists)."""
+    enum = schema.get("enum")
+    return [key for key in _UNCHECKED_KEYS if key in schema
+            and (key != "enum" or not isinstance(enum, list)
+                 or any(isinstance(value, str) for value in enum))]
+
+
+def _move_unchecked_to_description(schema: dict[str, Any]) -> None:
+    """Move the constraints BFCL does not check out of `schema` (in place) into its
+    description, for the reader: kept, they would fail values BFCL's checker passes."""
+    notes = [f"{key} {json.dumps(schema.pop(key), ensure_ascii=False)}"
+             for key in _unchecked(schema)]
+    if notes:
+        text = str(schema.get("description", "")).rstrip()
+        note = f"(not graded, as BFCL's checker does not: {'; '.join(notes)})"
+        schema["description"] = f"{text} {note}" if text else note
 
 
 def tool_spec(function: dict[str, Any]) -> dict[str, Any]:
