@@ -124,6 +124,21 @@ def test_parameters_the_answer_omits_must_be_left_out() -> None:
     assert call["args"]["b"] == {"absent": True}
 
 
+def test_variable_values_are_compared_as_written_like_bfcl() -> None:
+    # BFCL's "variable" rule: a string answer for a parameter of another type is compared
+    # literally there, so "DONTCARE" fails for "dontcare"; a string parameter stays lenient.
+    from toolgrade.importers.bfcl_answers import expected_call
+    schema = {"properties": {"year": {"type": "integer"}, "x": {"type": "array"},
+                             "genre": {"type": "string"}, "any": {}}}
+    call = expected_call("f", {"year": ["", "dontcare"], "x": ["data['sales']"],
+                               "genre": ["", "dontcare"], "any": ["v"]}, schema)
+    assert call["args"] == {
+        "year": {"one_of": ["dontcare", {"absent": True}]},
+        "x": {"exact": "data['sales']"},
+        "genre": {"one_of": ["dontcare", {"absent": True}], "normalize": True},
+        "any": {"exact": "v", "normalize": True}}
+
+
 def test_lists_stay_ordered_and_optional_lists_keep_absent(
         cases: dict[str, dict[str, Any]]) -> None:
     args = cases["simple_python_2"]["expected"]["arguments"][0]["args"]

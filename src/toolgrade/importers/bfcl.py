@@ -189,14 +189,14 @@ def _expected_from_answer(answer: Located, tools: dict[str, Any]) -> dict[str, A
                 for problem in _entry_problems(answer, index, entry, tools)]
     if problems:
         raise InputError(problems)
-    for entry in truth:
-        for name, params in entry.items():
-            admit_answer(tools[name]["parameters"], params)
-    try:
+    try:  # before the widening below: BFCL's variable rule reads the declared types
         calls = [expected_call(name, params, tools[name]["parameters"])
                  for entry in truth for name, params in entry.items()]
     except ValueError as exc:
         raise InputError([answer.problem("ground_truth", str(exc))]) from None
+    for entry in truth:
+        for name, params in entry.items():
+            admit_answer(tools[name]["parameters"], params)
     if not calls:
         return {"selection": {"no_tool": True}}
     return {"selection": {"tools": [c["tool"] for c in calls]}, "arguments": calls}

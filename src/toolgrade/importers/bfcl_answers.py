@@ -6,12 +6,16 @@ list their own acceptable values, at any depth. Inside a nested answer a field m
 bare value (`position: [{"lateral": 10.5, "longitudinal": 50}]`): BFCL's checker compares it as
 written, so it is read as that field's one acceptable value. Only a parameter's own values must
 be a list; a bare value there is refused (BFCL's checker would test membership in it).
+Strings are compared with BFCL's leniency, except a parameter's "variable" values (a string
+answer for a parameter of another type), which BFCL's checker compares literally.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from toolgrade.importers.common import infer_json_type
 
 #: The marker BFCL puts among acceptable values when a parameter may be left out.
 OPTIONAL = ""
@@ -102,44 +106,58 @@ def _literal_dict(value: dict[str, Any]) -> dict[str, Any]:
     return forms[0] if len(forms) == 1 else {"one_of": forms}
 
 
-def acceptable(values: Any) -> Any:
+def acceptable(values: Any, lenient: bool = True) -> Any:
     """A BFCL list of acceptable values as a toolgrade comparator.
 
     `""` among the values means the parameter may be left out ({absent: true} inside one_of).
-    Strings are compared with `normalize: true`, BFCL's leniency (case, spaces, punctuation).
-    A bare value instead of a list is a ValueError, never read as an exact value.
+    Strings are compared with `normalize: true`, BFCL's leniency (case, spaces, punctuation),
+    unless `lenient` is False. A bare value instead of a list is a ValueError, never read as an
+    exact value.
     """
-    return _acceptable(_as_list(values))
+    return _acceptable(_as_list(values), lenient)
 
 
-def _acceptable(values: list[Any]) -> Any:
+def _acceptable(values: list[Any], lenient: bool = True) -> Any:
     optional = OPTIONAL in values
     rest = [v for v in values if v != OPTIONAL]
     if not rest:
         return {"absent": True}
     if len(rest) == 1 and not optional:
-        return _single(rest[0])
+        return _single(rest[0], lenient)
     comparator: dict[str, Any] = {"one_of": [_nested(v) for v in rest]}
     if optional:
         comparator["one_of"].append({"absent": True})
-    if _has_string(rest):
+    if lenient and _has_string(rest):
         comparator["normalize"] = True
     return comparator
 
 
-def _single(value: Any) -> Any:
+def _single(value: Any, lenient: bool) -> Any:
     nested = _nested(value)
     if nested is not value:
         return nested  # a dict, or a list holding dicts: compared field by field, in order
     comparator: dict[str, Any] = {"exact": value}
-    if _has_string(value):
+    if lenient and _has_string(value):
         comparator["normalize"] = True
     return comparator
 
 
+def is_variable(values: Any, declared: Any) -> bool:
+    """BFCL's "variable" rule: the first acceptable value is a string while the parameter is
+    declared with another type (`"dontcare"` for an integer, `"data['sales']"` for an array).
+    BFCL's checker then compares the values as written, with no string leniency."""
+    first = next((v for v in values if v != OPTIONAL), None) if isinstance(values, list) else None
+    return (isinstance(first, str) and isinstance(declared, str)
+            and declared != infer_json_type(first))
+
+
 def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """One expected call. Parameters the answer does not mention must be left out, as in BFCL."""
-    args = {param: acceptable(values) for param, values in params.items()}
+    """One expected call from the question's declared (not yet widened) schema. Parameters
+    the answer does not mention must be left out, as in BFCL."""
+    properties = schema.get("properties", {})
+    args = {param: acceptable(values, lenient=not is_variable(
+                values, properties.get(param, {}).get("type")))
+            for param, values in params.items()}
     for prop in schema.get("properties", {}):
         args.setdefault(prop, {"absent": True})
     return {"tool": name, "args": args}
