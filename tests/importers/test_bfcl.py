@@ -129,14 +129,17 @@ def test_variable_values_are_compared_as_written_like_bfcl() -> None:
     # literally there, so "DONTCARE" fails for "dontcare"; a string parameter stays lenient.
     from toolgrade.importers.bfcl_answers import expected_call
     schema = {"properties": {"year": {"type": "integer"}, "x": {"type": "array"},
-                             "genre": {"type": "string"}, "any": {}}}
+                             "genre": {"type": "string"}, "any": {},
+                             "smoke": {"type": "string"}}}
     call = expected_call("f", {"year": ["", "dontcare"], "x": ["data['sales']"],
-                               "genre": ["", "dontcare"], "any": ["v"]}, schema)
+                               "genre": ["", "dontcare"], "any": ["v"],
+                               "smoke": [False, "no"]}, schema)
     assert call["args"] == {
         "year": {"one_of": ["dontcare", {"absent": True}]},
         "x": {"exact": "data['sales']"},
         "genre": {"one_of": ["dontcare", {"absent": True}], "normalize": True},
-        "any": {"exact": "v", "normalize": True}}
+        "any": {"exact": "v", "normalize": True},
+        "smoke": {"one_of": [False, "no"]}}  # the first value's type decides, as in BFCL
 
 
 def test_lists_stay_ordered_and_optional_lists_keep_absent(

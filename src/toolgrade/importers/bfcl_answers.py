@@ -6,8 +6,9 @@ list their own acceptable values, at any depth. Inside a nested answer a field m
 bare value (`position: [{"lateral": 10.5, "longitudinal": 50}]`): BFCL's checker compares it as
 written, so it is read as that field's one acceptable value. Only a parameter's own values must
 be a list; a bare value there is refused (BFCL's checker would test membership in it).
-Strings are compared with BFCL's leniency, except a parameter's "variable" values (a string
-answer for a parameter of another type), which BFCL's checker compares literally.
+Strings are compared with BFCL's leniency, except a parameter's "variable" values (its first
+acceptable value has another type than the parameter's), which BFCL's checker compares as
+written.
 """
 
 from __future__ import annotations
@@ -143,12 +144,11 @@ def _single(value: Any, lenient: bool) -> Any:
 
 
 def is_variable(values: Any, declared: Any) -> bool:
-    """BFCL's "variable" rule: the first acceptable value is a string while the parameter is
-    declared with another type (`"dontcare"` for an integer, `"data['sales']"` for an array).
-    BFCL's checker then compares the values as written, with no string leniency."""
-    first = next((v for v in values if v != OPTIONAL), None) if isinstance(values, list) else None
-    return (isinstance(first, str) and isinstance(declared, str)
-            and declared != infer_json_type(first))
+    """BFCL's "variable" rule: the first acceptable value has another type than the parameter
+    declares (`"dontcare"` for an integer, `"data['sales']"` for an array, `false` for a
+    string). BFCL's checker then compares the values as written, with no string leniency."""
+    rest = [v for v in values if v != OPTIONAL] if isinstance(values, list) else []
+    return bool(rest) and isinstance(declared, str) and infer_json_type(rest[0]) != declared
 
 
 def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
