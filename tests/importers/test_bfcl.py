@@ -18,7 +18,8 @@ from builders_importers import (
 )
 from toolgrade.errors import InputError
 from toolgrade.importers import import_bfcl
-from toolgrade.importers.bfcl import acceptable, bfcl_category, map_schema
+from toolgrade.importers.bfcl import bfcl_category, map_schema
+from toolgrade.importers.bfcl_answers import acceptable
 from toolgrade.loaders import load_runs, load_suite
 from toolgrade.models import Case
 
@@ -69,7 +70,10 @@ def test_types_map_to_json_schema(cases: dict[str, dict[str, Any]]) -> None:
     assert props["location"] == {"type": "array", "items": {"type": "number"},
                                  "description": "Lat/long."}
     assert "type" not in props["extra"]  # BFCL `any`
-    assert props["table"]["enum"] == ["users", "orders"]
+    # BFCL's checker never checks a string enum: it moves to the description (issue 19).
+    assert props["table"] == {"type": "string", "description":
+                              "Table. (not graded, as BFCL's checker does not: "
+                              'enum ["users", "orders"])'}
     unit = cases["simple_python_0"]["tools"]["calculate_triangle_area"]["parameters"]
     assert unit["properties"]["unit"] == {"type": "string", "description": "The unit of measure.",
                                           "default": "units"}  # `optional` dropped
@@ -81,6 +85,20 @@ def test_map_schema_recurses_into_dict_properties() -> None:
         "min": {"type": "float"}}}}})
     assert schema == {"type": "object", "properties": {"b": {"type": "object", "properties": {
         "min": {"type": "number"}}}}}
+
+
+def test_string_constraints_bfcl_does_not_check_leave_the_schema() -> None:
+    schema = map_schema({"type": "dict", "properties": {
+        "day": {"type": "string", "format": "date", "pattern": "^[0-9-]+$"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "n": {"type": "integer", "enum": [1, 2], "minimum": 1}}})
+    props = schema["properties"]
+    assert props["day"] == {"type": "string", "description": (
+        "(not graded, as BFCL's checker does not: format \"date\"; pattern \"^[0-9-]+$\")")}
+    assert "enum" not in props["tags"]["items"]
+    assert '["a", "b"]' in props["tags"]["items"]["description"]
+    # BFCL compares numbers exactly, so a number enum never fails a value it passes: kept.
+    assert props["n"] == {"type": "integer", "enum": [1, 2], "minimum": 1}
 
 
 def test_optional_string_parameter_becomes_one_of_with_absent(
@@ -101,9 +119,27 @@ def test_nested_dicts_are_compared_field_by_field(cases: dict[str, dict[str, Any
 
 
 def test_parameters_the_answer_omits_must_be_left_out() -> None:
-    from toolgrade.importers.bfcl import expected_call
+    from toolgrade.importers.bfcl_answers import expected_call
     call = expected_call("f", {"a": [1]}, {"properties": {"a": {}, "b": {}}})
     assert call["args"]["b"] == {"absent": True}
+
+
+def test_variable_values_are_compared_as_written_like_bfcl() -> None:
+    # BFCL's "variable" rule: a string answer for a parameter of another type is compared
+    # literally there, so "DONTCARE" fails for "dontcare"; a string parameter stays lenient.
+    from toolgrade.importers.bfcl_answers import expected_call
+    schema = {"properties": {"year": {"type": "integer"}, "x": {"type": "array"},
+                             "genre": {"type": "string"}, "any": {},
+                             "smoke": {"type": "string"}}}
+    call = expected_call("f", {"year": ["", "dontcare"], "x": ["data['sales']"],
+                               "genre": ["", "dontcare"], "any": ["v"],
+                               "smoke": [False, "no"]}, schema)
+    assert call["args"] == {
+        "year": {"one_of": ["dontcare", {"absent": True}]},
+        "x": {"exact": "data['sales']"},
+        "genre": {"one_of": ["dontcare", {"absent": True}], "normalize": True},
+        "any": {"exact": "v", "normalize": True},
+        "smoke": {"one_of": [False, "no"]}}  # the first value's type decides, as in BFCL
 
 
 def test_lists_stay_ordered_and_optional_lists_keep_absent(
@@ -231,10 +267,23 @@ def test_acceptable_values_must_be_a_list(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         import_bfcl(_question_with_tool_f(tmp_path), answers, None, tmp_path / "out")
     assert [str(p) for p in err.value.problems] == [
-        f"{answers}:1: ground_truth[0].f.a: acceptable values must be a list, e.g. [1]",
-        f"{answers}:1: ground_truth[0].f.b.min: acceptable values must be a list, e.g. [2]"]
+        f"{answers}:1: ground_truth[0].f.a: acceptable values must be a list, e.g. [1]"]
     with pytest.raises(ValueError, match="must be a list"):
         acceptable(1)
+
+
+def test_a_bare_value_inside_a_nested_answer_is_its_one_acceptable_value() -> None:
+    # BFCL_v4_live_multiple line 122: `position` holds a dict written with bare values.
+    spec = acceptable([{"position": [{"lateral": 10.5, "longitudinal": 50}],
+                        "orientation": [30], "lane": {"id": "L1"}}])
+    assert spec == {
+        "position": {"lateral": {"exact": 10.5}, "longitudinal": {"exact": 50}},
+        "orientation": {"exact": 30},
+        "lane": {"id": {"exact": "L1", "normalize": True}},
+    }
+    assert acceptable([{"date": "2024-01-01", "at": ["", "9am"]}]) == {"one_of": [
+        {"exact": {"date": "2024-01-01"}, "normalize": True},
+        {"exact": {"date": "2024-01-01", "at": "9am"}, "normalize": True}]}
 
 
 def test_a_line_separator_inside_a_question_does_not_split_its_line(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import keyword
 import string
 from typing import Any
@@ -130,3 +131,65 @@ def test_any_literal_keyword_arguments_round_trip(args: dict[str, Any]) -> None:
     call = "get_weather(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
     decoded = decode_result(f"[{call}]", RESOLVER)
     assert decoded.steps == [{"tool": "get_weather", "args": args, "group": 0}]
+
+
+def test_tool_calls_json_text_is_read_as_its_calls() -> None:
+    text = ('{"tool_calls": [{"name": "spotify_play", "arguments": {"artist": "A", '
+            '"duration": 2}}, {"name": "get_weather", "arguments": "{\\"city\\": \\"Rome\\"}"}]}')
+    decoded = decode_result(text, RESOLVER)
+    assert decoded.steps == [
+        {"tool": "spotify.play", "args": {"artist": "A", "duration": 2}, "group": 0},
+        {"tool": "get_weather", "args": {"city": "Rome"}, "group": 0},
+    ]
+    assert not decoded.unparseable
+
+
+def test_bare_json_list_and_tool_call_blocks_are_read_as_calls() -> None:
+    listed = '[{"name": "math.factorial", "arguments": {"number": 5}}]'
+    blocks = '<tool_call>{"name": "math.factorial", "arguments": "{\\"number\\": 5}"}</tool_call>'
+    expected = [{"tool": "math.factorial", "args": {"number": 5}, "group": 0}]
+    assert decode_result(listed, RESOLVER).steps == expected
+    assert decode_result(blocks, RESOLVER).steps == expected
+
+
+def test_encoded_calls_on_a_no_tool_case_are_still_calls() -> None:
+    text = '[{"name": "get_weather", "arguments": {"city": "Rome"}}]'
+    decoded = decode_result(text, RESOLVER, no_tool=True)
+    assert decoded.steps == [{"tool": "get_weather", "args": {"city": "Rome"}, "group": 0}]
+
+
+def test_encoded_call_with_broken_arguments_is_that_call_unparseable() -> None:
+    text = ('<tool_call>{"name": "get_weather", "arguments": "{city: Rome"}</tool_call>'
+            '<tool_call>not json</tool_call>')
+    decoded = decode_result(text, NameResolver(["get_weather"]))
+    assert decoded.steps == [{"tool": "get_weather", "args": "{city: Rome", "group": 0},
+                             {"tool": "get_weather", "args": "not json", "group": 0}]
+    assert decoded.unparseable
+
+
+def test_a_list_result_of_call_objects_is_read_by_name_and_arguments() -> None:
+    result = [{"name": "get_weather", "arguments": "{\"city\": \"Rome\"}"}]
+    assert decode_result(result, RESOLVER).steps == [
+        {"tool": "get_weather", "args": {"city": "Rome"}, "group": 0}]
+    # A catalogue function called `name` keeps BFCL's {function_name: arguments} reading.
+    named = NameResolver(["name", "arguments"])
+    steps = decode_result([{"name": "{\"a\": 1}", "arguments": "{}"}], named).steps
+    assert [s["tool"] for s in steps] == ["name", "arguments"]
+
+
+def test_other_json_text_stays_one_raw_call() -> None:
+    text = '{"answer": 120}'
+    decoded = decode_result(text, NameResolver(["math.factorial"]))
+    assert decoded.steps == [{"tool": "math.factorial", "args": text, "group": 0}]
+
+
+def test_a_list_of_reply_texts_encoding_calls_is_read_as_those_calls() -> None:
+    result = ['{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Rome"}}]}',
+              '<tool_call>{"name": "math.factorial", "arguments": {"number": 3}}</tool_call>']
+    assert decode_result(result, RESOLVER).steps == [
+        {"tool": "get_weather", "args": {"city": "Rome"}, "group": 0},
+        {"tool": "math.factorial", "args": {"number": 3}, "group": 0}]
+    # Texts that are not encoded calls (even Python call syntax) stay one raw call.
+    decoded = decode_result(["[get_weather(city='Rome')]"], NameResolver(["get_weather"]))
+    assert decoded.steps == [{"tool": "get_weather", "group": 0,
+                              "args": json.dumps(["[get_weather(city='Rome')]"])}]

@@ -81,6 +81,19 @@ def test_wrong_value_and_extra_call_fail_like_bfcl(tmp_path: Path) -> None:
     assert not any(r["aggregate"]["passed"] for r in graded.values())
 
 
+def test_string_enum_value_in_another_case_passes_as_in_bfcl(tmp_path: Path) -> None:
+    # BFCL never checks a string enum and compares strings after its standardisation, so
+    # 'USERS' for enum value 'users' passes there; the import grades what BFCL grades.
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps({"id": "simple_python_2", "result": (
+        "[db.filter(table='USERS', conditions=[{'field': 'age', 'operation': '>', "
+        "'value': '25'}, {'field': 'job', 'operation': '=', 'value': 'engineer'}])]")}) + "\n")
+    import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, results, tmp_path / "out")
+    record = _graded(tmp_path / "out")[("simple_python_2", 0)]
+    assert _failures(record, "arguments") == []
+    assert record["aggregate"]["passed"] is True
+
+
 def test_tau_bench_runs_grade(tmp_path: Path) -> None:
     import_tau_bench(TAU_TASKS, TAU_RUNS, tmp_path)
     graded = _graded(tmp_path)

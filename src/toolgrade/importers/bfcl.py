@@ -2,19 +2,25 @@
 
 Berkeley Function Calling Leaderboard files are JSON Lines despite their `.json` suffix. A
 question names the functions the model had and the user turn; a possible answer lists, for each
-expected call, every acceptable value of every parameter. The mapping rules and every deliberate
-difference from BFCL's own checker are in docs/importers.md.
+expected call, every acceptable value of every parameter (read in bfcl_answers). An entry that
+cannot be read is left out and reported, never a reason to refuse the rest of the file. The
+mapping rules and every deliberate difference from BFCL's own checker are in docs/importers.md.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from toolgrade.errors import InputError, InputProblem
+from toolgrade.importers.bfcl_answers import expected_call, value_problems
 from toolgrade.importers.bfcl_calls import DecodedResult, NameResolver, decode_result
+from toolgrade.importers.bfcl_schema import admit_answer
 from toolgrade.importers.common import (
     ImportSummary,
     Located,
@@ -23,6 +29,8 @@ from toolgrade.importers.common import (
     require_object,
     write_outputs,
 )
+from toolgrade.loaders.suite import default_case_validators
+from toolgrade.models import Case
 
 #: BFCL's parameter type names (Python categories) to JSON Schema types; None = no type.
 BFCL_TYPES: dict[str, str | None] = {
@@ -45,17 +53,9 @@ BFCL_TYPES: dict[str, str | None] = {
 #: Schema keys kept as they are; BFCL's `optional` is dropped (`required` already says it).
 _KEPT_KEYS = ("description", "enum", "default", "format", "minimum", "maximum", "pattern")
 
-#: The marker BFCL puts among acceptable values when a parameter may be left out.
-OPTIONAL = ""
-
-#: Keys that make a mapping a comparator in the case format (DESIGN section 1), options included.
-_COMPARATOR_KEYS = frozenset({
-    "exact", "one_of", "approx", "tol", "rel", "date", "tz", "casefold", "regex", "semantic",
-    "rubric", "any", "absent", "unordered", "normalize",
-})
-_MAX_EXPANSION = 64
-_OMIT = object()  # a field left out in one literal form of a nested answer
-
+#: String constraints BFCL's checker never checks: its string leniency passes "CELSIUS" for an
+#: enum value "celsius", so they move from the schema into the description (see _unchecked).
+_UNCHECKED_KEYS = ("enum", "format", "pattern")
 
 def bfcl_category(case_id: str) -> str:
     """The BFCL category of an id: `simple_python_3` -> `simple_python`, `live_simple_0-0-0` too."""
@@ -71,6 +71,7 @@ def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if mapped is not None:
             out["type"] = mapped
     out.update({key: schema[key] for key in _KEPT_KEYS if key in schema})
+    _move_unchecked_to_description(out)
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {
             name: map_schema(sub) if isinstance(sub, dict) else {}
@@ -83,134 +84,33 @@ def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _unchecked(schema: dict[str, Any]) -> list[str]:
+    """The string constraints of `schema` BFCL's checker does not check: `format`, `pattern`,
+    and an `enum` holding a string (non-string enums are kept: BFCL compares those values
+    exactly, and the widened schema admits every one the answer lists)."""
+    enum = schema.get("enum")
+    return [key for key in _UNCHECKED_KEYS if key in schema
+            and (key != "enum" or not isinstance(enum, list)
+                 or any(isinstance(value, str) for value in enum))]
+
+
+def _move_unchecked_to_description(schema: dict[str, Any]) -> None:
+    """Move the constraints BFCL does not check out of `schema` (in place) into its
+    description, for the reader: kept, they would fail values BFCL's checker passes."""
+    notes = [f"{key} {json.dumps(schema.pop(key), ensure_ascii=False)}"
+             for key in _unchecked(schema)]
+    if notes:
+        text = str(schema.get("description", "")).rstrip()
+        note = f"(not graded, as BFCL's checker does not: {'; '.join(notes)})"
+        schema["description"] = f"{text} {note}" if text else note
+
+
 def tool_spec(function: dict[str, Any]) -> dict[str, Any]:
     """One BFCL function as a toolgrade ToolSpec mapping."""
     parameters = function.get("parameters")
     schema = map_schema(parameters) if isinstance(parameters, dict) else {}
     schema["type"] = "object"  # BFCL writes "dict" at the top; a call's arguments are an object
     return {"description": str(function.get("description", "")), "parameters": schema}
-
-
-def values_reason(values: Any) -> str:
-    """Why `values` cannot be a BFCL list of acceptable values (a bare value is not one)."""
-    return f"acceptable values must be a list, e.g. [{json.dumps(values, ensure_ascii=False)}]"
-
-
-def _as_list(values: Any) -> list[Any]:
-    """BFCL's acceptable values as a list; ValueError when they are not one."""
-    if not isinstance(values, list):
-        raise ValueError(values_reason(values))
-    return values
-
-
-def value_problems(values: Any, where: str) -> list[tuple[str, str]]:
-    """(field, reason) for every acceptable-values entry that is not a list, at any depth of the
-    nested dict answers `values` holds, so a bare value is never taken as an exact one."""
-    if not isinstance(values, list):
-        return [(where, values_reason(values))]
-    return [found for value in values for found in _nested_problems(value, where)]
-
-
-def _nested_problems(value: Any, where: str) -> list[tuple[str, str]]:
-    """`value_problems` for the nested dict answers inside one acceptable value."""
-    if isinstance(value, dict):
-        return [found for key, vals in value.items()
-                for found in value_problems(vals, f"{where}.{key}")]
-    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
-        return [found for v in value for found in _nested_problems(v, where)]
-    return []
-
-
-def _has_string(value: Any) -> bool:
-    if isinstance(value, str):
-        return True
-    if isinstance(value, list):
-        return any(_has_string(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_string(v) for v in value.values())
-    return False
-
-
-def _nested(value: Any) -> Any:
-    """One acceptable value, with BFCL's nested dicts turned into field-by-field comparators."""
-    if isinstance(value, dict):
-        if _COMPARATOR_KEYS & set(value):
-            return _literal_dict(value)
-        return {key: acceptable(vals) for key, vals in value.items()}
-    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
-        return [_nested(v) for v in value]
-    return value
-
-
-def _literal_forms(value: Any) -> list[Any]:
-    """Every literal a BFCL nested-answer value stands for (dicts expand field by field)."""
-    if not isinstance(value, dict):
-        return [value]
-    per_field: list[list[tuple[str, Any]]] = []
-    for key, vals in value.items():
-        forms: list[tuple[str, Any]] = []
-        for option in _as_list(vals):
-            if option == OPTIONAL:
-                forms.append((key, _OMIT))
-            else:
-                forms.extend((key, form) for form in _literal_forms(option))
-        per_field.append(forms)
-    combos: list[dict[str, Any]] = [{}]
-    for options in per_field:
-        combos = [{**c, **({} if form is _OMIT else {key: form})}
-                  for c in combos for key, form in options]
-        if len(combos) > _MAX_EXPANSION:
-            raise ValueError("a nested answer with a field named like a comparator has too "
-                             f"many acceptable combinations (over {_MAX_EXPANSION})")
-    return combos
-
-
-def _literal_dict(value: dict[str, Any]) -> dict[str, Any]:
-    """A nested answer whose field names clash with comparator keys (say a field `date`):
-    the comparator language cannot hold it field by field, so list its literal forms."""
-    forms = [{"exact": form, "normalize": True} if _has_string(form) else {"exact": form}
-             for form in _literal_forms(value)]
-    return forms[0] if len(forms) == 1 else {"one_of": forms}
-
-
-def acceptable(values: Any) -> Any:
-    """A BFCL list of acceptable values as a toolgrade comparator.
-
-    `""` among the values means the parameter may be left out ({absent: true} inside one_of).
-    Strings are compared with `normalize: true`, BFCL's leniency (case, spaces, punctuation).
-    A bare value instead of a list is a ValueError, never read as an exact value.
-    """
-    values = _as_list(values)
-    optional = OPTIONAL in values
-    rest = [v for v in values if v != OPTIONAL]
-    if not rest:
-        return {"absent": True}
-    if len(rest) == 1 and not optional:
-        return _single(rest[0])
-    comparator: dict[str, Any] = {"one_of": [_nested(v) for v in rest]}
-    if optional:
-        comparator["one_of"].append({"absent": True})
-    if _has_string(rest):
-        comparator["normalize"] = True
-    return comparator
-
-
-def _single(value: Any) -> Any:
-    nested = _nested(value)
-    if nested is not value:
-        return nested  # a dict, or a list holding dicts: compared field by field, in order
-    comparator: dict[str, Any] = {"exact": value}
-    if _has_string(value):
-        comparator["normalize"] = True
-    return comparator
-
-
-def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """One expected call. Parameters the answer does not mention must be left out, as in BFCL."""
-    args = {param: acceptable(values) for param, values in params.items()}
-    for prop in schema.get("properties", {}):
-        args.setdefault(prop, {"absent": True})
-    return {"tool": name, "args": args}
 
 
 def question_input(question: Any) -> Any:
@@ -261,7 +161,7 @@ def _entry_problems(
     answer: Located, index: int, entry: Any, tools: dict[str, Any]
 ) -> list[InputProblem]:
     """Every problem of one `ground_truth` entry: its shape, functions the question does not
-    declare, and acceptable values that are not lists."""
+    declare, and parameters whose acceptable values are not lists."""
     where = f"ground_truth[{index}]"
     if not isinstance(entry, dict) or not all(isinstance(p, dict) for p in entry.values()):
         return [answer.problem(
@@ -289,15 +189,22 @@ def _expected_from_answer(answer: Located, tools: dict[str, Any]) -> dict[str, A
                 for problem in _entry_problems(answer, index, entry, tools)]
     if problems:
         raise InputError(problems)
-    calls = [expected_call(name, params, tools[name]["parameters"])
-             for entry in truth for name, params in entry.items()]
+    try:  # before the widening below: BFCL's variable rule reads the declared types
+        calls = [expected_call(name, params, tools[name]["parameters"])
+                 for entry in truth for name, params in entry.items()]
+    except ValueError as exc:
+        raise InputError([answer.problem("ground_truth", str(exc))]) from None
+    for entry in truth:
+        for name, params in entry.items():
+            admit_answer(tools[name]["parameters"], params)
     if not calls:
         return {"selection": {"no_tool": True}}
     return {"selection": {"tools": [c["tool"] for c in calls]}, "arguments": calls}
 
 
-def _index_answers(answers: list[Located]) -> dict[str, Located]:
-    """Possible answers by id; every answer without a string id is reported at once."""
+def _index_answers(answers: list[Located]) -> tuple[dict[str, Located], list[InputProblem]]:
+    """Possible answers by id, and a problem for every answer that has no string id (left
+    out: it cannot be tied to its question, which is then reported as having no answer)."""
     index: dict[str, Located] = {}
     problems: list[InputProblem] = []
     for item in answers:
@@ -306,47 +213,128 @@ def _index_answers(answers: list[Located]) -> dict[str, Located]:
         elif not isinstance(item.value.get("id"), str):
             problems.append(item.problem("id", "missing or not a string"))
         else:
-            index[item.value["id"]] = item
-    if problems:
-        raise InputError(problems)
-    return index
+            index.setdefault(item.value["id"], item)
+    return index, problems
 
 
 def _is_irrelevance(case_id: str) -> bool:
     return "irrelevance" in bfcl_category(case_id)
 
 
-def build_cases(questions: list[Located], answers: list[Located] | None) -> list[dict[str, Any]]:
-    """Every question as a case. A question without a possible answer is an error unless it is
-    an irrelevance question, whose right answer is no call at all."""
-    by_id = _index_answers(answers) if answers is not None else {}
-    cases: list[dict[str, Any]] = []
-    problems: list[InputProblem] = []
-    for question in questions:
-        try:
-            qid = require_object(question, "a BFCL question").get("id")
-            answer = by_id.get(qid) if isinstance(qid, str) else None
-            if answer is None and isinstance(qid, str) and not _is_irrelevance(qid):
-                problems.append(question.problem("id", f"no possible answer for {qid!r}"))
-                continue
-            cases.append(build_case(question, answer))
-        except InputError as exc:
-            problems.extend(exc.problems)
-        except ValueError as exc:
-            problems.append(question.problem("ground_truth", str(exc)))
+@dataclass
+class BuiltCases:
+    """The cases read from a question file, and every entry left out with why."""
+
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    questions: int = 0
+    left_out: list[InputProblem] = field(default_factory=list)
+    left_out_ids: set[str] = field(default_factory=set)
+
+    def notes(self) -> tuple[str, ...]:
+        """Summary lines: how many questions were left out, then each problem."""
+        if not self.left_out:
+            return ()
+        head = (f"left out {self.questions - len(self.cases)} of {self.questions} questions "
+                "that cannot be read:")
+        return (head, *(f"  {problem}" for problem in self.left_out))
+
+
+def loader_problems(case: dict[str, Any], question: Located) -> list[InputProblem]:
+    """What the suite loader would refuse in one built case (its shape, tool schemas,
+    comparators), located at the question: such an entry is left out, not written, so one odd
+    schema never makes `toolgrade run` refuse the whole imported suite."""
+    try:
+        model = Case.model_validate(case)
+    except ValidationError as exc:
+        return [question.problem(".".join(str(p) for p in error["loc"]),
+                                 f"the suite loader would refuse it: {error['msg']}")
+                for error in exc.errors()]
+    return [question.problem(field_name, f"the suite loader would refuse it: {reason}")
+            for validator in default_case_validators() for field_name, reason in validator(model)]
+
+
+def _question_id(question: Located) -> str | None:
+    value = question.value.get("id") if isinstance(question.value, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _case_for(question: Located, by_id: dict[str, Located], seen: dict[str, int]
+              ) -> dict[str, Any]:
+    """The case of one question; InputError when it cannot be read."""
+    qid = _question_id(question)
+    if qid is not None and qid in seen:
+        raise InputError([question.problem("id", f"{qid!r} repeats line {seen[qid]}")])
+    answer = by_id.get(qid) if qid is not None else None
+    if answer is None and qid is not None and not _is_irrelevance(qid):
+        raise InputError([question.problem("id", f"no possible answer for {qid!r}")])
+    case = build_case(question, answer)
+    problems = loader_problems(case, question)
     if problems:
         raise InputError(problems)
-    return cases
+    return case
+
+
+def _require_answers_not_needed(questions: list[Located]) -> None:
+    """Without an answers file, every question must be an irrelevance one: a missing file is
+    the user's slip (say, the answers argument left out), not one odd entry to leave out."""
+    problems = [question.problem("id", f"no possible answer for {qid!r}")
+                for question in questions
+                if (qid := _question_id(question)) is not None and not _is_irrelevance(qid)]
+    if problems:
+        raise InputError(problems)
+
+
+def build_cases(questions: list[Located], answers: list[Located] | None) -> BuiltCases:
+    """Every question that can be read as a case; the others are left out with their problems.
+
+    A question without a possible answer cannot be read unless it is an irrelevance question,
+    whose right answer is no call at all; with no answers file at all that is an error. When
+    no question at all can be read, InputError.
+    """
+    if answers is None:
+        _require_answers_not_needed(questions)
+    by_id, answer_problems = _index_answers(answers) if answers is not None else ({}, [])
+    built = BuiltCases(questions=len(questions), left_out=list(answer_problems))
+    seen: dict[str, int] = {}
+    for question in questions:
+        try:
+            case = _case_for(question, by_id, seen)
+        except InputError as exc:
+            built.left_out.extend(exc.problems)
+            qid = _question_id(question)
+            if qid is not None and qid not in seen:
+                built.left_out_ids.add(qid)
+            continue
+        seen[case["id"]] = question.line
+        built.cases.append(case)
+    if not built.cases:
+        raise InputError(built.left_out)
+    return built
+
+
+@dataclass
+class BuiltRuns:
+    """The runs read from a result file, with their decoding and the results left out."""
+
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    decoded: list[DecodedResult] = field(default_factory=list)
+    left_out: int = 0
+
+    def notes(self) -> tuple[str, ...]:
+        """A summary line for results of left-out questions, when there are any."""
+        if not self.left_out:
+            return ()
+        return (f"{self.left_out} results of left-out questions were not imported",)
 
 
 def build_runs(
-    results: list[Located], cases: list[dict[str, Any]], agent: str | None
-) -> tuple[list[dict[str, Any]], list[DecodedResult]]:
-    """Each result line as a run of its case; repeated ids become trials 0, 1, ..."""
-    by_id = {c["id"]: c for c in cases}
+    results: list[Located], built: BuiltCases, agent: str | None
+) -> BuiltRuns:
+    """Each result line as a run of its case; repeated ids become trials 0, 1, ... Results of
+    questions that were left out are skipped (counted); any other bad line is an error."""
+    by_id = {c["id"]: c for c in built.cases}
     trials: dict[str, int] = {}
-    runs: list[dict[str, Any]] = []
-    decoded_all: list[DecodedResult] = []
+    out = BuiltRuns()
     problems: list[InputProblem] = []
     for item in results:
         data = item.value
@@ -355,7 +343,10 @@ def build_runs(
             continue
         case = by_id.get(data.get("id"))
         if case is None:
-            problems.append(item.problem("id", f"no question with id {data.get('id')!r}"))
+            if data.get("id") in built.left_out_ids:
+                out.left_out += 1
+            else:
+                problems.append(item.problem("id", f"no question with id {data.get('id')!r}"))
             continue
         resolver = NameResolver(list(case["tools"]))
         decoded = decode_result(data["result"], resolver,
@@ -366,11 +357,11 @@ def build_runs(
         if agent is not None:
             run["agent"] = agent
         run["steps"] = decoded.steps
-        runs.append(run)
-        decoded_all.append(decoded)
+        out.runs.append(run)
+        out.decoded.append(decoded)
     if problems:
         raise InputError(problems)
-    return runs, decoded_all
+    return out
 
 
 def import_bfcl(
@@ -382,24 +373,26 @@ def import_bfcl(
 ) -> ImportSummary:
     """Import BFCL questions, possible answers and (optionally) a results file into `out`.
 
-    Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
-    malformed input, before writing anything.
+    Writes `out/suite.jsonl` and `out/runs.jsonl`. A question that cannot be read is left out
+    and reported in the summary (file:line: field: reason); malformed files, results for
+    unknown questions, or no readable question at all raise InputError before anything is
+    written.
     """
     items = require_items(questions, read_jsonl(questions), "questions")
     expected = require_items(answers, read_jsonl(answers), "answers") if answers else None
-    cases = build_cases(items, expected)
-    runs: list[dict[str, Any]] = []
-    decoded: list[DecodedResult] = []
+    built = build_cases(items, expected)
+    runs = BuiltRuns()
     if results is not None:
         outputs = require_items(results, read_jsonl(results), "results")
-        runs, decoded = build_runs(outputs, cases, agent)
-    write_outputs(out, cases, runs)
-    answered = {r["case_id"] for r in runs}
+        runs = build_runs(outputs, built, agent)
+    write_outputs(out, built.cases, runs.runs)
+    answered = {r["case_id"] for r in runs.runs}
     return ImportSummary(
         out=out,
-        cases=len(cases),
-        runs=len(runs),
-        calls=sum(d.calls for d in decoded),
-        unparseable=sum(1 for d in decoded if d.unparseable),
-        missing_runs=len(cases) - len(answered) if results is not None else 0,
+        cases=len(built.cases),
+        runs=len(runs.runs),
+        calls=sum(d.calls for d in runs.decoded),
+        unparseable=sum(1 for d in runs.decoded if d.unparseable),
+        missing_runs=len(built.cases) - len(answered) if results is not None else 0,
+        notes=(*built.notes(), *runs.notes()),
     )

@@ -3,6 +3,8 @@
 Two shapes exist: function-calling models give a list of `{function_name: "<JSON arguments>"}`;
 prompted models give a string of Python call syntax such as `[f(a=1, b='x')]`. The string is
 parsed with `ast` and each keyword value read with `ast.literal_eval`; nothing is ever evaluated.
+A string that is not Python call syntax may hold calls encoded as JSON text (`text_calls`), and
+a list may hold `{name, arguments}` objects instead of `{function_name: arguments}` entries.
 What cannot be decoded is kept as raw text (a step whose `args` is a string), which the runs
 loader reports as `unparseable_arguments`, never dropped.
 """
@@ -13,6 +15,8 @@ import ast
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from toolgrade.importers.text_calls import TextCall, call_fields, text_calls
 
 #: Tool name of a raw call when the undecodable output cannot be tied to one function.
 UNKNOWN_TOOL = "unknown"
@@ -137,12 +141,48 @@ def _json_call(name: str, arguments: Any, resolver: NameResolver) -> dict[str, A
     return {"tool": tool, "args": json.dumps(arguments), "group": GROUP}
 
 
+def _is_call_object(entry: Any, resolver: NameResolver) -> bool:
+    """Whether a result entry is a `{name, arguments}` call object rather than BFCL's
+    `{function_name: arguments}`: only when no key of it is a catalogue function."""
+    return call_fields(entry) is not None and not set(entry) & resolver.names
+
+
 def json_calls(result: list[Any], resolver: NameResolver) -> list[dict[str, Any]]:
-    """Steps for a function-calling result `[{name: "<JSON arguments>"}, ...]`."""
+    """Steps for a function-calling result `[{name: "<JSON arguments>"}, ...]`, a list of
+    `{name, arguments}` call objects, or a list of reply texts that each encode calls."""
+    if result and all(isinstance(entry, str) for entry in result):
+        return [step for text in result for step in encoded_calls(text, resolver)]
     if not all(isinstance(entry, dict) and entry for entry in result):
         raise _Undecodable
+    if all(_is_call_object(entry, resolver) for entry in result):
+        fields = [call_fields(entry) for entry in result]
+        return [_json_call(name, arguments, resolver)
+                for name, arguments in (f for f in fields if f is not None)]
     return [_json_call(str(name), arguments, resolver)
             for entry in result for name, arguments in entry.items()]
+
+
+def _text_call(call: TextCall, resolver: NameResolver) -> dict[str, Any]:
+    if call.name is None:  # a <tool_call> block without a call in it: kept as raw text
+        return {"tool": resolver.only_name(), "args": call.raw, "group": GROUP}
+    return _json_call(call.name, call.arguments, resolver)
+
+
+def encoded_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
+    """Steps for calls encoded in text (see `text_calls`); raises _Undecodable otherwise."""
+    calls = text_calls(text)
+    if calls is None:
+        raise _Undecodable
+    return [_text_call(call, resolver) for call in calls]
+
+
+def _string_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
+    """Steps for a string result: Python call syntax first (BFCL's prompted form), then the
+    text encodings of calls."""
+    try:
+        return python_calls(text, resolver)
+    except _Undecodable:
+        return encoded_calls(text, resolver)
 
 
 def _is_unparseable(step: dict[str, Any]) -> bool:
@@ -158,7 +198,7 @@ def decode_result(result: Any, resolver: NameResolver, no_tool: bool = False) ->
     """
     try:
         if isinstance(result, str):
-            steps = python_calls(result, resolver)
+            steps = _string_calls(result, resolver)
         elif isinstance(result, list):
             steps = json_calls(result, resolver)
         else:

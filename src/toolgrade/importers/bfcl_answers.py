@@ -1,0 +1,163 @@
+"""BFCL possible answers as toolgrade argument comparators.
+
+A possible answer lists, for each parameter, every acceptable value; `""` among them means the
+parameter may be left out. A dict among the acceptable values is a nested answer whose fields
+list their own acceptable values, at any depth. Inside a nested answer a field may also hold a
+bare value (`position: [{"lateral": 10.5, "longitudinal": 50}]`): BFCL's checker compares it as
+written, so it is read as that field's one acceptable value. Only a parameter's own values must
+be a list; a bare value there is refused (BFCL's checker would test membership in it).
+Strings are compared with BFCL's leniency, except a parameter's "variable" values (its first
+acceptable value has another type than the parameter's), which BFCL's checker compares as
+written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolgrade.importers.common import infer_json_type
+
+#: The marker BFCL puts among acceptable values when a parameter may be left out.
+OPTIONAL = ""
+
+#: Keys that make a mapping a comparator in the case format (DESIGN section 1), options included.
+_COMPARATOR_KEYS = frozenset({
+    "exact", "one_of", "approx", "tol", "rel", "date", "tz", "casefold", "regex", "semantic",
+    "rubric", "any", "absent", "unordered", "normalize",
+})
+_MAX_EXPANSION = 64
+_OMIT = object()  # a field left out in one literal form of a nested answer
+
+
+def values_reason(values: Any) -> str:
+    """Why `values` cannot be a BFCL list of acceptable values (a bare value is not one)."""
+    return f"acceptable values must be a list, e.g. [{json.dumps(values, ensure_ascii=False)}]"
+
+
+def _as_list(values: Any) -> list[Any]:
+    """A parameter's acceptable values as a list; ValueError when they are not one."""
+    if not isinstance(values, list):
+        raise ValueError(values_reason(values))
+    return values
+
+
+def field_values(values: Any) -> list[Any]:
+    """A nested answer field's acceptable values: a bare value is its one acceptable value."""
+    return values if isinstance(values, list) else [values]
+
+
+def value_problems(values: Any, where: str) -> list[tuple[str, str]]:
+    """(field, reason) when a parameter's acceptable values are not a list, so a bare value
+    is never taken as an exact one (nested answer fields may be bare: `field_values`)."""
+    if not isinstance(values, list):
+        return [(where, values_reason(values))]
+    return []
+
+
+def _has_string(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, list):
+        return any(_has_string(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_string(v) for v in value.values())
+    return False
+
+
+def _nested(value: Any) -> Any:
+    """One acceptable value, with BFCL's nested dicts turned into field-by-field comparators."""
+    if isinstance(value, dict):
+        if _COMPARATOR_KEYS & set(value):
+            return _literal_dict(value)
+        return {key: _acceptable(field_values(vals)) for key, vals in value.items()}
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return [_nested(v) for v in value]
+    return value
+
+
+def _literal_forms(value: Any) -> list[Any]:
+    """Every literal a BFCL nested-answer value stands for (dicts expand field by field)."""
+    if not isinstance(value, dict):
+        return [value]
+    per_field: list[list[tuple[str, Any]]] = []
+    for key, vals in value.items():
+        forms: list[tuple[str, Any]] = []
+        for option in field_values(vals):
+            if option == OPTIONAL:
+                forms.append((key, _OMIT))
+            else:
+                forms.extend((key, form) for form in _literal_forms(option))
+        per_field.append(forms)
+    combos: list[dict[str, Any]] = [{}]
+    for options in per_field:
+        combos = [{**c, **({} if form is _OMIT else {key: form})}
+                  for c in combos for key, form in options]
+        if len(combos) > _MAX_EXPANSION:
+            raise ValueError("a nested answer with a field named like a comparator has too "
+                             f"many acceptable combinations (over {_MAX_EXPANSION})")
+    return combos
+
+
+def _literal_dict(value: dict[str, Any]) -> dict[str, Any]:
+    """A nested answer whose field names clash with comparator keys (say a field `date`):
+    the comparator language cannot hold it field by field, so list its literal forms."""
+    forms = [{"exact": form, "normalize": True} if _has_string(form) else {"exact": form}
+             for form in _literal_forms(value)]
+    return forms[0] if len(forms) == 1 else {"one_of": forms}
+
+
+def acceptable(values: Any, lenient: bool = True) -> Any:
+    """A BFCL list of acceptable values as a toolgrade comparator.
+
+    `""` among the values means the parameter may be left out ({absent: true} inside one_of).
+    Strings are compared with `normalize: true`, BFCL's leniency (case, spaces, punctuation),
+    unless `lenient` is False. A bare value instead of a list is a ValueError, never read as an
+    exact value.
+    """
+    return _acceptable(_as_list(values), lenient)
+
+
+def _acceptable(values: list[Any], lenient: bool = True) -> Any:
+    optional = OPTIONAL in values
+    rest = [v for v in values if v != OPTIONAL]
+    if not rest:
+        return {"absent": True}
+    if len(rest) == 1 and not optional:
+        return _single(rest[0], lenient)
+    comparator: dict[str, Any] = {"one_of": [_nested(v) for v in rest]}
+    if optional:
+        comparator["one_of"].append({"absent": True})
+    if lenient and _has_string(rest):
+        comparator["normalize"] = True
+    return comparator
+
+
+def _single(value: Any, lenient: bool) -> Any:
+    nested = _nested(value)
+    if nested is not value:
+        return nested  # a dict, or a list holding dicts: compared field by field, in order
+    comparator: dict[str, Any] = {"exact": value}
+    if lenient and _has_string(value):
+        comparator["normalize"] = True
+    return comparator
+
+
+def is_variable(values: Any, declared: Any) -> bool:
+    """BFCL's "variable" rule: the first acceptable value has another type than the parameter
+    declares (`"dontcare"` for an integer, `"data['sales']"` for an array, `false` for a
+    string). BFCL's checker then compares the values as written, with no string leniency."""
+    rest = [v for v in values if v != OPTIONAL] if isinstance(values, list) else []
+    return bool(rest) and isinstance(declared, str) and infer_json_type(rest[0]) != declared
+
+
+def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """One expected call from the question's declared (not yet widened) schema. Parameters
+    the answer does not mention must be left out, as in BFCL."""
+    properties = schema.get("properties", {})
+    args = {param: acceptable(values, lenient=not is_variable(
+                values, properties.get(param, {}).get("type")))
+            for param, values in params.items()}
+    for prop in schema.get("properties", {}):
+        args.setdefault(prop, {"absent": True})
+    return {"tool": name, "args": args}
