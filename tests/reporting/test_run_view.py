@@ -93,3 +93,29 @@ def test_shown_text_is_one_clipped_line_without_control_characters() -> None:
     assert shown("a\nb\x1b[31m") == "a b [31m"
     assert len(shown("x" * 5000)) == 2000 and shown("x" * 5000).endswith("…")
     assert shown({"k": [1, None]}) == '{"k": [1, null]}'
+
+
+def _adjudicated(**figures: Any) -> dict[str, Any]:
+    return record("refund-01", selection=check(adjudicated_route=["refund", "search_orders"],
+                                               **figures))
+
+
+def test_a_person_s_decision_and_an_adjudicated_pass_are_shown_apart() -> None:
+    human = build_run_view(_adjudicated(adjudicated="pass", adjudicated_by="human",
+                                        adjudication_reason="fine by email"), _run())
+    assert [(p.check, p.name, p.message) for p in human.adjudications] == [
+        ("selection", "adjudicated pass",
+         "route refund, search_orders: decided pass by a person: fine by email")]
+    rejected = build_run_view(_adjudicated(adjudicated="fail", adjudicated_by="human"), _run())
+    assert [p.message for p in rejected.adjudications] == [
+        "route refund, search_orders: decided fail by a person"]
+    judged = build_run_view(_adjudicated(adjudicated="pass", adjudicated_by="judge",
+                                         adjudication_reason="ok"), _run())
+    assert [p.message for p in judged.adjudications] == [
+        "route refund, search_orders: decided pass by the judge: ok"]
+
+
+def test_a_judge_fail_that_changed_nothing_adds_no_decision_line() -> None:
+    # The judge log already shows it; the check stays failed as measured.
+    view = build_run_view(_adjudicated(adjudicated="fail", adjudicated_by="judge"), _run())
+    assert view.adjudications == ()

@@ -172,3 +172,23 @@ def test_above_the_limit_the_page_states_its_cut(tmp_path: Path) -> None:
     assert ("1,500 runs, more than 1,000: showing all 500 failing runs and 40 of 1,000 passing "
             "runs (the first passing run of each case, at most 100).") in page
     assert page.count('<article class="run"') == 540
+
+
+def test_a_route_a_person_accepted_is_shown_as_decided_not_as_listed(tmp_path: Path) -> None:
+    # A selection that passes only because a person accepted the route has no judge verdict
+    # to show: without its own line the run would read as a plain pass on a listed route.
+    accepted = check(adjudicated="pass", adjudicated_by="human",
+                     adjudication_reason="tracking answers a parcel question",
+                     adjudicated_route=["track_shipment"], unadjudicated={"passed": False})
+    run_dir = write_run_dir(tmp_path, [record("parcel-01", selection=accepted)],
+                            {**small_summary(), "cases": 1, "trajectories": 1})
+    steps = [{"tool": "track_shipment", "args": {"order_id": "C310"},
+              "result": {"status": "ok", "content": "out for delivery"}}]
+    (run_dir / TRANSCRIPTS_FILE).write_text(json.dumps(steps_record("parcel-01", steps)) + "\n",
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    run_level = re.search(r'-run">(.*?)</div>\s*<ol class="steps">', page, re.S)
+    assert run_level is not None
+    assert ("decided selection</span> <b>adjudicated pass</b> route track_shipment: decided "
+            "pass by a person: tracking answers a parcel question") in run_level.group(1)

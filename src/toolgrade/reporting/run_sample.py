@@ -16,7 +16,8 @@ from toolgrade.reporting.digest import clip
 
 #: What a run view reads of a record's check blocks (the rest, e.g. per-call figures, is left).
 _CHECK_KEYS = ("applicable", "score", "passed", "error", "failures", "faults",
-               "judge_recovery", "unscored_fields")
+               "judge_recovery", "unscored_fields", "adjudicated", "adjudicated_by",
+               "adjudication_reason", "adjudicated_route")
 #: Longest string kept from a record for its view (the view clips shorter still).
 _STRING_CHARS = 600
 

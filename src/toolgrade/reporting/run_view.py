@@ -84,6 +84,9 @@ class RunView:
     blocks: tuple[Block, ...]
     failed_checks: tuple[str, ...]
     failure_names: tuple[str, ...]
+    #: Checks decided by a judge or a person on a route no case lists (issue 21): shown apart,
+    #: so an adjudicated pass is never read as a listed one.
+    adjudications: tuple[Pinned, ...] = ()
 
     @property
     def label(self) -> str:
@@ -257,6 +260,28 @@ def _judge_log(record: dict[str, Any]) -> tuple[Pinned, ...]:
     return tuple(out)
 
 
+def _adjudications(record: dict[str, Any]) -> tuple[Pinned, ...]:
+    """Each check whose outcome a person decided, or that passed on an adjudicated route.
+
+    A judge's verdict is already in the judge log; what it did not say is that the check's
+    outcome follows it, and a person's recorded decision has no verdict there at all.
+    """
+    out = []
+    for check in CHECKS:
+        block = (record.get("checks") or {}).get(check) or {}
+        verdict, by = block.get("adjudicated"), block.get("adjudicated_by")
+        if verdict is None or (by != "human" and verdict != "pass"):
+            continue
+        route = block.get("adjudicated_route")
+        on = f"route {', '.join(map(str, route))}: " if isinstance(route, list) else ""
+        who = "a person" if by == "human" else f"the {by or 'judge'}"
+        message = f"{on}decided {verdict} by {who}"
+        reason = block.get("adjudication_reason")
+        out.append(Pinned(check=check, name=f"adjudicated {verdict}",
+                          message=shown(f"{message}: {reason}" if reason else message, 600)))
+    return tuple(out)
+
+
 def build_run_view(record: dict[str, Any], run: Trajectory) -> RunView:
     """The view of one graded run: its record (a results.jsonl line) and its steps."""
     by_step = _failures_by_step(record, len(run.steps))
@@ -277,4 +302,5 @@ def build_run_view(record: dict[str, Any], run: Trajectory) -> RunView:
         blocks=_blocks(run, steps),
         failed_checks=tuple(c.check for c in checks if c.outcome in ("FAIL", "crashed")),
         failure_names=tuple(sorted({p.name for p in pinned})),
+        adjudications=_adjudications(record),
     )

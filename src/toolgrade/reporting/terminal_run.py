@@ -57,10 +57,12 @@ def find_run_views(
     return views
 
 
-def _pinned_lines(pins: tuple[Pinned, ...], indent: str, judge: bool = False) -> list[Text]:
+def _pinned_lines(pins: tuple[Pinned, ...], indent: str, judge: bool = False,
+                  decided: bool = False) -> list[Text]:
     lines = []
     for p in pins:
-        mark, style = ("judge", "cyan") if judge else ("x", "bold red")
+        mark, style = ("decided", "magenta") if decided else (
+            ("judge", "cyan") if judge else ("x", "bold red"))
         line = Text(f"{indent}{mark} ", style=style)
         line.append(f"{p.check} ", style="dim")
         line.append(p.name, style=style)
@@ -104,9 +106,10 @@ def run_view_lines(view: RunView) -> list[Text]:
         scores.append(f"{'   ' if number else ''}{c.check} {c.score} ")
         scores.append(c.outcome, style=_OUTCOME_STYLE.get(c.outcome, ""))
     lines = [head, scores]
-    if view.run_failures or view.judges:
+    if view.run_failures or view.judges or view.adjudications:
         lines.append(Text("run", style="bold"))
         lines += _pinned_lines(view.run_failures, "    ")
+        lines += _pinned_lines(view.adjudications, "    ", decided=True)
         lines += _pinned_lines(view.judges, "    ", judge=True)
     for block in view.blocks:
         indent = ""
