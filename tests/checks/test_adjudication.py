@@ -161,3 +161,27 @@ def test_quality_pass_never_overrides_a_deterministic_failure() -> None:
 def test_quality_unscored_leaves_the_deterministic_outcome() -> None:
     result = grade_recovery(True, "unscored")
     assert result.passed is True and result.figures["adjudicated"] == "unscored"
+
+
+FREE_READS = sel_case(["lookup", "refund"], judge_alternates=True, allowed=["search", "profile"],
+                      side_effect=["refund"])
+
+
+def test_free_calls_are_not_part_of_the_route_decided_on() -> None:
+    # With free calls, an extra lookup beside the route is neither extra nor missing: the same
+    # departure (no `lookup`) with or without it is one route, decided once.
+    bare, _ = judged(FREE_READS, ["search", "refund"], "fail")
+    more, judge = judged(FREE_READS, ["profile", "search", "refund", "search"], "fail")
+    assert bare.figures["adjudicated_route"] == more.figures["adjudicated_route"] == ["refund"]
+    # The judge still sees everything the agent called.
+    assert judge.requests[0].inputs["actual_route"] == ["profile", "search", "refund", "search"]
+    human = HumanDecisions([RouteDecision(case_id="c1", route=["refund"], decision="accept")])
+    accepted, _ = judged(FREE_READS, ["profile", "search", "refund"], "fail", decisions=human)
+    assert accepted.passed is True and accepted.figures["adjudicated_by"] == "human"
+
+
+def test_a_free_tool_the_route_lists_stays_in_the_route_decided_on() -> None:
+    case = sel_case(["search", "lookup", "refund"], judge_alternates=True, allowed=["search"],
+                    side_effect=["refund"])
+    result, _ = judged(case, ["search", "search", "refund"], "fail")
+    assert result.figures["adjudicated_route"] == ["refund", "search"]

@@ -146,3 +146,22 @@ def test_nothing_to_adjudicate_is_said_also_in_a_terminal(
     monkeypatch.setattr(command, "in_terminal", lambda: True)
     result = runner.invoke(app, ["adjudicate", "out"])
     assert result.exit_code == 0 and "no adjudicated routes in out" in result.output
+
+
+def test_with_reads_allowed_the_free_calls_are_listed_beside_the_route(example: Path) -> None:
+    # Under allow_reads the parcel case's track_shipment is a free read: the route decided on
+    # is the empty one, with the read shown beside it, and promoting it says so.
+    suite = example / "suite.yaml"
+    suite.write_text(suite.read_text().replace(
+        "\ncases:\n", "\ndefaults:\n  selection: {allow_reads: true}\ncases:\n", 1))
+    _run()
+    listed = runner.invoke(app, ["adjudicate", "out", "--json"])
+    assert listed.exit_code == 0, listed.output
+    parcel = next(g for g in json.loads(listed.output) if g["cases"] == ["where-is-my-parcel"])
+    assert (parcel["route"], parcel["free_calls"]) == ([], ["track_shipment"])
+    shown = runner.invoke(app, ["adjudicate", "out", "--accept", str(parcel["number"])])
+    assert "route: (no tool)\n" in shown.output
+    assert "free calls beside it: track_shipment" in shown.output
+    _run()
+    promoted = runner.invoke(app, ["adjudicate", "out", "--promote"])
+    assert "promoted (no tool) into where-is-my-parcel alternatives" in promoted.output

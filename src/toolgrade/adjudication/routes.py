@@ -35,6 +35,9 @@ class RouteGroup:
     runs: list[str] = field(default_factory=list)
     verdicts: Counter[str] = field(default_factory=Counter)
     reasons: list[str] = field(default_factory=list)
+    #: Free calls (allowed, allow_reads) made beside the route in its runs: not part of the
+    #: route a person decides on, but part of what the agent did.
+    free: set[str] = field(default_factory=set)
 
     def decisions(self, decisions: HumanDecisions) -> dict[str, RouteDecision]:
         """The current human decision of each of the group's cases that has one."""
@@ -52,6 +55,7 @@ class RouteGroup:
             "runs": self.runs,
             "judge": dict(sorted(self.verdicts.items())),
             "reasons": self.reasons,
+            "free_calls": sorted(self.free),
             "decisions": {
                 case: d.model_dump(mode="json", exclude_none=True)
                 for case, d in self.decisions(decisions).items()
@@ -96,6 +100,9 @@ def _add_run(group: RouteGroup, case_id: str, record: dict[str, Any], figures: d
     if case_id not in group.cases:
         group.cases.append(case_id)
     group.runs.append(f"{case_id} {record.get('agent') or '-'}:{record.get('trial', 0)}")
+    free = figures.get("free_per_tool")
+    if isinstance(free, dict):
+        group.free.update(str(name) for name, count in free.items() if count)
     verdict = figures.get("judge_route")
     if not isinstance(verdict, dict):
         return  # decided by a person on that run: no judge was asked

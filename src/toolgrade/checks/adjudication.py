@@ -60,20 +60,24 @@ def decide_route(
     called: list[str],
     failures: list[Failure],
     ctx: GradeContext,
+    taken: list[str] | None = None,
 ) -> dict[str, Any]:
     """The figures of one unmatched run's adjudication.
 
     `adjudicated` (pass, fail or unscored), `adjudicated_by` (human or judge),
-    `adjudication_reason` and `adjudicated_route` (the sorted tool names); on a hard fail only
-    the judge's advisory verdict and `adjudication_blocked_by` (the hard-fail names).
+    `adjudication_reason` and `adjudicated_route` (the sorted tool names of `taken`, the calls
+    that count against the routes, default `called`: the key of a person's decision); on a
+    hard fail only the judge's advisory verdict and `adjudication_blocked_by` (the hard-fail
+    names). The judge sees every call, free ones included: they are part of what the agent did.
     """
+    taken = called if taken is None else taken
     blocking = sorted({f.name for f in failures if f.name in NEVER_OVERRIDDEN})
     if blocking:
         # Asked as before judges decided, so the verdict stays visible; it decides nothing.
         return {"judge_route": judge_route(case, routes, called, ctx),
                 "adjudication_blocked_by": blocking}
-    figures: dict[str, Any] = {"adjudicated_route": sorted(called)}
-    human = ctx.decisions.get(case.id, called)
+    figures: dict[str, Any] = {"adjudicated_route": sorted(taken)}
+    human = ctx.decisions.get(case.id, taken)
     if human is not None:
         reason = human.reason or f"{human.decision}ed by {human.by or 'a person'}"
         figures.update(adjudicated=human.verdict, adjudicated_by="human",

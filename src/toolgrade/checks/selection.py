@@ -42,8 +42,11 @@ Score: F1 against the chosen route, 0 on a hard fail (`forbidden_tool`,
 
 Adjudication (after route choice, `checks/adjudication.py`): with `judge_alternates: true` and
 F1 < 1, a person's recorded decision on the route, else the `alternate_route` judge
-(`figures.judge_route`), decides. An accepted route passes with score 1, `figures.f1` as
-measured, `figures.adjudicated` and the deterministic failures moved to
+(`figures.judge_route`), decides. The route decided on (`figures.adjudicated_route`, the key of
+a person's decision) leaves out the free calls beyond the chosen route, as the counting does:
+an extra free lookup neither makes another route nor needs deciding again. An accepted route
+passes with score 1, `figures.f1` as measured, `figures.adjudicated` and the deterministic
+failures moved to
 `figures.overridden_failures`; a rejected, failed or unscored one stays failed. Hard fails
 (`forbidden_tool`, `unauthorized_side_effect`, `unknown_tool`) are never overridden.
 """
@@ -66,6 +69,7 @@ from toolgrade.checks.selection_figures import (
     free_calls,
     pair_substitutions,
     per_tool_counts,
+    route_taken,
 )
 from toolgrade.models import (
     Case,
@@ -129,7 +133,8 @@ class SelectionCheck:
         score = 0.0 if hard_fail else counts.f1
         passed = counts.fp == 0 and counts.fn == 0 and not hard_fail and not unknown
         if spec.judge_alternates and counts.f1 < 1:
-            figures.update(decide_route(case, routes, called, failures, ctx))
+            taken = route_taken(route, called, free)
+            figures.update(decide_route(case, routes, called, failures, ctx, taken))
             if figures.get("adjudicated") == "pass":
                 # The route is accepted as if listed; what the listed routes measured stays.
                 figures["unadjudicated"] = {"score": score, "passed": passed}

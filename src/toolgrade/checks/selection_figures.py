@@ -101,6 +101,23 @@ def counted_calls(
     return out
 
 
+def route_taken(route: Sequence[str], called: Sequence[str], free: Collection[str]
+                ) -> list[str]:
+    """The run's calls that count against `route`, in run order: a free tool's calls beyond
+    what the route expects of it are left out (see `counted_calls`)."""
+    if not free:
+        return list(called)
+    room = Counter(route)
+    kept = []
+    for name in called:
+        if name in free:
+            if room[name] <= 0:
+                continue
+            room[name] -= 1
+        kept.append(name)
+    return kept
+
+
 def free_calls(
     route: Counter[str], actual: Counter[str], free: Collection[str]
 ) -> dict[str, int]:

@@ -68,6 +68,7 @@ def _describe(group: RouteGroup, decisions: HumanDecisions) -> list[str]:
     lines = [
         f"[{group.number}] {group.key}  route: {', '.join(group.route) or '(no tool)'}",
         f"    listed routes: {listed}",
+        *([f"    free calls beside it: {', '.join(sorted(group.free))}"] if group.free else []),
         f"    cases: {', '.join(group.cases)}   runs: {len(group.runs)} ({'; '.join(group.runs)})",
         f"    judge: {verdicts}",
     ]
@@ -184,5 +185,5 @@ def _promote(suite_path: Path, suite: Suite, decisions: HumanDecisions) -> None:
         out.print("nothing to promote: no accepted route that the suite does not list",
                   markup=False)
     for p in done:
-        out.print(f"promoted {', '.join(p.route)} into {p.case_id} alternatives ({p.file})",
-                  markup=False)
+        route = ", ".join(p.route) or "(no tool)"
+        out.print(f"promoted {route} into {p.case_id} alternatives ({p.file})", markup=False)
