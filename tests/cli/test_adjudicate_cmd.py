@@ -165,3 +165,12 @@ def test_with_reads_allowed_the_free_calls_are_listed_beside_the_route(example: 
     _run()
     promoted = runner.invoke(app, ["adjudicate", "out", "--promote"])
     assert "promoted (no tool) into where-is-my-parcel alternatives" in promoted.output
+
+
+def test_accepting_and_rejecting_one_route_at_once_is_refused(example: Path) -> None:
+    _run()
+    key = json.loads(runner.invoke(app, ["adjudicate", "out", "--json"]).output)[0]["key"]
+    result = runner.invoke(app, ["adjudicate", "out", "--accept", "1", "--reject", key])
+    assert result.exit_code == 2
+    assert "both accepted and rejected in one command: nothing was recorded" in result.output
+    assert not (example / "suite.adjudications.jsonl").exists()

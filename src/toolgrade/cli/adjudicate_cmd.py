@@ -94,6 +94,18 @@ def _flagged(groups: list[RouteGroup], wanted: list[str], decision: Decision, re
     return made
 
 
+def _refuse_contradictions(made: list[RouteDecision]) -> None:
+    """One command may not both accept and reject a route (`--accept 1 --reject a99b854b`):
+    recording both would leave the later line to win silently."""
+    said: dict[tuple[str, tuple[str, ...]], str] = {}
+    for d in made:
+        key = (d.case_id, tuple(d.route))
+        if said.setdefault(key, d.decision) != d.decision:
+            route = ", ".join(d.route) or "(no tool)"
+            raise ToolgradeError(f"route {route} of case {d.case_id!r} is both accepted and "
+                                 "rejected in one command: nothing was recorded")
+
+
 def _interactive(groups: list[RouteGroup], decisions: HumanDecisions, path: Path, by: str) -> int:
     """Ask about each route not decided yet for every case; each answer is saved at once."""
     saved = 0
@@ -148,6 +160,7 @@ def adjudicate(
         who = by or _user()
         made = _flagged(groups, accept or [], "accept", reason, who)
         made += _flagged(groups, reject or [], "reject", reason, who)
+        _refuse_contradictions(made)
         saved = append_decisions(path, made)
         asking = not (made or as_json or promote or no_input) and in_terminal()
         if asking and groups:
