@@ -15,6 +15,7 @@ defaults:
   selection: {allow_reads: true, allowed: [search_kb]}
 tools:
   lookup: {}
+  search_kb: {}
   refund: {side_effect: true}
 cases:
   - id: plain
@@ -94,3 +95,44 @@ def test_default_clashing_with_a_case_is_reported_on_the_case(tmp_path: Path) ->
     problems = _problems(path)
     assert len(problems) == 1 and "both allowed and forbidden" in problems[0]
     assert problems[0].startswith(f"{path}:4: cases[0].expected.selection")
+
+
+
+def test_a_free_tool_missing_from_the_catalogue_is_located(tmp_path: Path) -> None:
+    # A typo in `allowed` would free nothing and leave the run's lookups as extra_tool, with
+    # no hint why: refused like a typo in `tools`, on the case's own line.
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "defaults: {selection: {allowed: [serch_kb, lookup]}}\n"
+        "tools: {lookup: {}, refund: {side_effect: true}}\ncases:\n"
+        "  - id: c\n    expected:\n      selection:\n        tools: [refund]\n"
+        "        allowed: [lookup, lookp]\n")
+    assert _problems(path) == [
+        f"{path}:1: defaults.selection.allowed: 'serch_kb' is not in any case's tool "
+        "catalogue, so allowing it frees nothing (a call of it fails as unknown_tool); add it "
+        "to `tools` or fix the name",
+        f"{path}:8: cases[0].expected.selection.allowed[1]: 'lookp' is not in the tool "
+        "catalogue, so allowing it frees nothing (a call of it fails as unknown_tool); add it "
+        "to `tools` or fix the name",
+    ]
+
+
+def test_a_default_free_tool_only_some_cases_have_is_fine(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    rows = [
+        {"defaults": {"selection": {"allowed": ["search_kb"]}}},
+        {"id": "a", "tools": {"x": {}, "search_kb": {}},
+         "expected": {"selection": {"tools": ["x"]}}},
+        {"id": "b", "tools": {"x": {}}, "expected": {"selection": {"tools": ["x"]}}},
+        {"id": "c", "tools": {"x": {}},
+         "expected": {"selection": {"tools": ["x"], "allowed": ["y"]}}},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert _problems(path) == [
+        f"{path}:4: expected.selection.allowed[0]: 'y' is not in the tool catalogue, so "
+        "allowing it frees nothing (a call of it fails as unknown_tool); add it to `tools` or "
+        "fix the name"]
+    rows.pop()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    selection = load_suite(path).cases["b"].expected.selection
+    assert selection is not None and selection.allowed == ["search_kb"]

@@ -9,7 +9,7 @@ and raised together as one `InputError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,8 +38,12 @@ from toolgrade.loaders.shared_tools import about_inherited, inherited, shared_to
 from toolgrade.loaders.suite_defaults import (
     DEFAULTS_KEY,
     NO_DEFAULTS,
+    SuiteDefaults,
     apply_defaults,
+    default_allowed_in_no_catalogue,
     is_defaults_line,
+    outside_catalogue_reason,
+    own_allowed_outside_catalogue,
     read_defaults,
 )
 from toolgrade.loaders.yaml_lines import load_yaml_with_lines
@@ -150,17 +154,38 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             data[DEFAULTS_KEY], str(path), lines, lines.get(where), where
         )
         problems += found
+    merged = [_merge_shared(item, tools, groups) for item in data["cases"]]
+    problems += _free_tool_problems(str(path), merged, defaults, lines, lines.get((DEFAULTS_KEY,)))
     return [
         _RawCase(
-            apply_defaults(_merge_shared(item, tools, groups), defaults),
+            apply_defaults(item, defaults),
             str(path),
             lines.get(("cases", i)),
             ("cases", i),
             lines,
-            inherited(item, shared),
+            inherited(data["cases"][i], shared),
         )
-        for i, item in enumerate(data["cases"])
+        for i, item in enumerate(merged)
     ]
+
+
+def _free_tool_problems(file: str, cases: list[Any], defaults: SuiteDefaults,
+                        lines: Mapping[Path_, int], defaults_line: int | None,
+                        case_lines: list[int] | None = None) -> list[InputProblem]:
+    """`allowed` names missing from the catalogue: a case's own (at its line), and a
+    default's that no case of the file has (at the defaults line)."""
+    found = []
+    for n, case in enumerate(cases):
+        for i, tool in own_allowed_outside_catalogue(case):
+            key: Path_ = ("cases", n, "expected", "selection", "allowed", i)
+            line = case_lines[n] if case_lines is not None else lines.get(key, lines.get(key[:2]))
+            field = "expected.selection.allowed" if case_lines is not None else dotted(key[:5])
+            found.append(InputProblem(file, line, f"{field}[{i}]",
+                                      outside_catalogue_reason(tool, "the tool catalogue")))
+    for tool in default_allowed_in_no_catalogue(defaults, cases):
+        found.append(InputProblem(file, defaults_line, "defaults.selection.allowed",
+                                  outside_catalogue_reason(tool, "any case's tool catalogue")))
+    return found
 
 
 def _yaml_reason(exc: yaml.YAMLError) -> str:
@@ -179,8 +204,8 @@ def _yaml_reason(exc: yaml.YAMLError) -> str:
 
 
 def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
-    raws = []
-    defaults, first = NO_DEFAULTS, True
+    own: list[tuple[int, Any]] = []
+    defaults, first, defaults_line = NO_DEFAULTS, True, None
     for number, value, problem in iter_jsonl(path, unique_keys=True):
         if problem is not None:
             problems.append(problem)
@@ -190,10 +215,14 @@ def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
                 defaults, found = read_defaults(value[DEFAULTS_KEY], str(path), {}, number,
                                                 (DEFAULTS_KEY,))
                 problems += found
+                defaults_line = number
         else:
-            raws.append(_RawCase(apply_defaults(value, defaults), str(path), number, (), {}))
+            own.append((number, value))
         first = False
-    return raws
+    problems += _free_tool_problems(str(path), [v for _, v in own], defaults, {}, defaults_line,
+                                    [n for n, _ in own])
+    return [_RawCase(apply_defaults(value, defaults), str(path), number, (), {})
+            for number, value in own]
 
 
 def _defaults_line(value: dict[str, Any], file: str, line: int, first: bool) -> list[InputProblem]:

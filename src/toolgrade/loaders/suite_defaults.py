@@ -100,3 +100,38 @@ def _apply_selection_defaults(case: dict[str, Any], defaults: SuiteDefaults) -> 
 def is_defaults_line(value: Any) -> bool:
     """Whether a JSONL suite line holds the file's defaults rather than a case."""
     return isinstance(value, dict) and DEFAULTS_KEY in value and "id" not in value
+
+
+def _catalogue(case: Any) -> dict[str, Any]:
+    tools = case.get("tools") if isinstance(case, dict) else None
+    return tools if isinstance(tools, dict) else {}
+
+
+def own_allowed_outside_catalogue(case: Any) -> list[tuple[int, str]]:
+    """(index, name) of each tool a case's own `allowed` names that its non-empty catalogue
+    lacks: a typo there would free nothing, silently. Read before defaults are filled in, since
+    a suite-wide default may rightly name a tool only some cases have."""
+    expected = case.get("expected") if isinstance(case, dict) else None
+    selection = expected.get("selection") if isinstance(expected, dict) else None
+    allowed = selection.get("allowed") if isinstance(selection, dict) else None
+    tools = _catalogue(case)
+    if not tools or not isinstance(allowed, list):
+        return []
+    return [(i, name) for i, name in enumerate(allowed)
+            if isinstance(name, str) and name not in tools]
+
+
+def default_allowed_in_no_catalogue(defaults: SuiteDefaults, cases: list[Any]) -> list[str]:
+    """The default `allowed` names that no case of the file has in its catalogue (when some
+    case has one): such a default frees nothing anywhere, so it is a typo."""
+    allowed = defaults.selection.allowed if defaults.selection is not None else None
+    catalogues = [_catalogue(case) for case in cases]
+    if not allowed or not any(catalogues):
+        return []
+    return [name for name in allowed if not any(name in tools for tools in catalogues)]
+
+
+def outside_catalogue_reason(tool: str, where: str) -> str:
+    """Why a free tool missing from the catalogue is refused."""
+    return (f"{tool!r} is not in {where}, so allowing it frees nothing (a call of it fails as "
+            "unknown_tool); add it to `tools` or fix the name")
