@@ -1,4 +1,10 @@
-"""The `toolgrade` command line: a thin layer that builds settings, judges and the runner."""
+"""The `toolgrade` command line: a thin layer that builds settings, judges and the runner.
+
+Each command imports what it needs inside its own body, not at the top of its module: typer
+needs only the signatures to print `--help` or dispatch, and a command should not pay for the
+suite loader, the checks, the judges or the reports of the others (`tests/cli/test_startup.py`
+guards this).
+"""
 
 from __future__ import annotations
 
@@ -14,11 +20,6 @@ from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, input_errors_e
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
-from toolgrade.loaders import load_suite
-from toolgrade.models import Case
-from toolgrade.scoring.gates import validate_gate_names
-from toolgrade.scoring.runner import validate_inputs
-from toolgrade.settings import load_settings
 
 app = typer.Typer(
     name="toolgrade",
@@ -54,6 +55,11 @@ def validate(
     a previous run's results.jsonl is not taken for runs. The settings (toolgrade.toml, or
     --config) are read as by run, so a misspelt gate is refused here too; no model is called.
     """
+    from toolgrade.loaders import load_suite
+    from toolgrade.scoring.gates import validate_gate_names
+    from toolgrade.scoring.runner import validate_inputs
+    from toolgrade.settings import load_settings
+
     with input_errors_exit():
         validate_gate_names(load_settings(config).gates)
         if runs:
@@ -71,6 +77,8 @@ def validate(
 def suite_schema() -> dict[str, Any]:
     """The JSON Schema of a YAML suite file: `cases` (each a case) and the shared `tools` and
     `groups` merged into every case."""
+    from toolgrade.models import Case
+
     case = Case.model_json_schema()
     definitions = case.pop("$defs", {})
     groups = definitions["OrderingExpectation"]["properties"]["groups"]
@@ -110,6 +118,8 @@ def schema(
     A YAML suite file (`cases:` at the top) needs `--suite`; without it the schema is of one
     case, as in a JSONL suite line.
     """
+    from toolgrade.models import Case
+
     if suite:
         document = suite_schema()
     else:

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from toolgrade.cli.common import DEFAULT_OUT, EXIT_GATE, EXIT_OK, err, input_errors_exit, out
-from toolgrade.cli.judges import JudgeSetup, setup_judges
-from toolgrade.cli.progress import progress_bar
 from toolgrade.errors import ConfigError
-from toolgrade.reporting import ReportStream, print_scorecard
-from toolgrade.reporting.files import REPORT_FILES
-from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
-from toolgrade.scoring.runner import ValidatedInputs, grade, validate_inputs, write_summary
-from toolgrade.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from toolgrade.cli.judges import JudgeSetup
+    from toolgrade.scoring.runner import ValidatedInputs
+    from toolgrade.settings import Settings
 
 
 def _settings(
@@ -26,6 +24,8 @@ def _settings(
     no_cache: bool,
     quiet: bool,
 ) -> Settings:
+    from toolgrade.settings import load_settings
+
     settings = load_settings(config)
     judge = settings.judge
     changes: dict[str, object] = {}
@@ -52,6 +52,8 @@ def _make_out_dir(out_dir: Path) -> None:
     rewritten, and a run stopped before its own summary must not leave a folder whose files
     describe two runs (`toolgrade report` would render them together).
     """
+    from toolgrade.reporting.files import REPORT_FILES
+
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         for name in ("summary.json", *REPORT_FILES):
@@ -98,6 +100,12 @@ def run(
 
     Exit 0 when every gate holds, 1 when a gate fails, 2 for bad input or configuration.
     """
+    from toolgrade.cli.judges import setup_judges
+    from toolgrade.cli.progress import progress_bar
+    from toolgrade.reporting import ReportStream, print_scorecard
+    from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
+    from toolgrade.scoring.runner import grade, validate_inputs, write_summary
+
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
         validate_gate_names(settings.gates)

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import ValidationError
 from referencing import Registry
 from referencing.exceptions import Unresolvable
@@ -24,6 +22,7 @@ from referencing.jsonschema import DRAFT202012
 
 from toolgrade.checks.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
+from toolgrade.json_schema import Draft202012Validator, SchemaError
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import (
     Path_,
