@@ -95,6 +95,17 @@ def run(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar or scorecard.")
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes for reading and the deterministic checks (default: the CPUs "
+            "available). Outputs are the same whatever the number; with a judge, grading "
+            "stays in one process, where [judge] concurrency applies.",
+        ),
+    ] = None,
 ) -> None:
     """Grade RUNS against SUITE; write results.jsonl, summary.json and reports into --out.
 
@@ -105,21 +116,23 @@ def run(
     from toolgrade.reporting import ReportStream, print_scorecard
     from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
     from toolgrade.scoring.runner import grade, validate_inputs, write_summary
+    from toolgrade.scoring.workers import available_cpus
 
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
-        inputs = validate_inputs(suite, runs, exclude=out_dir)
+        jobs = jobs if jobs is not None else available_cpus()
+        inputs = validate_inputs(suite, runs, exclude=out_dir, jobs=jobs)
         judges: JudgeSetup = setup_judges(settings, notify=lambda m: err.print(m, markup=False))
         _make_out_dir(out_dir)  # only once nothing can refuse the run
         _warn_about_coverage(inputs)
         with ReportStream() as reports:
             with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
                 output = grade(
-                    inputs, out_dir, judge=judges.engine, workers=judges.workers, progress=hook,
-                    on_record=reports.add,
+                    inputs, out_dir, judge=judges.engine, workers=judges.workers, jobs=jobs,
+                    progress=hook, on_record=reports.add,
                 )
             output.summary["judges"] = judges.summary()
             gates = evaluate_gates(settings.gates, output.summary)
