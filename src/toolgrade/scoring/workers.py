@@ -6,9 +6,10 @@ the summary, the reports) is byte-identical to one process doing the work alone.
 flat: at most two chunks per worker are in flight, and nothing else is kept.
 
 A worker that dies (a crash in a C extension, the kernel's OOM killer) loses the chunks it and
-its siblings held: those are run again one line at a time in a fresh pool, so the line that
-kills a worker is pinned down and answered by `crashed(item, reason)` (a record whose checks
-crashed, like a check that raises), and every other line is graded as usual.
+its siblings held: the pool is replaced, and those chunks run again one line at a time in a
+separate one-worker pool, so that a line that kills that worker killed it alone. That line is
+answered by `crashed(item, reason)` (a record whose checks crashed, like a check that raises);
+every other line is graded as usual.
 
 Workers ignore SIGINT: on Ctrl-C the parent stops handing out work, lets the running chunks
 finish (a fraction of a second), and the interrupt goes on up from the parent alone, so the
@@ -85,6 +86,16 @@ class _Pool:
             initargs=(self.initializer, *self.initargs),
         )
 
+    def submit(self, work: Callable[[list[T]], list[R]], items: list[T]) -> _Task[T, R]:
+        """Hand `items` to the pool; a pool found broken (a worker died meanwhile) is
+        replaced first, and the tasks it held are settled when their turn comes."""
+        try:
+            future = self.executor.submit(work, items)
+        except BrokenProcessPool:
+            self.restart(self.generation)
+            future = self.executor.submit(work, items)
+        return _Task(items, future, self.generation)
+
     def restart(self, generation: int) -> None:
         """Replace the pool once per breakage: futures of an older generation are already lost."""
         if generation != self.generation:
@@ -122,24 +133,27 @@ def ordered_map(
     item whose work killed its worker or raised.
     """
     pool = _Pool(jobs, initializer, initargs)
+    retry = _Retry(initializer, initargs)
     window: deque[_Task[T, R]] = deque()
     finished = False
     try:
         iterator = iter(items)
         for chunk in iter(lambda: list(islice(iterator, chunk_size)), []):
-            window.append(_Task(chunk, pool.executor.submit(work, chunk), pool.generation))
+            window.append(pool.submit(work, chunk))
             if len(window) >= jobs * _IN_FLIGHT_PER_JOB:
-                yield from _settle(window.popleft(), pool, work, crashed)
+                yield from _settle(window.popleft(), pool, retry, work, crashed)
         while window:
-            yield from _settle(window.popleft(), pool, work, crashed)
+            yield from _settle(window.popleft(), pool, retry, work, crashed)
         finished = True
     finally:
         pool.close(cancel=not finished)
+        retry.close()
 
 
 def _settle(
     task: _Task[T, R],
     pool: _Pool,
+    retry: _Retry,
     work: Callable[[list[T]], list[R]],
     crashed: Callable[[T, str], R],
 ) -> list[R]:
@@ -150,17 +164,31 @@ def _settle(
         pool.restart(task.generation)
     except Exception:  # the work itself raised: each item is retried alone, below
         pass
-    return [_one(item, pool, work, crashed) for item in task.items]
+    return [retry.one(item, work, crashed) for item in task.items]
 
 
-def _one(
-    item: T, pool: _Pool, work: Callable[[list[T]], list[R]], crashed: Callable[[T, str], R]
-) -> R:
-    generation = pool.generation
-    try:
-        return pool.executor.submit(work, [item]).result()[0]
-    except BrokenProcessPool:
-        pool.restart(generation)
-        return crashed(item, "the worker process grading this run died")
-    except Exception as exc:
-        return crashed(item, f"{type(exc).__name__}: {exc}")
+class _Retry:
+    """A one-worker pool, started on first need, that runs lost items alone: when its worker
+    dies, the item it held is the cause."""
+
+    def __init__(self, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]):
+        self.initializer, self.initargs = initializer, initargs
+        self.pool: _Pool | None = None
+
+    def one(self, item: T, work: Callable[[list[T]], list[R]], crashed: Callable[[T, str], R]) -> R:
+        """`work` on one item, or `crashed(item, why)` when it kills its worker or raises."""
+        if self.pool is None:
+            self.pool = _Pool(1, self.initializer, self.initargs)
+        generation = self.pool.generation
+        try:
+            return self.pool.executor.submit(work, [item]).result()[0]
+        except BrokenProcessPool:
+            self.pool.restart(generation)
+            return crashed(item, "the worker process grading this run died")
+        except Exception as exc:
+            return crashed(item, f"{type(exc).__name__}: {exc}")
+
+    def close(self) -> None:
+        """Stop the worker, if one was started."""
+        if self.pool is not None:
+            self.pool.close(cancel=True)
