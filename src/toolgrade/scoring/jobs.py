@@ -145,7 +145,6 @@ def grade_in_workers(
         initargs=initargs, chunk_size=chunk_size,
     )
     for record, line in graded:
-        header = Trajectory.model_construct(
-            case_id=record.case_id, trial=record.trial, agent=record.agent
-        )
+        # Validated, not model_construct: that inspects the steps' default factory every time.
+        header = Trajectory(case_id=record.case_id, trial=record.trial, agent=record.agent)
         yield suite.cases[record.case_id], header, record, line

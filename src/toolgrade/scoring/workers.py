@@ -61,7 +61,7 @@ def _ignore_sigint(initializer: Callable[..., None] | None, *args: Any) -> None:
 def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["toolgrade.scoring.jobs"])
+        context.set_forkserver_preload(["toolgrade.scoring.jobs", "scipy.optimize"])
         return context
     return multiprocessing.get_context("spawn")
 
