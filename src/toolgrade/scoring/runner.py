@@ -188,13 +188,24 @@ def grade_trajectory(
             detail = "".join(traceback.format_exception_only(exc)).strip()
             errors.append(f"{check.name}: {detail}")
             results[check.name] = _crashed(check.name, detail)
+    return _record(case, run, results, errors, recorder.log if recorder is not None else {})
+
+
+def _record(
+    case: Case,
+    run: Trajectory,
+    results: dict[CheckName, CheckResult],
+    errors: list[str],
+    judges: dict[str, list[dict[str, Any]]],
+) -> TrajectoryResult:
+    """A run's record from its check results, aggregated by the case's scoring mode."""
     return TrajectoryResult(
         case_id=run.case_id,
         trial=run.trial,
         agent=run.agent,
         checks=results,
         aggregate=aggregate(results, case.scoring),
-        judges=recorder.log if recorder is not None else {},
+        judges=judges,
         error="; ".join(errors) or None,
         n_calls=len(run.calls),
     )
@@ -213,15 +224,7 @@ def crashed_record(
     """The record of a run whose grading was lost with its worker process: every check is
     reported as crashed with `reason`, as a check that raises is, and the run goes on."""
     results = {check.name: _crashed(check.name, reason) for check in checks}
-    return TrajectoryResult(
-        case_id=run.case_id,
-        trial=run.trial,
-        agent=run.agent,
-        checks=results,
-        aggregate=aggregate(results, case.scoring),
-        error="; ".join(f"{name}: {reason}" for name in results),
-        n_calls=len(run.calls),
-    )
+    return _record(case, run, results, [f"{name}: {reason}" for name in results], {})
 
 
 def record_line(data: dict[str, Any]) -> str:
