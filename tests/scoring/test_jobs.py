@@ -14,16 +14,27 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from builders_adjudication import ADDRESS_ROUTE, PARCEL_ROUTE, copy_example
 from builders_jobs import DEADLY_CASE, KillsItsWorker
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
+from toolgrade.errors import InputError
+from toolgrade.loaders.otlp import OtlpOptions
 from toolgrade.scoring import jobs, workers
 from toolgrade.scoring.runner import grade, validate_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "helpdesk"
-OUTPUTS = ("results.jsonl", "summary.json", "report.md", "report.html", "junit.xml")
+OTEL_EXPORTS = ROOT / "examples" / "otel" / "exports"
+OUTPUTS = (
+    "results.jsonl",
+    "transcripts.jsonl",
+    "summary.json",
+    "report.md",
+    "report.html",
+    "junit.xml",
+)
 
 
 def _synth() -> ModuleType:
@@ -49,30 +60,71 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return suite, runs
 
 
-def _run_cli(suite: Path, runs: Path, out: Path, n_jobs: int, *extra: str) -> None:
-    args = ["run", str(suite), str(runs), "--out", str(out), "--no-judge", "-q"]
+def _run_cli(suite: Path, runs: Path | list[Path], out: Path, n_jobs: int, *extra: str) -> None:
+    files = [str(p) for p in (runs if isinstance(runs, list) else [runs])]
+    args = ["run", str(suite), *files, "--out", str(out), "--no-judge", "-q"]
     result = CliRunner().invoke(app, [*args, "--jobs", str(n_jobs), *extra])
     assert result.exit_code in (0, 1), result.output
 
 
+def _adjudicated(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """examples/adjudication (judge_alternates on three cases) with people's decisions on two
+    routes beside the suite: they decide even with no judge, and feed the adjudication block."""
+    folder = copy_example(tmp_path)
+    decisions = [
+        {"case_id": "where-is-my-parcel", "route": PARCEL_ROUTE, "decision": "accept", "by": "a"},
+        {"case_id": "address-change", "route": ADDRESS_ROUTE, "decision": "reject", "by": "b"},
+    ]
+    lines = "".join(json.dumps(d) + "\n" for d in decisions)
+    (folder / "suite.adjudications.jsonl").write_text(lines, encoding="utf-8")
+    return folder / "suite.yaml", [folder / "runs"]
+
+
+#: Each example: whatever the other issues added to grading goes through the workers too.
+EXAMPLES = {
+    "synthetic": 16,
+    "helpdesk": 16,
+    # JSON lines and both OTLP layouts in one run: exports are read in the parent.
+    "helpdesk+otlp": 16,
+    # 10 runs: chunks of 2 so that every worker has some.
+    "adjudication": 2,
+}
+
+
 @pytest.mark.usefixtures("small_chunks")
-@pytest.mark.parametrize("example", ["synthetic", "helpdesk"])
+@pytest.mark.parametrize("example", list(EXAMPLES))
 def test_every_output_is_byte_identical_whatever_the_number_of_jobs(
     example: str, synthetic: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if example == "helpdesk":
+    monkeypatch.setattr(workers, "CHUNK_SIZE", EXAMPLES[example])
+    runs: Path | list[Path]
+    extra: tuple[str, ...] = ()
+    if example.startswith("helpdesk"):
         monkeypatch.chdir(EXAMPLE)  # its settings file and relative paths
         suite, runs = EXAMPLE / "suite.yaml", EXAMPLE / "runs"
+        if example == "helpdesk+otlp":
+            runs = [EXAMPLE / "runs" / "mid-agent.steps.jsonl", OTEL_EXPORTS]
+            extra = ("--case-attribute", "toolgrade.case_id")
+    elif example == "adjudication":
+        suite, runs = _adjudicated(tmp_path)
+        monkeypatch.chdir(suite.parent)
     else:
         monkeypatch.chdir(tmp_path)
         suite, runs = synthetic
-    _run_cli(suite, runs, tmp_path / "one", 1)
-    _run_cli(suite, runs, tmp_path / "three", 3)
+    _run_cli(suite, runs, tmp_path / "one", 1, *extra)
+    _run_cli(suite, runs, tmp_path / "three", 3, *extra)
     for name in OUTPUTS:
         one, three = (tmp_path / d / name for d in ("one", "three"))
         assert one.read_bytes() == three.read_bytes(), name
-    n_runs = json.loads((tmp_path / "one" / "summary.json").read_text())["trajectories"]
-    assert n_runs > 3 * workers.CHUNK_SIZE  # so that every worker had chunks
+    summary = json.loads((tmp_path / "one" / "summary.json").read_text())
+    assert summary["trajectories"] > 3 * workers.CHUNK_SIZE  # so that every worker had chunks
+    transcripts = (tmp_path / "one" / "transcripts.jsonl").read_text().splitlines()
+    assert len(transcripts) == summary["trajectories"]
+    if example == "helpdesk+otlp":
+        assert summary["otlp"]["traces"] > 0
+    if example == "adjudication":
+        people = summary["adjudication"]["selection"]["human"]
+        assert people["pass"] > 0 and people["fail"] > 0, people
 
 
 @pytest.mark.usefixtures("small_chunks")
@@ -89,6 +141,40 @@ def test_input_problems_are_the_same_in_workers(tmp_path: Path) -> None:
         said.append([str(p) for p in caught.value.problems])  # type: ignore[attr-defined]
     assert said[0] == said[1]
     assert len(said[0]) >= 6  # duplicates, bad JSON, unknown case, missing file
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_otlp_exports_are_validated_alike_in_workers(tmp_path: Path) -> None:
+    # The strong agent twice (as OpenAI messages and as a GenAI export: every run a duplicate
+    # across formats), an export with a broken line, and the OpenInference document.
+    genai = (OTEL_EXPORTS / "strong-agent.genai.otlp.jsonl").read_text().splitlines()
+    broken = tmp_path / "broken.otlp.jsonl"
+    broken.write_text("\n".join([*genai[:2], '{"resourceSpans": [{]}', *genai[2:]]) + "\n")
+    runs = [
+        EXAMPLE / "runs" / "strong-agent.openai.jsonl",
+        broken,
+        OTEL_EXPORTS / "weak-agent.openinference.otlp.json",
+    ]
+    said = []
+    for n_jobs in (1, 2):
+        with pytest.raises(InputError) as caught:
+            validate_inputs(EXAMPLE / "suite.yaml", runs, jobs=n_jobs)
+        said.append([str(p) for p in caught.value.problems])
+    assert said[0] == said[1]
+    assert any("broken.otlp.jsonl:3" in p for p in said[0])
+    assert any("duplicate run" in p and "broken.otlp.jsonl" in p for p in said[0])
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_otlp_figures_are_the_same_in_workers() -> None:
+    runs = [EXAMPLE / "runs" / "mid-agent.steps.jsonl", OTEL_EXPORTS]
+    otlp = OtlpOptions(case_attribute="toolgrade.case_id")
+    one, two = (validate_inputs(EXAMPLE / "suite.yaml", runs, otlp=otlp, jobs=n) for n in (1, 2))
+    assert one.otlp_stats is not None and one.otlp_stats.traces > 0
+    assert two.otlp_stats == one.otlp_stats
+    assert (two.n_runs, two.agents, two.cases_without_runs) == (
+        one.n_runs, one.agents, one.cases_without_runs
+    )
 
 
 @pytest.mark.usefixtures("small_chunks")
