@@ -14,9 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from toolgrade.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_SUITE = ROOT / "examples" / "helpdesk" / "suite.yaml"
+EXAMPLE_RUNS = ROOT / "examples" / "helpdesk" / "runs" / "mid-agent.steps.jsonl"
+OTLP_EXPORTS = ROOT / "examples" / "otel" / "exports"
 
 #: Never imported by a command that grades nothing with them.
 JUDGE_STACK = ("litellm", "jinja2", "diskcache", "tenacity", "llama_cpp")
@@ -64,9 +69,13 @@ def test_help_loads_neither_the_models_nor_the_checks() -> None:
     "args",
     [
         ("validate", str(EXAMPLE_SUITE)),
+        ("validate", str(EXAMPLE_SUITE), str(EXAMPLE_RUNS), str(OTLP_EXPORTS)),
         ("schema",),
         ("run", "--help"),
         ("calibrate", "--help"),
+        ("show", "--help"),
+        ("adjudicate", "--help"),
+        ("import", "tau2", "--help"),
     ],
 )
 def test_a_command_that_judges_nothing_imports_no_judge_or_slow_module(
@@ -82,3 +91,21 @@ def test_validating_a_suite_checks_its_schemas_without_the_iri_grammar() -> None
     imported = _imported_after(_cli("validate", str(EXAMPLE_SUITE)))
     assert "jsonschema" in imported  # the tool schemas were checked...
     assert "rfc3987_syntax" not in imported  # ...without building the IRI grammar
+
+
+def test_show_and_adjudicate_read_a_run_folder_without_the_judges_or_slow_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    monkeypatch.chdir(EXAMPLE_SUITE.parent)
+    graded = CliRunner().invoke(
+        app, ["run", str(EXAMPLE_SUITE), str(EXAMPLE_RUNS), "--out", str(out), "--no-judge", "-q"]
+    )
+    assert graded.exit_code in (0, 1), graded.output
+    loaded = _modules_after(_cli("show", str(out), "refund-damaged-01"))
+    imported = {name.split(".")[0] for name in loaded}
+    assert imported.isdisjoint(JUDGE_STACK + SLOW_IMPORTS + ("jsonschema", "yaml")), imported
+    assert "toolgrade.checks" not in loaded and "toolgrade.loaders.suite" not in loaded
+    # adjudicate loads the suite (yaml, jsonschema) to find the routes, but no judge.
+    imported = _imported_after(_cli("adjudicate", str(out), "--no-input"))
+    assert imported.isdisjoint(JUDGE_STACK + SLOW_IMPORTS), imported
