@@ -87,6 +87,18 @@ def test_a_command_that_judges_nothing_imports_no_judge_or_slow_module(
     )
 
 
+def test_validating_a_suite_alone_loads_no_check_runner_or_run_reader() -> None:
+    loaded = _modules_after(_cli("validate", str(EXAMPLE_SUITE)))
+    for module in (
+        "toolgrade.checks.arguments",
+        "toolgrade.checks.selection",
+        "toolgrade.scoring.runner",
+        "toolgrade.loaders.runs",
+        "toolgrade.loaders.otlp",
+    ):
+        assert module not in loaded, module
+
+
 def test_validating_a_suite_checks_its_schemas_without_the_iri_grammar() -> None:
     imported = _imported_after(_cli("validate", str(EXAMPLE_SUITE)))
     assert "jsonschema" in imported  # the tool schemas were checked...

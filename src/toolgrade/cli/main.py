@@ -75,14 +75,16 @@ def validate(
     from toolgrade.errors import InputError
     from toolgrade.loaders import load_suite
     from toolgrade.loaders.adjudications import adjudications_path, load_decisions
-    from toolgrade.loaders.otlp import OtlpOptions
     from toolgrade.scoring.gates import validate_gate_names
-    from toolgrade.scoring.runner import validate_inputs
     from toolgrade.settings import load_settings
 
     with input_errors_exit():
         validate_gate_names(load_settings(config).gates)
         if runs:
+            # The runner and the run readers only when there are runs to read.
+            from toolgrade.loaders.otlp import OtlpOptions
+            from toolgrade.scoring.runner import validate_inputs
+
             otlp = OtlpOptions(case_attribute=case_attribute)
             inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
             loaded = inputs.suite
