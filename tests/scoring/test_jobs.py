@@ -21,6 +21,7 @@ from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.loaders.otlp import OtlpOptions
+from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.scoring import jobs, workers
 from toolgrade.scoring.runner import grade, validate_inputs
 
@@ -240,3 +241,29 @@ def test_the_default_is_the_cpus_this_process_may_use() -> None:
     import os
 
     assert workers.available_cpus() == len(os.sched_getaffinity(0))
+
+
+class _AlwaysPass:
+    """A judge port that passes everything and counts the requests it answered."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def judge(self, request: JudgeRequest) -> Verdict:
+        self.asked += 1
+        return Verdict(verdict="pass", reason="fine")
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_with_a_judge_grading_stays_in_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_workers(*_: object, **__: object) -> None:
+        raise AssertionError("a judged run was sent to worker processes")
+
+    monkeypatch.setattr(jobs, "grade_in_workers", no_workers)
+    inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"], jobs=2)
+    judge = _AlwaysPass()
+    output = grade(inputs, tmp_path / "out", judge=judge, workers=2, jobs=2)
+    assert judge.asked > 0  # the judge in this process answered every request
+    assert output.summary["trajectories"] == inputs.n_runs
