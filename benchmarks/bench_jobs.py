@@ -23,7 +23,8 @@ from typing import Any
 from bench_startup import toolgrade_command
 from common import measure_command
 
-OUTPUTS = ("results.jsonl", "summary.json", "report.md", "report.html", "junit.xml")
+OUTPUTS = ("results.jsonl", "transcripts.jsonl", "summary.json", "report.md", "report.html",
+           "junit.xml")
 
 
 def main() -> None:
