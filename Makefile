@@ -46,12 +46,13 @@ $(BENCH_STAMP): pyproject.toml benchmarks/requirements-peers.txt
 	$(BENCH_VENV)/bin/pip install -q -e . -r benchmarks/requirements-peers.txt
 	touch $@
 
-# One table: checks at 1k/10k/100k runs, peers at 1k/10k, judge economy (see benchmarks/README.md).
+# One table: checks at 1k/10k/100k runs, peers at 1k/10k, judge economy, start-up and
+# `run --jobs 1,2` at 100k (see benchmarks/README.md).
 bench: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python benchmarks/run_all.py $(BENCH_ARGS)
 
 bench-peers: $(BENCH_STAMP)
-	$(BENCH_VENV)/bin/python benchmarks/run_all.py --sizes "" --peer-sizes 1000,10000 $(BENCH_ARGS)
+	$(BENCH_VENV)/bin/python benchmarks/run_all.py --sizes "" --peer-sizes 1000,10000 --jobs-sizes "" $(BENCH_ARGS)
 
 # The local judge on every shipped set, as the shipped records were measured (log-probability
 # mode, fitted cut): about 15 minutes per dimension on two cores.

@@ -1,11 +1,13 @@
 """Run every benchmark and print one table (what `make bench` runs, inside .venv-bench).
 
     python benchmarks/run_all.py [--sizes 1000,10000,100000] [--peer-sizes 1000,10000]
-                                 [--stream-max 10000] [--no-peers] [--json FILE]
+                                 [--jobs-sizes 100000] [--jobs 1,2] [--stream-max 10000]
+                                 [--no-peers] [--json FILE]
 
 Each N of the checks benchmark runs in a fresh subprocess so that its peak RSS is its own.
 Above `--stream-max` only the runner pass is timed (the per-phase pass would double the time).
 Peers run at `--peer-sizes` only, since the slowest of them make 100k runs take many minutes.
+`toolgrade run --jobs J` is timed at `--jobs-sizes` for each J; start-up once.
 """
 
 from __future__ import annotations
@@ -187,6 +189,60 @@ def budget_rows(peers: dict[int, dict[str, Any]]) -> list[str]:
     return rows
 
 
+def startup_rows(r: dict[str, Any]) -> list[str]:
+    """Start-up of each command, and as a multiple of `python -c pass` in the same run."""
+    if "error" in r:
+        return [f"start-up: error {r['error']}"]
+    rows = ["| command | wall s | CPU s (user+sys) | wall / `python -c pass` | "
+            "CPU / `python -c pass` |", "|---|---|---|---|---|"]
+    for name, f in r["commands"].items():
+        rows.append(f"| `{name}` | {f['wall_s']:.3f} | {f['cpu_s']:.3f} | {f['wall_ratio']:.1f}x | "
+                    f"{f['cpu_ratio']:.1f}x |")
+    load = ", ".join(f"{x:.1f}" for x in r["load_average"])
+    rows.append(f"| (best of {r['repeats']}, round-robin; load average {load}) | | | | |")
+    return rows
+
+
+def jobs_rows(results: dict[int, dict[str, Any]]) -> list[str]:
+    """`toolgrade run --jobs J` at each N: time, rate, speed-up, CPU of every process."""
+    rows = ["| N runs | --jobs | wall s | runs/s | speed-up | CPU s (all processes) | "
+            "peak RSS MiB (largest process) | outputs identical to --jobs 1 |",
+            "|---|---|---|---|---|---|---|---|"]
+    for n, r in sorted(results.items()):
+        if "error" in r:
+            rows.append(f"| {n:,} | error: {r['error']} | | | | | | |")
+            continue
+        for jobs, f in r["jobs"].items():
+            rows.append(f"| {n:,} | {jobs} | {f['wall_s']:.1f} | {_fmt(f['runs_per_s'])} | "
+                        f"{f['speedup']:.2f}x | {f['cpu_s']:.1f} | {_fmt(f['peak_rss_mb'])} | "
+                        f"{_yes(f['identical_to_first'])} |")
+    return rows
+
+
+#: Start-up targets of the issue, in seconds of wall time on an idle machine.
+STARTUP_TARGETS = [("toolgrade --help", 0.5),
+                   ("toolgrade validate examples/helpdesk/suite.yaml", 1.0)]
+#: `--jobs 2` against `--jobs 1` at the largest N.
+JOBS_TARGET = 1.7
+
+
+def speed_target_rows(startup: dict[str, Any], jobs: dict[int, dict[str, Any]]) -> list[str]:
+    """The start-up and --jobs targets, with the figure measured against each."""
+    rows = []
+    for name, limit in STARTUP_TARGETS:
+        figures = startup.get("commands", {}).get(name)
+        if figures:
+            rows.append(f"| `{name}` under {limit:g} s wall | {figures['wall_s']:.3f} s (CPU "
+                        f"{figures['cpu_s']:.3f} s) | {_yes(figures['wall_s'] < limit)} |")
+    ok = {n: r for n, r in jobs.items() if "error" not in r and "2" in r["jobs"]}
+    if ok:
+        n = max(ok)
+        speedup = ok[n]["jobs"]["2"]["speedup"]
+        rows.append(f"| `--jobs 2` at least {JOBS_TARGET:g}x `--jobs 1` | {speedup:.2f}x "
+                    f"(N={n:,}) | {_yes(speedup >= JOBS_TARGET)} |")
+    return rows
+
+
 def _yes(met: bool) -> str:
     return "yes" if met else "no"
 
@@ -196,15 +252,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="toolgrade benchmarks")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--peer-sizes", default="1000,10000")
+    parser.add_argument("--jobs-sizes", default="100000")
+    parser.add_argument("--jobs", default="1,2")
     parser.add_argument("--stream-max", type=int, default=10000)
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure here")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     peer_sizes = [] if args.no_peers else [int(s) for s in args.peer_sizes.split(",") if s]
-    checks, peers = {}, {}
+    jobs_sizes = [int(s) for s in args.jobs_sizes.split(",") if s]
+    checks, peers, jobs = {}, {}, {}
+    startup = _script("bench_startup.py")
+    print("start-up: done", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="toolgrade-bench-") as tmp:
-        for n in sorted(set(sizes) | set(peer_sizes)):
+        for n in sorted(set(sizes) | set(peer_sizes) | set(jobs_sizes)):
             suite, runs = write_synthetic(Path(tmp) / str(n), n)
             if n in sizes:
                 extra = ["--skip-stream"] if n > args.stream_max else []
@@ -213,6 +274,9 @@ def main() -> None:
             if n in peer_sizes:
                 peers[n] = _script("bench_peers.py", str(suite), str(runs))
                 print(f"peers N={n}: done", file=sys.stderr)
+            if n in jobs_sizes:
+                jobs[n] = _script("bench_jobs.py", str(suite), str(runs), "--jobs", args.jobs)
+                print(f"jobs N={n}: done", file=sys.stderr)
     judge = _script("bench_judge_economy.py")
     lines = ["## Deterministic checks (no judge)", *checks_rows(checks)]
     if peers:
@@ -220,14 +284,19 @@ def main() -> None:
         top = max(peers)
         lines += ["", f"## Agreement with ours (N={top:,})", *agreement_rows(peers[top])]
     lines += ["", "## Judge economy (fake client)", *judge_rows(judge)]
+    lines += ["", "## Start-up", *startup_rows(startup)]
+    if jobs:
+        lines += ["", "## toolgrade run --jobs (reports included, no judge)", *jobs_rows(jobs)]
     lines += ["", "## Against the targets (four checks together)", *target_rows(checks, peers)]
+    lines += speed_target_rows(startup, jobs)
     budget = budget_rows(peers)
     if budget:
         lines += ["", "## What each peer target leaves for the four checks", *budget]
     print("\n".join(lines))
     if args.json is not None:
-        args.json.write_text(json.dumps({"checks": checks, "peers": peers, "judge": judge},
-                                        indent=2), encoding="utf-8")
+        figures = {"checks": checks, "peers": peers, "judge": judge, "startup": startup,
+                   "jobs": jobs}
+        args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":

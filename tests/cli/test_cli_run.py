@@ -253,7 +253,7 @@ def test_a_run_stopped_after_grading_leaves_no_stale_summary_or_reports(
     def stop(*_: object, **__: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("toolgrade.cli.run_cmd.write_summary", stop)
+    monkeypatch.setattr("toolgrade.scoring.runner.write_summary", stop)
     assert runner.invoke(app, args).exit_code != 0
     assert (out / "results.jsonl").is_file()
     left = {"summary.json", "report.md", "report.html", "junit.xml"} & {

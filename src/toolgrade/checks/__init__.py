@@ -1,14 +1,42 @@
-"""The four checks. Each imports only `toolgrade.models`, the standard library and scipy."""
+"""The four checks. Each imports only `toolgrade.models`, the standard library and scipy.
 
-from toolgrade.checks.arguments import ArgumentsCheck
-from toolgrade.checks.base import Check, CheckAccumulator, GradeContext
-from toolgrade.checks.ordering import OrderingCheck
-from toolgrade.checks.recovery import RecoveryCheck
-from toolgrade.checks.selection import SelectionCheck
+The names below are imported on first use (PEP 562): loading a suite needs
+`checks.validation` alone, not every check (`toolgrade validate` without runs grades nothing).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolgrade.lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from toolgrade.checks.arguments import ArgumentsCheck
+    from toolgrade.checks.base import Check, CheckAccumulator, GradeContext
+    from toolgrade.checks.ordering import OrderingCheck
+    from toolgrade.checks.recovery import RecoveryCheck
+    from toolgrade.checks.selection import SelectionCheck
+
+_WHERE = {
+    "ArgumentsCheck": "toolgrade.checks.arguments",
+    "Check": "toolgrade.checks.base",
+    "CheckAccumulator": "toolgrade.checks.base",
+    "GradeContext": "toolgrade.checks.base",
+    "OrderingCheck": "toolgrade.checks.ordering",
+    "RecoveryCheck": "toolgrade.checks.recovery",
+    "SelectionCheck": "toolgrade.checks.selection",
+}
+
+__getattr__ = lazy_attributes(__name__, _WHERE)
 
 
 def default_checks() -> list[Check]:
     """The four checks in report order."""
+    from toolgrade.checks.arguments import ArgumentsCheck
+    from toolgrade.checks.ordering import OrderingCheck
+    from toolgrade.checks.recovery import RecoveryCheck
+    from toolgrade.checks.selection import SelectionCheck
+
     return [SelectionCheck(), ArgumentsCheck(), OrderingCheck(), RecoveryCheck()]
 
 

@@ -41,7 +41,11 @@ class CheckAccumulator(Protocol):
     """Folds per-trajectory records into the check's block of `summary.json`."""
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
-        """Take one graded trajectory (all checks and the aggregate are in `record`)."""
+        """Take one graded trajectory (all checks and the aggregate are in `record`).
+
+        Fold from `record` only: a run graded in a worker process (`toolgrade run --jobs N`)
+        reaches the summary with its identity alone (case_id, trial, agent; no steps).
+        """
         ...
 
     def summary(self) -> dict[str, Any]:

@@ -42,7 +42,9 @@ class StepEfficiency:
         pool = self._pools.get(case.effective_task_type)
         if pool is None:
             pool = self._pools[case.effective_task_type] = Counter()
-        n_calls = len(run.calls)
+        # From the record (grade_trajectory counts len(run.calls)): a run graded in a worker
+        # process reaches the summary as its record, without its steps.
+        n_calls = record.n_calls
         # A run with no tool call has no step count to compare (s_min / 0); it is skipped.
         if n_calls == 0 or not run_succeeded(record):
             return

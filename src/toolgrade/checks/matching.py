@@ -19,9 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
-from scipy.optimize import linear_sum_assignment
-
+from toolgrade.checks.assignment import linear_assignment
 from toolgrade.checks.comparators import (
     Absent,
     Comparator,
@@ -64,8 +62,7 @@ def optimal_pairs(
         single = _best_single(values)
         if single is not None:
             return [single]
-    rows, cols = linear_sum_assignment(np.array(values, dtype=float), maximize=True)
-    return sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True))
+    return linear_assignment(values, maximize=True)
 
 
 def _weighted(score: Callable[[int, int], float], i: int, j: int, prefer_order: bool) -> float:

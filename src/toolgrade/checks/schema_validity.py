@@ -31,11 +31,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
-
 from toolgrade.checks.comparators import join_path, jsonable
 from toolgrade.checks.schema_fastpath import FastCheck, fast_checker
+from toolgrade.json_schema import Draft202012Validator, SchemaError, ValidationError, best_match
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
 
 _OUT_OF_RANGE = frozenset(

@@ -17,8 +17,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from scipy.optimize import linear_sum_assignment
+from toolgrade.checks.assignment import linear_assignment
 
 #: The row and column of the confusion matrix for a pure omission or a pure extra.
 NONE = "none"
@@ -184,9 +183,7 @@ def assign_nearest(rows: Sequence[float], cols: Sequence[float]) -> list[tuple[i
     """
     if not rows or not cols:
         return []
-    cost = np.abs(np.subtract.outer(np.asarray(rows, float), np.asarray(cols, float)))
-    row_idx, col_idx = linear_sum_assignment(cost)
-    return sorted((int(r), int(c)) for r, c in zip(row_idx, col_idx, strict=True))
+    return linear_assignment([[abs(float(r) - float(c)) for c in cols] for r in rows])
 
 
 @dataclass(frozen=True)

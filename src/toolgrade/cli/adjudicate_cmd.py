@@ -1,7 +1,8 @@
 """`toolgrade adjudicate RESULTS_DIR`: review adjudicated routes, record decisions, promote them.
 
 Thin: reading and grouping live in `toolgrade.adjudication`, the file in
-`toolgrade.loaders.adjudications`.
+`toolgrade.loaders.adjudications`; both are imported when the command runs, not with the
+command line (see `cli.main`).
 """
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ import getpass
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from toolgrade.adjudication import RouteGroup, collect_groups, decide_group, promote_routes
-from toolgrade.adjudication.routes import find_group
 from toolgrade.cli.common import EXIT_OK, input_errors_exit, out
 from toolgrade.errors import InputError, ToolgradeError
-from toolgrade.loaders import Suite, load_suite
-from toolgrade.loaders.adjudications import adjudications_path, append_decisions, load_decisions
-from toolgrade.models import HumanDecisions, RouteDecision
+
+if TYPE_CHECKING:
+    from toolgrade.adjudication import RouteGroup
+    from toolgrade.loaders import Suite
+    from toolgrade.models import HumanDecisions, RouteDecision
 
 Decision = Literal["accept", "reject"]
 
@@ -54,6 +55,9 @@ def _suite_path(results_dir: Path, given: Path | None) -> Path:
 
 
 def _load(suite_path: Path) -> tuple[Suite, Path, HumanDecisions]:
+    from toolgrade.loaders import load_suite
+    from toolgrade.loaders.adjudications import adjudications_path, load_decisions
+
     suite = load_suite(suite_path)
     path = adjudications_path(suite_path)
     decisions, problems = load_decisions(path, suite.cases)
@@ -84,6 +88,9 @@ def _describe(group: RouteGroup, decisions: HumanDecisions) -> list[str]:
 
 def _flagged(groups: list[RouteGroup], wanted: list[str], decision: Decision, reason: str,
              by: str) -> list[RouteDecision]:
+    from toolgrade.adjudication import decide_group
+    from toolgrade.adjudication.routes import find_group
+
     made: list[RouteDecision] = []
     for name in wanted:
         group = find_group(groups, name)
@@ -108,6 +115,9 @@ def _refuse_contradictions(made: list[RouteDecision]) -> None:
 
 def _interactive(groups: list[RouteGroup], decisions: HumanDecisions, path: Path, by: str) -> int:
     """Ask about each route not decided yet for every case; each answer is saved at once."""
+    from toolgrade.adjudication import decide_group
+    from toolgrade.loaders.adjudications import append_decisions
+
     saved = 0
     for group in groups:
         if len(group.decisions(decisions)) == len(group.cases):
@@ -152,6 +162,9 @@ def adjudicate(
     runs apply them before asking the judge. In a terminal, with no --accept/--reject/--json/
     --promote, each undecided route is asked about in turn.
     """
+    from toolgrade.adjudication import collect_groups
+    from toolgrade.loaders.adjudications import append_decisions
+
     with input_errors_exit():
         suite_path = _suite_path(results_dir, suite)
         loaded, path, decisions = _load(suite_path)
@@ -193,6 +206,8 @@ def _print_listing(groups: list[RouteGroup], decisions: HumanDecisions, results_
 
 
 def _promote(suite_path: Path, suite: Suite, decisions: HumanDecisions) -> None:
+    from toolgrade.adjudication import promote_routes
+
     done = promote_routes(suite_path, suite, decisions)
     if not done:
         out.print("nothing to promote: no accepted route that the suite does not list",

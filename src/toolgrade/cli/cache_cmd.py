@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from toolgrade.cli.common import guarded
-from toolgrade.judging.cache import cache_stats, clear_cache, default_cache_dir
 
 cache_app = typer.Typer(
     help="Inspect or clear the on-disk cache of judge verdicts.", no_args_is_help=True
@@ -37,6 +36,8 @@ def _human(size: int) -> str:
 @cache_app.command("stats")
 def stats(cache_dir: CacheDirOption = None) -> None:
     """Show the number of cached verdicts, their size on disk and the directory."""
+    from toolgrade.judging.cache import cache_stats, default_cache_dir
+
     info = guarded(lambda: cache_stats(cache_dir or default_cache_dir()))
     if info.exists:
         note = ""
@@ -52,6 +53,8 @@ def stats(cache_dir: CacheDirOption = None) -> None:
 @cache_app.command("clear")
 def clear(cache_dir: CacheDirOption = None) -> None:
     """Remove every cached verdict (the next run asks the judge models again)."""
+    from toolgrade.judging.cache import clear_cache, default_cache_dir
+
     directory = cache_dir or default_cache_dir()
     removed = guarded(lambda: clear_cache(directory))
     typer.echo(f"removed {removed} cached verdict(s) from {directory}")

@@ -13,21 +13,15 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
-from toolgrade.calibration.calibrate import CalibrationError, CalibrationSet, load_set
-from toolgrade.calibration.calibrate import calibrate as run_calibration
-from toolgrade.calibration.records import (
-    CalibrationRecord,
-    calibration_dir,
-    record_json,
-    write_record,
-)
 from toolgrade.cli.common import EXIT_GATE as EXIT_FAILED
 from toolgrade.cli.common import EXIT_INPUT, err, fail, input_errors_exit, out
-from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
-from toolgrade.settings import DimensionSettings, JudgeSettings, load_settings
+from toolgrade.judge_dimensions import JUDGE_DIMENSIONS, JudgeDimension
 
 if TYPE_CHECKING:
+    from toolgrade.calibration.calibrate import CalibrationSet
+    from toolgrade.calibration.records import CalibrationRecord
     from toolgrade.models import JudgePort
+    from toolgrade.settings import JudgeSettings
 
 
 def _judge_settings(
@@ -40,6 +34,8 @@ def _judge_settings(
     logprob: bool,
 ) -> JudgeSettings:
     """The settings' judge table with the command's options applied to this dimension."""
+    from toolgrade.settings import DimensionSettings
+
     override = base.dimensions.get(dimension) or DimensionSettings()
     changes: dict[str, Any] = {"enabled": True}  # calibrating a dimension judges it
     if model is not None:
@@ -189,6 +185,10 @@ def calibrate(
     config: Annotated[Path | None, typer.Option("--config", help="Settings file (TOML).")] = None,
 ) -> None:
     """Measure a judge's agreement with a labelled calibration set and write the record."""
+    from toolgrade.calibration.calibrate import load_set
+    from toolgrade.calibration.records import calibration_dir, record_json, write_record
+    from toolgrade.settings import load_settings
+
     with input_errors_exit():
         if dimension not in JUDGE_DIMENSIONS:
             fail(
@@ -254,6 +254,9 @@ def _run(
     fit_threshold: bool,
 ) -> CalibrationRecord:
     """Run the calibration under a progress bar; threshold-fitting problems exit 2."""
+    from toolgrade.calibration.calibrate import CalibrationError
+    from toolgrade.calibration.calibrate import calibrate as run_calibration
+
     dimension, model = judges.dimension, judges.model()
     settings = judges.settings.for_dimension(dimension)
     columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())

@@ -7,12 +7,14 @@ exits 2 with every problem as file:line: field: reason.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from toolgrade.errors import InputError
-from toolgrade.importers import ImportSummary, import_bfcl, import_tau2, import_tau_bench
+
+if TYPE_CHECKING:
+    from toolgrade.importers import ImportSummary
 
 import_app = typer.Typer(
     help="Import a public benchmark's references and model outputs as a suite.jsonl and "
@@ -51,6 +53,8 @@ def bfcl_command(
     ] = None,
 ) -> None:
     """Import BFCL questions, possible answers and optionally a result file."""
+    from toolgrade.importers import import_bfcl
+
     try:
         summary = import_bfcl(questions, answers, results, out, agent)
     except InputError as exc:
@@ -80,6 +84,8 @@ def tau_bench_command(
     ] = "retail",
 ) -> None:
     """Import tau-bench tasks and optionally recorded trajectories."""
+    from toolgrade.importers import import_tau_bench
+
     try:
         summary = import_tau_bench(tasks, trajectories, out, agent=agent, domain=domain)
     except InputError as exc:
@@ -101,6 +107,8 @@ def tau2_command(
     ] = None,
 ) -> None:
     """Import a tau2-bench results file: its tasks and its recorded simulations."""
+    from toolgrade.importers import import_tau2
+
     try:
         summary = import_tau2(results, out, agent=agent)
     except InputError as exc:

@@ -1,15 +1,20 @@
-"""The `toolgrade` command line: a thin layer that builds settings, judges and the runner."""
+"""The `toolgrade` command line: a thin layer that builds settings, judges and the runner.
+
+Each command imports what it needs inside its own body, not at the top of its module: typer
+needs only the signatures to print `--help` or dispatch, and a command should not pay for the
+suite loader, the checks, the judges or the reports of the others (`tests/cli/test_startup.py`
+guards this).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE
 from toolgrade.cli.adjudicate_cmd import adjudicate
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
@@ -25,16 +30,10 @@ from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.cli.show_cmd import show
-from toolgrade.errors import InputError
-from toolgrade.loaders import load_suite
-from toolgrade.loaders.adjudications import adjudications_path, load_decisions
-from toolgrade.loaders.otlp import OtlpOptions
-from toolgrade.loaders.suite_defaults import SuiteDefaults
-from toolgrade.models import Case
-from toolgrade.scoring.coverage import coverage_counts
-from toolgrade.scoring.gates import validate_gate_names
-from toolgrade.scoring.runner import validate_inputs
-from toolgrade.settings import load_settings
+from toolgrade.otlp_case import CASE_ATTRIBUTE
+
+if TYPE_CHECKING:
+    from toolgrade.models import Case
 
 app = typer.Typer(
     name="toolgrade",
@@ -73,9 +72,19 @@ def validate(
     a previous run's results.jsonl is not taken for runs. The settings (toolgrade.toml, or
     --config) are read as by run, so a misspelt gate is refused here too; no model is called.
     """
+    from toolgrade.errors import InputError
+    from toolgrade.loaders import load_suite
+    from toolgrade.loaders.adjudications import adjudications_path, load_decisions
+    from toolgrade.scoring.gates import validate_gate_names
+    from toolgrade.settings import load_settings
+
     with input_errors_exit():
         validate_gate_names(load_settings(config).gates)
         if runs:
+            # The runner and the run readers only when there are runs to read.
+            from toolgrade.loaders.otlp import OtlpOptions
+            from toolgrade.scoring.runner import validate_inputs
+
             otlp = OtlpOptions(case_attribute=case_attribute)
             inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
             loaded = inputs.suite
@@ -98,6 +107,8 @@ def validate(
 
 def coverage_line(cases: Iterable[Case]) -> str:
     """`coverage: no_tool 3, overlapping_tools 0, ...`: cases per hard-case kind."""
+    from toolgrade.scoring.coverage import coverage_counts
+
     counts = coverage_counts(cases)
     return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
@@ -105,6 +116,9 @@ def coverage_line(cases: Iterable[Case]) -> str:
 def suite_schema() -> dict[str, Any]:
     """The JSON Schema of a YAML suite file: `cases` (each a case), the shared `tools` and
     `groups` merged into every case, and the `defaults` filled into them."""
+    from toolgrade.loaders.suite_defaults import SuiteDefaults
+    from toolgrade.models import Case
+
     case = Case.model_json_schema()
     definitions = case.pop("$defs", {})
     defaults = SuiteDefaults.model_json_schema(ref_template="#/$defs/{model}")
@@ -150,6 +164,8 @@ def schema(
     A YAML suite file (`cases:` at the top) needs `--suite`; without it the schema is of one
     case, as in a JSONL suite line.
     """
+    from toolgrade.models import Case
+
     if suite:
         document = suite_schema()
     else:

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from toolgrade.cli.common import EXIT_OK, input_errors_exit, out
-from toolgrade.reporting.files import rerender
 
 
 def report(
@@ -18,6 +17,8 @@ def report(
 
     Nothing is graded and no judge is called. Exit 2 when DIR lacks those files.
     """
+    from toolgrade.reporting.files import rerender
+
     with input_errors_exit():
         written = rerender(out_dir)
     out.print("wrote " + ", ".join(str(p) for p in written), markup=False)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE
-from toolgrade.checks.adjudication import deciding_dimensions
 from toolgrade.cli.common import (
     CASE_ATTRIBUTE_HELP,
     DEFAULT_OUT,
@@ -18,15 +16,13 @@ from toolgrade.cli.common import (
     input_errors_exit,
     out,
 )
-from toolgrade.cli.judges import JudgeSetup, setup_judges
-from toolgrade.cli.progress import progress_bar
 from toolgrade.errors import ConfigError
-from toolgrade.loaders.otlp import OtlpOptions
-from toolgrade.reporting import ReportStream, print_scorecard
-from toolgrade.reporting.files import REPORT_FILES
-from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
-from toolgrade.scoring.runner import ValidatedInputs, grade, validate_inputs, write_summary
-from toolgrade.settings import Settings, load_settings
+from toolgrade.otlp_case import CASE_ATTRIBUTE
+
+if TYPE_CHECKING:
+    from toolgrade.cli.judges import JudgeSetup
+    from toolgrade.scoring.runner import ValidatedInputs
+    from toolgrade.settings import Settings
 
 
 def _settings(
@@ -37,6 +33,8 @@ def _settings(
     no_cache: bool,
     quiet: bool,
 ) -> Settings:
+    from toolgrade.settings import load_settings
+
     settings = load_settings(config)
     judge = settings.judge
     changes: dict[str, object] = {}
@@ -63,6 +61,8 @@ def _make_out_dir(out_dir: Path) -> None:
     rewritten, and a run stopped before its own summary must not leave a folder whose files
     describe two runs (`toolgrade report` would render them together).
     """
+    from toolgrade.reporting.files import REPORT_FILES
+
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         for name in ("summary.json", *REPORT_FILES):
@@ -105,18 +105,43 @@ def run(
         bool, typer.Option("--quiet", "-q", help="No progress bar or scorecard.")
     ] = False,
     case_attribute: Annotated[str, typer.Option(help=CASE_ATTRIBUTE_HELP)] = CASE_ATTRIBUTE,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes for reading and the deterministic checks (default: the CPUs "
+            "available). Outputs are the same whatever the number; with a judge, grading "
+            "stays in one process, where [judge] concurrency applies.",
+        ),
+    ] = None,
 ) -> None:
     """Grade RUNS against SUITE; write results.jsonl, summary.json and reports into --out.
 
     Exit 0 when every gate holds, 1 when a gate fails, 2 for bad input or configuration.
     """
+    from toolgrade.checks.adjudication import deciding_dimensions
+    from toolgrade.cli.judges import setup_judges
+    from toolgrade.cli.progress import progress_bar
+    from toolgrade.loaders.otlp import OtlpOptions
+    from toolgrade.reporting import ReportStream, print_scorecard
+    from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
+    from toolgrade.scoring.runner import grade, validate_inputs, write_summary
+    from toolgrade.scoring.workers import available_cpus
+
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
+        jobs = jobs if jobs is not None else available_cpus()
         inputs = validate_inputs(
-            suite, runs, exclude=out_dir, otlp=OtlpOptions(case_attribute=case_attribute)
+            suite,
+            runs,
+            exclude=out_dir,
+            otlp=OtlpOptions(case_attribute=case_attribute),
+            jobs=jobs,
         )
         judges: JudgeSetup = setup_judges(
             settings,
@@ -130,8 +155,8 @@ def run(
         with ReportStream() as reports:
             with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
                 output = grade(
-                    inputs, out_dir, judge=judges.engine, workers=judges.workers, progress=hook,
-                    on_record=reports.add,
+                    inputs, out_dir, judge=judges.engine, workers=judges.workers, jobs=jobs,
+                    progress=hook, on_record=reports.add,
                 )
             output.summary["judges"] = judges.summary()
             # Where `toolgrade adjudicate` finds the suite and its decisions.

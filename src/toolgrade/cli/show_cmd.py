@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from toolgrade.cli.common import EXIT_OK, input_errors_exit, out
-from toolgrade.reporting.terminal_run import find_run_views, print_run_view
 
 
 def show(
@@ -22,6 +21,8 @@ def show(
     The same view as the runs section of report.html. Exit 2 when DIR holds no such run or
     no transcripts.jsonl (a folder written before transcripts were kept).
     """
+    from toolgrade.reporting.terminal_run import find_run_views, print_run_view
+
     with input_errors_exit():
         views = find_run_views(out_dir, case_id, agent, trial)
     for number, view in enumerate(views):

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from toolgrade.importers.bfcl_answers import OPTIONAL, field_values
 from toolgrade.importers.common import infer_json_type
+from toolgrade.json_schema import Draft202012Validator, SchemaError
 
 #: Constraints a widening may drop (BFCL checks none of them).
 _DROPPABLE = frozenset({

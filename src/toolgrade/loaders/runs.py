@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -219,11 +219,24 @@ def read_line(
     return parse_line(value, str(path), number)
 
 
-def iter_runs(
+class RawLine(NamedTuple):
+    """A line of a JSON Lines runs file, not read yet."""
+
+    path: Path
+    number: int
+    text: str
+
+
+def iter_run_sources(
     files: Iterable[Path], otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
-) -> Iterator[RunRow]:
-    """Stream (file, line, trajectory or None, problems) over every run line, or every trace
-    of a file that is an OTLP trace export (read with `otlp`, its figures added to `stats`)."""
+) -> Iterator[RunRow | RawLine]:
+    """What `iter_runs` reads, in its order, with the JSON lines left unread (`RawLine`).
+
+    A missing file and every trace (or problem) of an OTLP export come read, as `RunRow`s: an
+    export is read whole and its trials are numbered across files, so it is read here, in one
+    place. A JSON line is read by itself (`read_line`), wherever the caller likes: in this
+    process (`iter_runs`) or in a worker process (`toolgrade run --jobs N`).
+    """
     traces = OtlpReader(otlp, stats)
     for path in files:
         if not path.is_file():
@@ -234,8 +247,20 @@ def iter_runs(
             yield from traces.read(path, layout)
             continue
         for number, line in iter_text_lines(path):
-            trajectory, problems = read_line(line, path, number)
-            yield str(path), number, trajectory, problems
+            yield RawLine(path, number, line)
+
+
+def iter_runs(
+    files: Iterable[Path], otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
+) -> Iterator[RunRow]:
+    """Stream (file, line, trajectory or None, problems) over every run line, or every trace
+    of a file that is an OTLP trace export (read with `otlp`, its figures added to `stats`)."""
+    for source in iter_run_sources(files, otlp, stats):
+        if isinstance(source, RawLine):
+            trajectory, problems = read_line(source.text, source.path, source.number)
+            yield str(source.path), source.number, trajectory, problems
+        else:
+            yield source
 
 
 def load_runs(files: Iterable[Path]) -> list[Trajectory]:

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import ValidationError
 from referencing import Registry
 from referencing.exceptions import Unresolvable
@@ -25,6 +23,7 @@ from referencing.jsonschema import DRAFT202012
 
 from toolgrade.checks.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
+from toolgrade.json_schema import Draft202012Validator, SchemaError
 from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import (

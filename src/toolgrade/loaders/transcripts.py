@@ -49,9 +49,15 @@ def transcript_line(run: Trajectory) -> dict[str, Any]:
     return line
 
 
+def transcript_text(run: Trajectory) -> str:
+    """A run's transcripts.jsonl line, without its newline (a worker process makes it so that
+    the parent writes it as one process would have)."""
+    return json_out.dumps(transcript_line(run), ensure_ascii=False, default=str)
+
+
 def write_transcript(fh: IO[str], run: Trajectory) -> None:
     """Append one run to an open transcripts file."""
-    fh.write(json_out.dumps(transcript_line(run), ensure_ascii=False, default=str) + "\n")
+    fh.write(transcript_text(run) + "\n")
 
 
 def read_transcripts(path: Path, wanted: Collection[int]) -> dict[int, Trajectory]:

@@ -10,16 +10,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-JudgeDimension = Literal[
-    "argument_equivalence", "alternate_route", "recovery_quality", "result_interpretation"
-]
-JUDGE_DIMENSIONS: tuple[JudgeDimension, ...] = (
-    "argument_equivalence",
-    "alternate_route",
-    "recovery_quality",
-    "result_interpretation",
-)
-
+from toolgrade.judge_dimensions import JUDGE_DIMENSIONS as JUDGE_DIMENSIONS
+from toolgrade.judge_dimensions import JudgeDimension as JudgeDimension
 
 #: The template variables each dimension's request carries (the contract between the checks that
 #: ask and the templates in `judge_prompts/`). Values are plain JSON data.

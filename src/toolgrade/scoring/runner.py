@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from toolgrade import json_out
 from toolgrade.checks import Check, GradeContext, default_checks
@@ -21,7 +21,7 @@ from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
-from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, write_transcript
+from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, transcript_text
 from toolgrade.models import (
     Case,
     CheckName,
@@ -62,12 +62,15 @@ def validate_inputs(
     runs: list[Path],
     exclude: Path | None = None,
     otlp: OtlpOptions | None = None,
+    *,
+    jobs: int = 1,
 ) -> ValidatedInputs:
     """Read every input once; raise `InputError` listing every problem in every file.
 
     `exclude`: a folder whose files are never runs, even inside a runs folder (the output
     folder, so that a second run does not read the first one's `results.jsonl`). `otlp`:
-    how OTLP trace exports among the run files are read.
+    how OTLP trace exports among the run files are read. `jobs`: worker processes reading the
+    lines (large inputs only; the problems are the same, in the same order).
     """
     otlp = otlp or OtlpOptions()
     stats = OtlpStats()
@@ -94,7 +97,7 @@ def validate_inputs(
     #: keys must tell the pairs apart.
     pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
     n_runs = 0
-    for file, line, trajectory, found in iter_runs(files, otlp, stats):
+    for file, line, trajectory, found in _read_runs(files, jobs, otlp, stats):
         problems.extend(found)
         if trajectory is None:
             continue
@@ -135,6 +138,16 @@ def validate_inputs(
     )
 
 
+def _read_runs(
+    files: list[Path], jobs: int, otlp: OtlpOptions, stats: OtlpStats
+) -> Iterator[tuple[str, int, RunIdentity | None, list[InputProblem]]]:
+    if jobs <= 1:
+        return iter_runs(files, otlp, stats)
+    from toolgrade.scoring.jobs import read_runs  # multiprocessing only when asked for
+
+    return read_runs(files, jobs, otlp, stats)
+
+
 def _reliability_key_clashes(
     pairs: dict[tuple[str, str | None], tuple[str, int]],
 ) -> list[InputProblem]:
@@ -160,6 +173,17 @@ def _reliability_key_clashes(
     return problems
 
 
+class RunIdentity(Protocol):
+    """What tells runs apart: a `Trajectory`, or the key a worker sends back for one."""
+
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def trial(self) -> int: ...
+    @property
+    def agent(self) -> str | None: ...
+
+
 class _SeenRuns:
     """Where each (case, trial, agent) run was first read, compactly: the duplicate check.
 
@@ -175,7 +199,7 @@ class _SeenRuns:
         self._file_ids: dict[str, int] = {}
         self._files: list[str] = []
 
-    def first_or_add(self, run: Trajectory, file: str, line: int) -> str | None:
+    def first_or_add(self, run: RunIdentity, file: str, line: int) -> str | None:
         """Where this run was first seen ("file:line"), or None after recording it here."""
         trials = self._by_case.setdefault((run.case_id, run.agent), {})
         where = trials.get(run.trial)
@@ -210,36 +234,93 @@ def grade_trajectory(
         except Exception as exc:  # a crash is data about this record; the run goes on
             detail = "".join(traceback.format_exception_only(exc)).strip()
             errors.append(f"{check.name}: {detail}")
-            results[check.name] = CheckResult(
-                check=check.name,
-                applicable=True,
-                score=None,
-                passed=None,
-                figures={"error": detail},
-            )
+            results[check.name] = _crashed(check.name, detail)
+    return _record(case, run, results, errors, recorder.log if recorder is not None else {})
+
+
+def _record(
+    case: Case,
+    run: Trajectory,
+    results: dict[CheckName, CheckResult],
+    errors: list[str],
+    judges: dict[str, list[dict[str, Any]]],
+) -> TrajectoryResult:
+    """A run's record from its check results, aggregated by the case's scoring mode."""
     return TrajectoryResult(
         case_id=run.case_id,
         trial=run.trial,
         agent=run.agent,
         checks=results,
         aggregate=aggregate(results, case.scoring),
-        judges=recorder.log if recorder is not None else {},
+        judges=judges,
         error="; ".join(errors) or None,
         n_calls=len(run.calls),
     )
 
 
+def _crashed(check: CheckName, detail: str) -> CheckResult:
+    """The result of a check that raised: applicable, neither passed nor failed."""
+    return CheckResult(
+        check=check, applicable=True, score=None, passed=None, figures={"error": detail}
+    )
+
+
+def crashed_record(
+    case: Case, run: Trajectory, checks: list[Check], reason: str
+) -> TrajectoryResult:
+    """The record of a run whose grading was lost with its worker process: every check is
+    reported as crashed with `reason`, as a check that raises is, and the run goes on."""
+    results = {check.name: _crashed(check.name, reason) for check in checks}
+    return _record(case, run, results, [f"{name}: {reason}" for name in results], {})
+
+
+def record_line(data: dict[str, Any]) -> str:
+    """One results.jsonl line (without its newline) for a record's JSON form."""
+    return json_out.dumps(data, ensure_ascii=False, default=str)
+
+
+class Graded(NamedTuple):
+    """A graded run, in input order."""
+
+    case: Case
+    #: With no steps when graded in a worker process (the summary folds from the record).
+    run: Trajectory
+    record: TrajectoryResult
+    #: Its results.jsonl and transcripts.jsonl lines, when a worker process made them.
+    line: str | None = None
+    transcript: str | None = None
+
+
 def _ordered_results(
-    inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None, workers: int
-) -> Iterator[tuple[Case, Trajectory, TrajectoryResult]]:
-    """Grade in input order; with a judge, up to `workers` trajectories are in flight at once."""
+    inputs: ValidatedInputs,
+    checks: list[Check],
+    judge: JudgePort | None,
+    workers: int,
+    jobs: int,
+    default: bool,
+) -> Iterator[Graded]:
+    """Grade in input order: in `jobs` worker processes when there is no judge and more than
+    one chunk of runs; else here, with a judge up to `workers` trajectories in flight at once.
+
+    `default`: `checks` are the default checks, which workers build for themselves.
+    """
     suite = inputs.suite
+    if judge is None and jobs > 1:
+        from toolgrade.scoring import jobs as in_workers  # multiprocessing only when asked for
+        from toolgrade.scoring import workers as process_pool
+
+        if inputs.n_runs > process_pool.CHUNK_SIZE and (default or in_workers.picklable(checks)):
+            yield from in_workers.grade_in_workers(
+                inputs, checks, jobs=jobs, send_checks=not default,
+                chunk_size=process_pool.CHUNK_SIZE,
+            )
+            return
     runs = iter_runs(inputs.files, inputs.otlp)
     pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in runs if t is not None)
     where, decisions = suite.base_dir, inputs.decisions
     if judge is None or workers <= 1:
         for case, run in pairs:
-            yield case, run, grade_trajectory(case, run, checks, judge, where, decisions)
+            yield Graded(case, run, grade_trajectory(case, run, checks, judge, where, decisions))
         return
     window: list[tuple[Case, Trajectory, Future[TrajectoryResult]]] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -249,9 +330,9 @@ def _ordered_results(
             )))
             if len(window) >= workers * 2:
                 c, r, fut = window.pop(0)
-                yield c, r, fut.result()
+                yield Graded(c, r, fut.result())
         for c, r, fut in window:
-            yield c, r, fut.result()
+            yield Graded(c, r, fut.result())
 
 
 @dataclass
@@ -277,6 +358,7 @@ def grade(
     judge: JudgePort | None = None,
     checks: list[Check] | None = None,
     workers: int = 1,
+    jobs: int = 1,
     progress: ProgressHook | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunOutput:
@@ -286,8 +368,11 @@ def grade(
     `results.jsonl`): the report's run views and `toolgrade show` read their steps there.
 
     `on_record`, when given, also receives each record as written (its JSON form), e.g. a
-    `ReportStream`, so the reports need no second reading of the file.
+    `ReportStream`, so the reports need no second reading of the file. `jobs`: worker processes
+    for the deterministic checks (without a judge; see `scoring.jobs`); every output is the
+    same, byte for byte, whatever the number.
     """
+    default = checks is None
     checks = checks if checks is not None else default_checks()
     out_dir.mkdir(parents=True, exist_ok=True)
     results_path = out_dir / "results.jsonl"
@@ -296,10 +381,13 @@ def grade(
     transcripts_path = out_dir / TRANSCRIPTS_FILE
     with results_path.open("w", encoding="utf-8") as fh, \
             transcripts_path.open("w", encoding="utf-8") as transcripts:
-        for case, run, record in _ordered_results(inputs, checks, judge, workers):
-            data = record.to_json()
-            fh.write(json_out.dumps(data, ensure_ascii=False, default=str) + "\n")
-            write_transcript(transcripts, run)
+        for case, run, record, line, transcript in _ordered_results(
+            inputs, checks, judge, workers, jobs, default
+        ):
+            data = record.to_json() if line is None or on_record is not None else {}
+            fh.write((line if line is not None else record_line(data)) + "\n")
+            transcript = transcript if transcript is not None else transcript_text(run)
+            transcripts.write(transcript + "\n")
             if on_record is not None:
                 on_record(data)
             summary.add(case, run, record)

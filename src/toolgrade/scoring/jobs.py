@@ -1,0 +1,188 @@
+"""`--jobs N`: reading and grading run lines in worker processes (the pool: `workers`).
+
+Both passes of a run go to the workers: validation (each line parsed and checked; the parent
+keeps the duplicate index and the problems, in input order) and grading (each line parsed
+again and graded by every check; the parent writes the results.jsonl and transcripts.jsonl
+lines the worker made and folds the record into the summary, in input order). Each worker holds
+the suite, the people's route decisions and the checks; a line travels as its text, a graded
+run comes back as its record and its two output lines.
+
+OTLP trace exports are read in the parent, as by one process (an export is read whole, and its
+trials are numbered across files): validation takes their runs and problems as read there, and
+grading sends each of their runs to a worker already read.
+
+Judges are not sent to workers: a run with a judge grades in the parent, where the judge's own
+concurrency bound and its verdict cache live (see `runner.grade`).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from toolgrade.checks import Check, default_checks
+from toolgrade.errors import InputProblem
+from toolgrade.loaders import Suite
+from toolgrade.loaders.otlp import OtlpOptions, OtlpStats, RunRow
+from toolgrade.loaders.runs import RawLine, iter_run_sources, iter_runs, read_line
+from toolgrade.loaders.transcripts import transcript_text
+from toolgrade.models import HumanDecisions, Trajectory, TrajectoryResult
+from toolgrade.scoring.runner import (
+    Graded,
+    ValidatedInputs,
+    crashed_record,
+    grade_trajectory,
+    record_line,
+)
+from toolgrade.scoring.workers import CHUNK_SIZE, ordered_map
+
+#: Below this many bytes of run files, validation reads in the parent: starting workers would
+#: cost more than they save (a run line is about 2 KB; this is a few chunks' worth).
+PARALLEL_READ_BYTES = 4 * CHUNK_SIZE * 2048
+
+
+class RunKey(NamedTuple):
+    """What validation keeps of a run read by a worker: its identity."""
+
+    case_id: str
+    trial: int
+    agent: str | None
+
+
+# Reading (validation) -----------------------------------------------------------------------
+
+_Read = tuple[str, int, RunKey | None, list[InputProblem]]
+
+
+def _key(run: Trajectory | None) -> RunKey | None:
+    return None if run is None else RunKey(run.case_id, run.trial, run.agent)
+
+
+def _to_read(source: RunRow | RawLine) -> RawLine | _Read:
+    """What a worker gets: a line to read, or what the parent read already (a missing file, an
+    OTLP export's run or problem), with the run cut down to its key so it travels light."""
+    if isinstance(source, RawLine):
+        return source
+    file, number, run, problems = source
+    return file, number, _key(run), problems
+
+
+def _read_chunk(items: list[RawLine | _Read]) -> list[_Read]:
+    """Worker: each line parsed and validated, as `iter_runs` does in the parent."""
+    out: list[_Read] = []
+    for item in items:
+        if not isinstance(item, RawLine):
+            out.append(item)
+            continue
+        run, problems = read_line(item.text, item.path, item.number)
+        out.append((str(item.path), item.number, _key(run), problems))
+    return out
+
+
+def _unreadable(item: RawLine | _Read, reason: str) -> _Read:
+    file, number = (str(item.path), item.number) if isinstance(item, RawLine) else item[:2]
+    return file, number, None, [InputProblem(file, number, "", f"could not be read: {reason}")]
+
+
+def read_runs(
+    files: list[Path], jobs: int, otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
+) -> Iterator[tuple[str, int, Trajectory | RunKey | None, list[InputProblem]]]:
+    """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
+    them (OTLP exports read with `otlp`, their figures added to `stats`); in `jobs` workers
+    when the files are large enough to gain from them."""
+    size = sum(p.stat().st_size for p in files if p.is_file())
+    if jobs <= 1 or size < PARALLEL_READ_BYTES:
+        yield from iter_runs(files, otlp, stats)
+        return
+    sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))
+    yield from ordered_map(sources, _read_chunk, _unreadable, jobs=jobs)
+
+
+# Grading ------------------------------------------------------------------------------------
+
+#: A worker's suite, route decisions and checks, set once by `_start_grader`.
+_GRADER: dict[str, Any] = {}
+
+#: A run to grade: a line still to read, or a run the parent read (an OTLP export's).
+_Item = RawLine | Trajectory
+#: What a worker sends back: the record, its results.jsonl line and its transcripts.jsonl line.
+_Done = tuple[TrajectoryResult, str, str]
+
+
+def _start_grader(suite: Suite, decisions: HumanDecisions, checks: list[Check] | None) -> None:
+    _GRADER["suite"] = suite
+    _GRADER["decisions"] = decisions
+    _GRADER["checks"] = checks if checks is not None else default_checks()
+
+
+def _run_of(item: _Item) -> Trajectory:
+    if isinstance(item, Trajectory):
+        return item
+    run, problems = read_line(item.text, item.path, item.number)
+    if run is None:  # validated before grading: only a file changed since can do this
+        raise ValueError(f"{item.path}:{item.number}: {'; '.join(map(str, problems))}")
+    return run
+
+
+def _done(record: TrajectoryResult, run: Trajectory) -> _Done:
+    return record, record_line(record.to_json()), transcript_text(run)
+
+
+def _grade_chunk(items: list[_Item]) -> list[_Done]:
+    """Worker: each (validated) run graded, with its two output lines."""
+    suite: Suite = _GRADER["suite"]
+    checks: list[Check] = _GRADER["checks"]
+    decisions: HumanDecisions = _GRADER["decisions"]
+    out = []
+    for item in items:
+        run = _run_of(item)
+        case = suite.cases[run.case_id]
+        out.append(_done(grade_trajectory(case, run, checks, None, suite.base_dir, decisions), run))
+    return out
+
+
+def picklable(checks: list[Check] | None) -> bool:
+    """Whether custom checks can be sent to workers (default checks are built there)."""
+    try:
+        pickle.dumps(checks)
+    except Exception:
+        return False
+    return True
+
+
+def _runs_to_grade(inputs: ValidatedInputs) -> Iterable[_Item]:
+    """Every validated run, in input order: JSON lines unread, OTLP runs read here."""
+    for source in iter_run_sources(inputs.files, inputs.otlp):
+        if isinstance(source, RawLine):
+            yield source
+        elif source[2] is not None:
+            yield source[2]
+
+
+def grade_in_workers(
+    inputs: ValidatedInputs, checks: list[Check], *, jobs: int, send_checks: bool,
+    chunk_size: int = CHUNK_SIZE,
+) -> Iterator[Graded]:
+    """Every run graded in `jobs` workers, in input order, with its two output lines.
+    `send_checks` False: the workers build the default checks themselves.
+
+    The run yielded carries the identity only (case, trial, agent; no steps): the summary folds
+    from the record, which holds everything graded, including `n_calls`.
+    """
+    suite = inputs.suite
+
+    def crashed(item: _Item, reason: str) -> _Done:
+        run = _run_of(item)
+        return _done(crashed_record(suite.cases[run.case_id], run, checks, reason), run)
+
+    initargs = (suite, inputs.decisions, checks if send_checks else None)
+    graded = ordered_map(
+        _runs_to_grade(inputs), _grade_chunk, crashed, jobs=jobs, initializer=_start_grader,
+        initargs=initargs, chunk_size=chunk_size,
+    )
+    for record, line, transcript in graded:
+        # Validated, not model_construct: that inspects the steps' default factory every time.
+        header = Trajectory(case_id=record.case_id, trial=record.trial, agent=record.agent)
+        yield Graded(suite.cases[record.case_id], header, record, line, transcript)
