@@ -306,8 +306,17 @@ def load_llama(model_path: str) -> Any:
 
 
 def load_default() -> tuple[Any, TokenModel]:
-    """The embedded model, assembled and verified if needed, with its token-level view."""
-    llama = load_llama(str(ensure_model_file()))
+    """The embedded model, assembled and verified if needed, with its token-level view.
+
+    The runtime is self-tested in a child process first (once per build), so a library built
+    for another CPU fails with a message and the rebuild command instead of killing this
+    process with a signal.
+    """
+    from toolgrade.judging.runtime_check import ensure_runtime_ok
+
+    path = ensure_model_file()
+    ensure_runtime_ok(path)
+    llama = load_llama(str(path))
     return llama, LlamaTokenModel(llama)
 
 
