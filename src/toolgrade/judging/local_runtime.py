@@ -232,6 +232,8 @@ class LlamaTokenModel:
         self._llama = llama
         # Where the prompt tokens evaluated as whole grid chunks end: only they may be reused.
         self._whole_chunks = 0
+        #: (prompt tokens, tokens evaluated afresh) of the last `feed`, for the speed benchmark.
+        self.last_feed: tuple[int, int] = (0, 0)
         model = llama._model  # the GGUF's own template, as Llama itself builds it
         eos, bos = llama.token_eos(), llama.token_bos()
         self._formatter = llama_chat_format.Jinja2ChatFormatter(
@@ -263,6 +265,7 @@ class LlamaTokenModel:
         self._whole_chunks = keep
         for start in range(keep, len(tokens), PROMPT_CHUNK):
             llama.eval(tokens[start : start + PROMPT_CHUNK])
+        self.last_feed = (len(tokens), len(tokens) - keep)
         self._whole_chunks = len(tokens) - len(tokens) % PROMPT_CHUNK
 
     def append(self, tokens: list[int]) -> None:

@@ -4,7 +4,7 @@ A llama.cpp built for another CPU (a native build that picked AMX or AVX-512 ker
 cached onto a machine that cannot run them) does not fail on import: it dies with SIGILL inside
 the first long-enough prompt, taking the whole toolgrade process with it and printing nothing
 useful. So before the model is first loaded in-process, a child process loads it and evaluates
-a prompt of a few hundred tokens the way the judge does. A child killed by a signal becomes one
+a prompt of about 150 tokens the way the judge does. A child killed by a signal becomes one
 clear `LocalModelError` naming the signal, the likely cause and the rebuild command. A passing
 test is remembered per build of the runtime (its library files' names, sizes and mtimes), so it
 costs one model load per machine and build, not per run.
@@ -41,9 +41,9 @@ REBUILD_COMMAND = (
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall '
     f"--no-deps llama-cpp-python=={LLAMA_CPP_VERSION}"
 )
-#: The self-test's prompt length in words: past the few dozen tokens after which a
-#: wrongly-built runtime switches to the kernels that crash.
-SELFTEST_WORDS = 300
+#: The self-test's prompt length in words (about 150 tokens): past the few dozen tokens after
+#: which a wrongly-built runtime switches to the kernels that crash (matrix-matrix batches).
+SELFTEST_WORDS = 60
 SELFTEST_TIMEOUT_S = 900.0
 #: Set to "1" to skip the self-test (e.g. a sandbox that forbids subprocesses).
 SKIP_ENV = "TOOLGRADE_SKIP_RUNTIME_SELFTEST"
