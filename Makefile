@@ -17,8 +17,26 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 # The embedded default judge: llama-cpp-python builds from source (a few minutes, once).
-$(LOCAL_STAMP): pyproject.toml | $(STAMP)
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/pip install -q -e '.[dev,local]'
+# Portable flags: AVX2/FMA/F16C are the floor every x86-64 machine we support has; nothing
+# newer (AVX-512, AVX-VNNI, AMX) is compiled in, because a native build picks AMX kernels that
+# die with SIGILL on some AMX-flagged VMs, and llama-cpp-python 0.3.36 cannot load the
+# run-time-selected variants of GGML_CPU_ALL_VARIANTS (it exposes no ggml_backend_load_all).
+LLAMA_VERSION := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON \
+  -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=OFF -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF \
+  -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF \
+  -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+RUNTIME_STAMP := $(VENV)/.installed-llama-portable
+
+# --no-cache-dir: pip's wheel cache is keyed on the sdist, not on CMAKE_ARGS, so a machine that
+# once built a native wheel would get it back; --force-reinstall replaces such a wheel.
+$(RUNTIME_STAMP): | $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir --force-reinstall \
+	  --no-deps '$(LLAMA_VERSION)'
+	touch $@
+
+$(LOCAL_STAMP): pyproject.toml $(RUNTIME_STAMP) | $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,local]'
 	touch $@
 
 # Exit 1 means a gate failed on the example agents: the demo still succeeded.
@@ -54,12 +72,15 @@ bench: $(BENCH_STAMP)
 bench-peers: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python benchmarks/run_all.py --sizes "" --peer-sizes 1000,10000 --jobs-sizes "" $(BENCH_ARGS)
 
-# The local judge on every shipped set, as the shipped records were measured (log-probability
-# mode, fitted cut): about 15 minutes per dimension on two cores.
+# Re-measure and ship the local judge's records: every shipped set, log-probability mode, fitted
+# cut with 5-fold cross-validation, cache off; each record replaces the shipped one. About 45
+# minutes per dimension on two busy cores (~33 s per model verdict), less on an idle machine.
 calibrate: $(LOCAL_STAMP)
 	for d in argument_equivalence alternate_route recovery_quality result_interpretation; do \
 	  $(BIN)/toolgrade calibrate --dimension $$d --model local/qwen2.5-coder-1.5b \
-	    --fit-threshold --out out/calibration/$$d.json || exit 1; done
+	    --fit-threshold --no-cache --out out/calibration/$$d.json || exit 1; \
+	  cp out/calibration/$$d.json \
+	    src/toolgrade/calibration_records/$${d}__local_qwen2.5-coder-1.5b.json || exit 1; done
 
 clean:
 	rm -rf $(VENV) out .mypy_cache .ruff_cache

@@ -61,7 +61,18 @@ def request_for(pair: tuple[str, str, str, str, str]) -> JudgeRequest:
 def _show(row: dict[str, Any]) -> None:
     p = "" if row["p_pass"] is None else f" P(pass)={row['p_pass']:.3f}"
     mark = "ok " if row["got"] == row["want"] else "BAD"
-    print(f"  {mark} {row['s']:5.2f} s  {row['got']:8}{p}  {row['pair']}", flush=True)
+    how = "settled" if row["settled"] else (
+        f"{row['evaluated_tokens']}/{row['prompt_tokens']} tok")
+    print(f"  {mark} {row['s']:5.2f} s  {row['got']:8}{p}  {how:>13}  {row['pair']}", flush=True)
+
+
+def _last_feed() -> tuple[int, int]:
+    """(prompt tokens, tokens evaluated afresh) of the local model's last request."""
+    from toolgrade.judging import local_runtime
+
+    handler = local_runtime._handler
+    loaded = handler.server._loaded if handler is not None else None
+    return getattr(loaded[1], "last_feed", (0, 0)) if loaded else (0, 0)
 
 
 def run_mode(mode: Mode, pairs: int = len(PAIRS), progress: bool = False) -> dict[str, Any]:
@@ -72,23 +83,32 @@ def run_mode(mode: Mode, pairs: int = len(PAIRS), progress: bool = False) -> dic
     start = time.perf_counter()
     engine.judge(request_for(WARMUP))  # loads the model (once per process) and warms the cache
     warmup_s = time.perf_counter() - start
-    seconds, correct, rows = [], 0, []
+    seconds, correct, rows, fed = [], 0, [], []
     for pair in PAIRS[:pairs]:
         start = time.perf_counter()
         verdict = engine.judge(request_for(pair))
         seconds.append(time.perf_counter() - start)
         correct += verdict.verdict == pair[4]
+        # Verdicts settled by code (no model call) are shown but not timed as model verdicts.
+        settled = verdict.reason.startswith("deterministic")
+        prompt, fresh = (0, 0) if settled else _last_feed()
+        fed.append((prompt, fresh)) if not settled else None
         rows.append({"pair": f"{pair[2]!r} vs {pair[3]!r}", "want": pair[4],
-                     "got": verdict.verdict, "p_pass": verdict.p_pass, "s": seconds[-1]})
+                     "got": verdict.verdict, "p_pass": verdict.p_pass, "s": seconds[-1],
+                     "settled": settled, "prompt_tokens": prompt, "evaluated_tokens": fresh})
         if progress:
             _show(rows[-1])
     usage = engine.usage()["argument_equivalence"]
     engine.close()
+    model_s = [r["s"] for r in rows if not r["settled"]] or [0.0]
     return {
         "mode": mode,
         "warmup_s": round(warmup_s, 2),
-        "s_per_verdict_mean": round(statistics.mean(seconds), 2),
-        "s_per_verdict_median": round(statistics.median(seconds), 2),
+        "s_per_verdict_mean": round(statistics.mean(model_s), 2),
+        "s_per_verdict_median": round(statistics.median(model_s), 2),
+        "settled": sum(r["settled"] for r in rows),
+        "prompt_tokens_mean": round(statistics.mean(p for p, _ in fed), 1) if fed else None,
+        "evaluated_tokens_mean": round(statistics.mean(f for _, f in fed), 1) if fed else None,
         "accuracy": f"{correct}/{pairs}",
         "tokens": usage.get("tokens"),
         "rows": rows,
@@ -119,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{mode}:", flush=True)
         result = run_mode(mode, args.pairs, progress=True)
         print(f"{mode}: {result['s_per_verdict_mean']} s/verdict mean, "
-              f"{result['s_per_verdict_median']} median, accuracy {result['accuracy']}, "
+              f"{result['s_per_verdict_median']} median over model verdicts "
+              f"({result['settled']} settled by code), tokens evaluated per request "
+              f"{result['evaluated_tokens_mean']} of {result['prompt_tokens_mean']}, "
+              f"accuracy {result['accuracy']}, "
               f"first call (load + warm-up) {result['warmup_s']} s", flush=True)
     return 0
 

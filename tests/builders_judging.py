@@ -9,6 +9,7 @@ from typing import Any
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.client import ChatRequest
 from toolgrade.judging.fakes import FakeClient
+from toolgrade.judging.settle import settle
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest
 from toolgrade.settings import JudgeSettings
 
@@ -90,8 +91,10 @@ def no_sleep(seconds: float) -> None:
 
 
 def engine(client: FakeClient, tmp_path: Path | None = None, **changes: Any) -> JudgeEngine:
-    """A judge engine on `client`, with retries that never sleep."""
-    return JudgeEngine(settings(tmp_path, **changes), client, sleep=no_sleep)
+    """A judge engine on `client`, with retries that never sleep (`presettle=None`: every
+    request reaches the client)."""
+    presettle = changes.pop("presettle", settle)
+    return JudgeEngine(settings(tmp_path, **changes), client, sleep=no_sleep, presettle=presettle)
 
 
 def system_text(request: ChatRequest) -> str:
@@ -106,7 +109,7 @@ def user_text(request: ChatRequest) -> str:
 
 def delimiter_token(request: ChatRequest) -> str:
     """The per-call token announced in the system part."""
-    found = re.search(r"<<DATA-([0-9a-f]{16})>>", system_text(request))
+    found = re.search(r"<<DATA-([0-9a-f]{6})>>", system_text(request))
     assert found is not None, "the system part must name the delimiter token"
     return found.group(1)
 

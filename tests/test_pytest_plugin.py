@@ -190,3 +190,27 @@ def test_last_failed_reruns_exactly_the_failed_checks(pytester: pytest.Pytester,
     result = pytester.runpytest(*options, "--ff", "-v")
     result.stdout.fnmatch_lines(["*selection[[]a:1[]] FAILED*", "*arguments[[]a:1[]] FAILED*",
                                  "*ordering[[]a:1[]] FAILED*", "*selection[[]a:0[]] PASSED*"])
+
+
+def test_slow_grading_at_collection_prints_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgrade import pytest_plugin
+
+    clock = iter([0.0, 3.0, 12.0, 15.0, 31.0])
+    monkeypatch.setattr(pytest_plugin.time, "monotonic", lambda: next(clock))
+    lines: list[str] = []
+    progress = pytest_plugin._Progress(lines.append, 4, lambda: "judge calls 7, cache hits 1")
+    for done in (1, 2, 3, 4):  # at 3 s, 12 s, 15 s and 31 s
+        progress.tick(done)
+    assert lines == [
+        "toolgrade: graded 2/4 trajectories, judge calls 7, cache hits 1 (12 s)",
+        "toolgrade: graded 4/4 trajectories, judge calls 7, cache hits 1 (31 s)",
+    ]
+
+
+def test_fast_grading_prints_nothing(pytester: pytest.Pytester,
+                                     suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    result = pytester.runpytest("--toolgrade-suite", suite, "--toolgrade-runs", runs,
+                                "--toolgrade-no-judge", "-p", "no:cacheprovider")
+    assert "toolgrade: graded" not in result.stdout.str()
+    assert "toolgrade: grading" not in result.stdout.str()

@@ -11,7 +11,9 @@ configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge` tu
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import sys
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +129,46 @@ class ToolgradeCase(pytest.Collector):
                 )
 
 
-def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResult]:
+#: Seconds between progress lines while grading at collection time (a slow judge can take
+#: minutes; a silent pytest looks hung).
+PROGRESS_EVERY_S = 10.0
+
+
+def _writer(config: pytest.Config) -> Callable[[str], None]:
+    """Print a line to the terminal even while pytest captures output (collection time)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        return lambda line: reporter.write_line(line)
+    return lambda line: print(line, file=sys.stderr, flush=True)
+
+
+class _Progress:
+    """`toolgrade: graded 4/20 trajectories, judge calls 12, cache hits 3 (41 s)`, at most every
+    `PROGRESS_EVERY_S` seconds, and once at the end when grading took that long."""
+
+    def __init__(self, say: Callable[[str], None], total: int, status: Callable[[], str]) -> None:
+        self._say, self._total, self._status = say, total, status
+        self._start = self._last = time.monotonic()
+
+    def tick(self, done: int) -> None:
+        """Report `done` graded trajectories if the last line is old enough (or at the end)."""
+        now = time.monotonic()
+        end = done == self._total
+        if now - self._last < PROGRESS_EVERY_S and not (end and now - self._start >= 1.0):
+            return
+        self._last = now
+        self._say(f"toolgrade: graded {done}/{self._total} trajectories, {self._status()} "
+                  f"({now - self._start:.0f} s)")
+
+
+def _grade(
+    suite: Path, runs: list[Path], no_judge: bool, say: Callable[[str], None] | None = None
+) -> list[TrajectoryResult]:
     from toolgrade.cli.judges import setup_judges
     from toolgrade.scoring.runner import grade_trajectory, validate_inputs
     from toolgrade.settings import load_settings
 
+    say = say or (lambda line: None)
     inputs = validate_inputs(suite, runs)
     settings = load_settings()
     if no_judge:
@@ -140,17 +177,23 @@ def _grade(suite: Path, runs: list[Path], no_judge: bool) -> list[TrajectoryResu
     from toolgrade.checks.adjudication import deciding_dimensions
 
     deciding = deciding_dimensions(inputs.suite.cases.values())
-    judges = setup_judges(settings, notify=lambda message: None, deciding=deciding)
+    judges = setup_judges(
+        settings, notify=lambda message: say(f"toolgrade: {message}"), deciding=deciding
+    )
     checks = default_checks()
     from toolgrade.loaders import iter_runs
 
+    pending = [run for _, _, run, _ in iter_runs(inputs.files, inputs.otlp) if run is not None]
+    if judges.engine is not None:
+        say(f"toolgrade: grading {len(pending)} trajectories with LLM judges before collection")
+    progress = _Progress(say, len(pending), judges.status_line)
     records = []
     try:
-        for _, _, run, _ in iter_runs(inputs.files, inputs.otlp):
-            if run is not None:
-                case = inputs.suite.cases[run.case_id]
-                records.append(grade_trajectory(case, run, checks, judges.engine,
-                                                inputs.suite.base_dir, inputs.decisions))
+        for run in pending:
+            case = inputs.suite.cases[run.case_id]
+            records.append(grade_trajectory(case, run, checks, judges.engine,
+                                            inputs.suite.base_dir, inputs.decisions))
+            progress.tick(len(records))
     finally:
         if judges.engine is not None:
             judges.engine.close()  # flush the verdict cache
@@ -183,7 +226,7 @@ def _records(config: pytest.Config, suite: Path, runs: list[Path]) -> list[Traje
     if _RECORDS not in config.stash:
         try:
             no_judge = bool(config.getoption("--toolgrade-no-judge"))
-            config.stash[_RECORDS] = _grade(suite, runs, no_judge)
+            config.stash[_RECORDS] = _grade(suite, runs, no_judge, _writer(config))
         except InputError as exc:
             raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
         except ConfigError as exc:  # settings file, judge cache, calibration floors

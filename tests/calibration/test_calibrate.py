@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from builders_calibration import by_id, flip_on_hard, make_item, write_set
+from toolgrade.calibration.agreement import best_threshold, stratified_folds
 from toolgrade.calibration.calibrate import (
     CalibrationError,
     calibrate,
@@ -197,6 +199,34 @@ def test_fit_threshold_on_synthetic_p_pass() -> None:
     assert record.fit_split_kappa == pytest.approx(1.0)
     assert record.holdout_kappa == pytest.approx(1.0)
     assert record.threshold == 0.5
+    # Separable scores: every fold's cut, fitted without the fold, still separates it.
+    assert record.cv_folds == 5 and record.cv_kappa == pytest.approx(1.0)
+    assert record.cv_threshold is not None and 0.19 < record.cv_threshold <= 0.30
+    assert record.cv_kappa_ci == (pytest.approx(1.0), pytest.approx(1.0))
+
+
+def test_cross_validated_kappa_is_not_in_sample() -> None:
+    # P(pass) carries no signal: a cut fitted on all items finds some kappa by chance, but the
+    # out-of-fold verdicts (each judged at a cut fitted without it) do not keep it.
+    rng = random.Random(7)
+    items = [make_item(i, "pass" if i % 2 else "fail") for i in range(60)]
+    p = {f"it-{i}": rng.random() for i in range(60)}
+    record = calibrate(
+        items, by_id({k: "fail" for k in p}, p), dimension="recovery_quality", model="m",
+        set_sha256="0" * 64, fit_threshold=True,
+    )
+    _, in_sample = best_threshold([it.label == "pass" for it in items], list(p.values()))
+    assert in_sample is not None and record.cv_kappa is not None
+    assert record.cv_kappa < in_sample - 0.2
+    assert record.cv_kappa_ci is not None and record.cv_kappa_ci[0] < 0.0
+
+
+def test_stratified_folds_cover_every_item_once_with_the_label_mix() -> None:
+    labels = [i % 3 == 0 for i in range(31)]
+    folds = stratified_folds(labels, 5, seed=1)
+    assert sorted(i for fold in folds for i in fold) == list(range(31))
+    assert all(abs(sum(labels[i] for i in fold) - sum(labels) / 5) <= 1 for fold in folds)
+    assert folds == stratified_folds(labels, 5, seed=1)
 
 
 def test_fit_threshold_needs_p_pass() -> None:

@@ -18,6 +18,7 @@ from toolgrade.cli import calibrate_cmd
 from toolgrade.judging import build_judge
 from toolgrade.judging.client import ChatRequest
 from toolgrade.judging.fakes import FakeClient, logprob_reply, verdict_json
+from toolgrade.judging.settle import settle
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings
 
@@ -35,11 +36,17 @@ def test_every_shipped_set_runs_through_the_engine(dimension: JudgeDimension) ->
     )
     n = len(loaded.items)
     fails = sum(it.label == "fail" for it in loaded.items)
-    assert client.calls == n
-    assert record.unscored == 0 and record.judge_pass_rate == 1.0
-    assert record.confusion["human_fail"] == {"judge_pass": fails, "judge_fail": 0}
-    assert record.kappa == pytest.approx(0.0)  # an always-pass judge carries no information
-    assert record.catch_rate == 0.0 and record.false_pass_rate == 1.0
+    # Items the screen or the evidence settle never reach the (always-pass) model; every one
+    # of them is an item labelled fail, so they are the judge's only fails.
+    settled = [it for it in loaded.items if settle(dimension, it.inputs, "reasoned")]
+    assert settled and all(it.label == "fail" for it in settled)
+    assert client.calls == n - len(settled)
+    assert record.unscored == 0
+    assert record.judge_pass_rate == pytest.approx((n - len(settled)) / n)
+    assert record.confusion["human_fail"] == {
+        "judge_pass": fails - len(settled), "judge_fail": len(settled)
+    }
+    assert record.confusion["human_pass"] == {"judge_pass": n - fails, "judge_fail": 0}
     assert record.template_hash is not None
     assert record.mode == "reasoned"  # verdicts without P(pass)
 
@@ -55,8 +62,10 @@ def test_unparseable_replies_end_unscored_and_the_run_completes() -> None:
         model="fake/judge",
         set_sha256=loaded.sha256,
     )
-    assert record.unscored == len(loaded.items) and record.observations == 0
-    assert record.kappa is None and record.kappa_ci is None and record.agreement is None
+    settled = [it for it in loaded.items if settle("recovery_quality", it.inputs, "reasoned")]
+    assert record.unscored == len(loaded.items) - len(settled)
+    assert record.observations == len(settled)  # the screen's fails, all labelled fail
+    assert record.confusion["human_pass"] == {"judge_pass": 0, "judge_fail": 0}
 
 
 def _p_by_marker(p: dict[int, float]):  # type: ignore[no-untyped-def]
@@ -120,7 +129,11 @@ def test_cli_end_to_end_with_build_judge(monkeypatch: pytest.MonkeyPatch, tmp_pa
     data = json.loads(out.read_text())
     assert data["model"] == "fake/judge" and data["judge_pass_rate"] == 0.0
     assert data["catch_rate"] == 1.0
-    assert "calls 83" in result.output
+    settled = [
+        it for it in load_set(None, "result_interpretation").items
+        if settle("result_interpretation", it.inputs, "reasoned")
+    ]
+    assert f"calls {83 - len(settled)}" in result.output
     assert list((tmp_path / "records").glob("result_interpretation__*.json"))
 
 

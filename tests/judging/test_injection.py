@@ -71,7 +71,8 @@ def probed_inputs(dimension: JudgeDimension, probe: str) -> dict[str, Any]:
 def sent_prompt(dimension: JudgeDimension, inputs: dict[str, Any]) -> tuple[str, str, str]:
     """(system, user, token) of the one request the engine sends for these inputs."""
     client = FakeClient([verdict_json("fail", label="misread_result")])
-    verdict = engine(client).judge(JudgeRequest(dimension=dimension, inputs=inputs))
+    # The screen is switched off: these tests prove the second line of defence, the fencing.
+    verdict = engine(client, presettle=None).judge(JudgeRequest(dimension=dimension, inputs=inputs))
     assert client.calls == 1
     assert verdict.verdict == "fail"  # the scripted answer, whatever the data says
     request = client.requests[0]
@@ -114,7 +115,7 @@ def test_probe_stays_inside_the_data_block(dimension: JudgeDimension, probe_name
 @pytest.mark.parametrize("dimension", JUDGE_DIMENSIONS)
 def test_probes_in_logprob_mode_also_stay_in_the_data(dimension: JudgeDimension) -> None:
     client = FakeClient([verdict_json("fail")])
-    judge = engine(client, mode="logprob")
+    judge = engine(client, presettle=None, mode="logprob")
     for probe in PROBES.values():
         judge.judge(JudgeRequest(dimension=dimension, inputs=probed_inputs(dimension, probe)))
     assert client.calls >= len(PROBES)
@@ -127,3 +128,19 @@ def test_probes_in_logprob_mode_also_stay_in_the_data(dimension: JudgeDimension)
 
 def test_there_are_at_least_ten_probes_per_dimension() -> None:
     assert len(PROBES) >= 10
+
+
+@pytest.mark.parametrize("dimension", JUDGE_DIMENSIONS)
+def test_every_probe_is_failed_by_the_screen_before_any_model_call(
+    dimension: JudgeDimension,
+) -> None:
+    client = FakeClient([verdict_json("pass")])
+    judge = engine(client)
+    for name, probe in PROBES.items():
+        verdict = judge.judge(
+            JudgeRequest(dimension=dimension, inputs=probed_inputs(dimension, probe))
+        )
+        assert verdict.verdict == "fail", name
+        assert "steer the grader" in verdict.reason, name
+    assert client.calls == 0
+    assert judge.usage()[dimension]["settled"] == len(PROBES)

@@ -198,3 +198,40 @@ def stratified_halves(
         fit.extend(int(i) for i in members[:half])
         hold.extend(int(i) for i in members[half:])
     return sorted(fit), sorted(hold)
+
+
+def stratified_folds(
+    labels: Sequence[bool], k: int, seed: int = BOOTSTRAP_SEED
+) -> list[list[int]]:
+    """Split item indices into `k` folds with the same label mix (seeded, reproducible)."""
+    if k < 2:
+        raise ValueError("cross-validation needs at least 2 folds")
+    rng = np.random.default_rng(seed)
+    folds: list[list[int]] = [[] for _ in range(k)]
+    position = 0
+    for value in (True, False):
+        members = np.array([i for i, lab in enumerate(labels) if lab == value], dtype=np.int64)
+        rng.shuffle(members)
+        for index in members:
+            folds[position % k].append(int(index))
+            position += 1
+    return [sorted(fold) for fold in folds]
+
+
+def out_of_fold_verdicts(
+    human: Sequence[bool], p_pass: Sequence[float], k: int, seed: int = BOOTSTRAP_SEED
+) -> tuple[list[bool], list[float]]:
+    """Each item's verdict at the cut fitted (`best_threshold`) on the other folds, and the
+    cut used for each fold: a verdict never depends on the item's own label."""
+    h = list(human)
+    p = list(p_pass)
+    verdicts = [False] * len(h)
+    cuts: list[float] = []
+    for fold in stratified_folds(h, k, seed):
+        held = set(fold)
+        train = [i for i in range(len(h)) if i not in held]
+        cut, _ = best_threshold([h[i] for i in train], [p[i] for i in train])
+        cuts.append(cut)
+        for i in fold:
+            verdicts[i] = p[i] >= cut
+    return verdicts, cuts

@@ -38,6 +38,8 @@ from toolgrade.models import (
 )
 
 Label = Literal["pass", "fail"]
+#: Folds of the cross-validation that reports what a fitted P(pass) cut reaches on new items.
+CV_FOLDS = 5
 #: progress(done, total): called after every judge call.
 Progress = Callable[[int, int], None]
 
@@ -273,12 +275,19 @@ class ThresholdFit:
     fit_kappa: float | None
     holdout_kappa: float | None
     holdout_agreement: float | None
+    cv_threshold: float | None = None
+    cv_folds: int | None = None
+    cv_kappa: float | None = None
+    cv_kappa_ci: tuple[float, float] | None = None
+    cv_agreement: float | None = None
 
 
 def fit_split_threshold(
     outcomes: Sequence[ItemOutcome], seed: int = ag.BOOTSTRAP_SEED
 ) -> ThresholdFit:
-    """Pick the cut maximising kappa on a seeded stratified half; report the other half."""
+    """The cut maximising kappa over all items, with what it can be trusted to reach: kappa on
+    a seeded stratified half at a cut fitted on the other (`holdout_kappa`) and the k-fold
+    cross-validated kappa with its bootstrap interval (`cv_kappa`, `cv_kappa_ci`)."""
     usable = [(o.item.label == "pass", p) for o in outcomes if (p := o.mean_p_pass()) is not None]
     if len(usable) < 4:
         raise CalibrationError(
@@ -293,7 +302,21 @@ def fit_split_threshold(
     hold_h = [usable[i][0] for i in hold_idx]
     hold_j = [usable[i][1] >= cut for i in hold_idx]
     table = ag.confusion_table(hold_h, hold_j)
-    return ThresholdFit(cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table))
+    # The shipped cut is fitted on every item; the figure it can be trusted to reach on new
+    # items is the k-fold one, where each item is judged at a cut fitted without it.
+    full_cut, _ = ag.best_threshold(labels, [p for _, p in usable])
+    folds = min(CV_FOLDS, min(sum(labels), len(labels) - sum(labels)))
+    cv: dict[str, Any] = {}
+    if folds >= 2:
+        oof, _ = ag.out_of_fold_verdicts(labels, [p for _, p in usable], folds, seed=seed)
+        rows = np.array(
+            [[int(h and j), int(h and not j), int(not h and j), int(not h and not j)]
+             for h, j in zip(labels, oof, strict=True)], dtype=np.int64)
+        cv_table = rows.sum(axis=0).reshape(2, 2)
+        ci, _ = ag.bootstrap_kappa_ci(rows, seed=seed)
+        cv = {"cv_threshold": full_cut, "cv_folds": folds, "cv_kappa": ag.cohen_kappa(cv_table),
+              "cv_kappa_ci": ci, "cv_agreement": ag.raw_agreement(cv_table)}
+    return ThresholdFit(cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table), **cv)
 
 
 def _disagreements(outcomes: Sequence[ItemOutcome]) -> list[Disagreement]:
@@ -374,6 +397,11 @@ def summarise(
         fit_split_kappa=fit.fit_kappa if fit else None,
         holdout_kappa=fit.holdout_kappa if fit else None,
         holdout_agreement=fit.holdout_agreement if fit else None,
+        cv_threshold=fit.cv_threshold if fit else None,
+        cv_folds=fit.cv_folds if fit else None,
+        cv_kappa=fit.cv_kappa if fit else None,
+        cv_kappa_ci=fit.cv_kappa_ci if fit else None,
+        cv_agreement=fit.cv_agreement if fit else None,
         template_hash=template,
         mode=mode,
         toolgrade_version=_version(),

@@ -104,6 +104,19 @@ class CalibrationRecord(BaseModel):
     fit_split_kappa: float | None = None
     holdout_kappa: float | None = None
     holdout_agreement: float | None = None
+    cv_threshold: float | None = Field(
+        default=None, description="The P(pass) cut fitted on every item: the one to judge with."
+    )
+    cv_folds: int | None = Field(
+        default=None, description="k of the k-fold cross-validation of the fitted cut."
+    )
+    cv_kappa: float | None = Field(
+        default=None,
+        description="Kappa of the out-of-fold verdicts (each item judged at a cut fitted "
+        "without it): the figure a fitted cut can be trusted to reach on new items.",
+    )
+    cv_kappa_ci: tuple[float, float] | None = None
+    cv_agreement: float | None = None
     template_hash: str | None = None
     toolgrade_version: str | None = None
     created_at: str
@@ -285,4 +298,7 @@ def summary_for_run(record: CalibrationRecord | None) -> dict[str, Any] | None:
         "threshold": record.threshold,
         "fitted_threshold": record.fitted_threshold,
         "holdout_kappa": record.holdout_kappa,
+        "cv_threshold": record.cv_threshold,
+        "cv_kappa": record.cv_kappa,
+        "cv_kappa_ci": list(record.cv_kappa_ci) if record.cv_kappa_ci else None,
     }

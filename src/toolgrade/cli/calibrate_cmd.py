@@ -144,6 +144,15 @@ def summary_table(record: CalibrationRecord) -> Table:
                 f"holdout kappa {_fmt(record.holdout_kappa)})",
             )
         )
+    if record.cv_kappa_ci is not None and record.cv_threshold is not None:
+        low, high = record.cv_kappa_ci
+        rows.append(
+            (
+                f"{record.cv_folds}-fold cross-validated",
+                f"kappa {_fmt(record.cv_kappa)} [{low:.3f}, {high:.3f}] with the cut fitted "
+                f"on all items, {record.cv_threshold:.3f}",
+            )
+        )
     for tag, fig in record.per_tag.items():
         rows.append(
             (

@@ -24,6 +24,7 @@ from tenacity.wait import wait_base
 from toolgrade.judging.cache import CacheStorageError, VerdictCache, cache_key, default_cache_dir
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
+from toolgrade.judging.settle import Settler, settle
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings
@@ -50,6 +51,7 @@ class _Usage:
     requests: int = 0
     cache_hits: int = 0
     memo_hits: int = 0
+    settled: int = 0  # answered by the injection screen or deterministic evidence, no model
     unscored: int = 0
     errors: int = 0
     tokens: int = 0
@@ -64,7 +66,9 @@ class JudgeEngine:
 
     `models` maps each dimension to its model (None: unconfigured, answered `unscored`); by
     default each dimension's `settings.for_dimension(dim).model`. `sleep` and `wait` control the
-    retry backoff (tests pass a no-op sleep). The disk cache is opened from the settings unless
+    retry backoff (tests pass a no-op sleep). `presettle` decides a request without the model
+    where code can (the injection screen, decisive evidence); None asks the model about every
+    request (tests of the prompt fencing use it). The disk cache is opened from the settings unless
     one is given; `use_cache=False` disables it either way.
     """
 
@@ -81,8 +85,10 @@ class JudgeEngine:
         templates: Mapping[JudgeDimension, PromptTemplate] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         wait: wait_base | None = None,
+        presettle: Settler | None = settle,
     ) -> None:
         self._settings = settings
+        self._presettle = presettle
         self._client = client
         self._templates = dict(templates) if templates is not None else load_templates()
         # Resolved once: `for_dimension` copies the settings, and judge() runs per request.
@@ -133,6 +139,12 @@ class JudgeEngine:
             return Verdict.unscored(f"no judge model is configured for {dim}")
         settings = self._dim_settings[dim]
         template = self._templates[dim]
+        settled = self._presettle(dim, request.inputs, settings.mode) if self._presettle else None
+        if settled is not None:
+            self._count(dim, settled=1)
+            return settled.model_copy(
+                update={"model": model, "template_hash": template.template_hash}
+            )
         key = cache_key(
             model=model,
             sampling=self._sampling(settings),
@@ -160,8 +172,9 @@ class JudgeEngine:
         return verdict
 
     def usage(self) -> dict[str, dict[str, Any]]:
-        """Per dimension: model, calls, requests, cache_hits, memo_hits, unscored, errors,
-        tokens, cost_usd (`calls` counts every model call made, retries and re-asks included)."""
+        """Per dimension: model, calls, requests, cache_hits, memo_hits, settled (decided without
+        the model), unscored, errors, tokens, cost_usd (`calls` counts every model call made,
+        retries and re-asks included)."""
         with self._lock:
             return {
                 dim: {
@@ -170,6 +183,7 @@ class JudgeEngine:
                     "requests": u.requests,
                     "cache_hits": u.cache_hits,
                     "memo_hits": u.memo_hits,
+                    "settled": u.settled,
                     "unscored": u.unscored,
                     "errors": u.errors,
                     "tokens": u.tokens,

@@ -232,6 +232,8 @@ class LlamaTokenModel:
         self._llama = llama
         # Where the prompt tokens evaluated as whole grid chunks end: only they may be reused.
         self._whole_chunks = 0
+        #: (prompt tokens, tokens evaluated afresh) of the last `feed`, for the speed benchmark.
+        self.last_feed: tuple[int, int] = (0, 0)
         model = llama._model  # the GGUF's own template, as Llama itself builds it
         eos, bos = llama.token_eos(), llama.token_bos()
         self._formatter = llama_chat_format.Jinja2ChatFormatter(
@@ -263,6 +265,7 @@ class LlamaTokenModel:
         self._whole_chunks = keep
         for start in range(keep, len(tokens), PROMPT_CHUNK):
             llama.eval(tokens[start : start + PROMPT_CHUNK])
+        self.last_feed = (len(tokens), len(tokens) - keep)
         self._whole_chunks = len(tokens) - len(tokens) % PROMPT_CHUNK
 
     def append(self, tokens: list[int]) -> None:
@@ -306,8 +309,17 @@ def load_llama(model_path: str) -> Any:
 
 
 def load_default() -> tuple[Any, TokenModel]:
-    """The embedded model, assembled and verified if needed, with its token-level view."""
-    llama = load_llama(str(ensure_model_file()))
+    """The embedded model, assembled and verified if needed, with its token-level view.
+
+    The runtime is self-tested in a child process first (once per build), so a library built
+    for another CPU fails with a message and the rebuild command instead of killing this
+    process with a signal.
+    """
+    from toolgrade.judging.runtime_check import ensure_runtime_ok
+
+    path = ensure_model_file()
+    ensure_runtime_ok(path)
+    llama = load_llama(str(path))
     return llama, LlamaTokenModel(llama)
 
 

@@ -1,0 +1,75 @@
+"""Defaults that carry the calibration: an unconfigured local-model dimension runs as its shipped
+record measured it, and one whose record is under the floor stays off with a reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolgrade.calibration.records import CalibrationRecord
+from toolgrade.judging.defaults import DEFAULT_FLOOR, apply_local_defaults
+from toolgrade.judging.local import LOCAL_MODEL
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.settings import DimensionSettings, JudgeSettings
+
+
+def record(dimension: str, cv_ci: tuple[float, float] | None, **extra: Any) -> CalibrationRecord:
+    """A logprob record with a cross-validated interval `cv_ci` and cut 0.31."""
+    fields: dict[str, Any] = {
+        "model": LOCAL_MODEL, "dimension": dimension, "set_sha256": "0" * 64, "n": 90,
+        "observations": 90, "unscored": 0, "human_pass_rate": 0.5, "judge_pass_rate": 0.5,
+        "confusion": {}, "agreement": 0.7, "kappa": 0.4, "kappa_ci": (0.3, 0.5), "ac1": 0.4,
+        "catch_rate": 0.7, "false_pass_rate": 0.3, "flip_rate": None, "mode": "logprob",
+        "cv_threshold": 0.31, "cv_kappa": 0.45, "cv_kappa_ci": cv_ci,
+        "created_at": "2026-12-01T00:00:00+00:00",
+    }
+    return CalibrationRecord(**{**fields, **extra})
+
+
+LOCAL: dict[JudgeDimension, str | None] = dict.fromkeys(JUDGE_DIMENSIONS, LOCAL_MODEL)
+RECORDS = {
+    "argument_equivalence": record("argument_equivalence", (0.45, 0.75)),
+    "recovery_quality": record("recovery_quality", (0.05, 0.4)),
+    "alternate_route": record("alternate_route", None, kappa_ci=(0.25, 0.6)),
+}
+
+
+def find(model: str, dimension: JudgeDimension) -> CalibrationRecord | None:
+    return RECORDS.get(dimension)
+
+
+def test_no_settings_take_the_records_mode_and_cut_and_switch_off_weak_dimensions() -> None:
+    said: list[str] = []
+    out = apply_local_defaults(JudgeSettings(), LOCAL, said.append, find)
+    ae = out.for_dimension("argument_equivalence")
+    assert (ae.mode, ae.threshold, ae.enabled) == ("logprob", 0.31, True)
+    # No cross-validated interval: the record's own kappa interval decides (0.25 >= floor).
+    assert out.for_dimension("alternate_route").enabled
+    rq = out.for_dimension("recovery_quality")
+    assert rq.enabled is False and rq.mode == "logprob"
+    assert len(said) == 1 and said[0].startswith("recovery_quality: off by default")
+    assert f"0.05, under the floor {DEFAULT_FLOOR:.2f}" in said[0]
+    # No record at all: left exactly as configured.
+    ri = out.for_dimension("result_interpretation")
+    assert (ri.mode, ri.threshold, ri.enabled) == ("reasoned", 0.5, True)
+    assert "result_interpretation" not in out.dimensions
+
+
+def test_the_settings_floor_is_the_floor() -> None:
+    out = apply_local_defaults(JudgeSettings(kappa_floor=0.5), LOCAL, None, find)
+    assert not out.for_dimension("argument_equivalence").enabled  # 0.45 < 0.5
+
+
+def test_anything_the_user_set_is_kept() -> None:
+    top = JudgeSettings(mode="reasoned")
+    assert apply_local_defaults(top, LOCAL, None, find) == top
+    table = JudgeSettings(dimensions={"recovery_quality": DimensionSettings(enabled=True)})
+    out = apply_local_defaults(table, LOCAL, None, find)
+    assert out.for_dimension("recovery_quality").enabled is True
+    assert out.for_dimension("recovery_quality").mode == "reasoned"
+    assert out.for_dimension("argument_equivalence").mode == "logprob"
+
+
+def test_a_hosted_model_is_left_alone() -> None:
+    hosted: dict[JudgeDimension, str | None] = dict.fromkeys(JUDGE_DIMENSIONS, "openai/gpt-4o")
+    settings = JudgeSettings(model="openai/gpt-4o")
+    assert apply_local_defaults(settings, hosted, None, find) == settings
