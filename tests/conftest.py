@@ -1,0 +1,12 @@
+"""Test-wide settings: property tests are deterministic and never timed.
+
+`derandomize`: every run (a developer's, CI's) tries the same examples, so a green suite stays
+green on a clean clone; a property that should explore more says so with its own
+`max_examples`. `deadline=None`: speed belongs in benchmarks/, and a busy machine made
+per-example deadlines fail tests that were right.
+"""
+
+from hypothesis import settings
+
+settings.register_profile("toolgrade", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("toolgrade")
