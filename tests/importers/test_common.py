@@ -190,3 +190,14 @@ def test_bfcl_imports_always_load(
     assert loaded == summary.cases
     left_out = len(params) - loaded
     assert left_out == 0 or summary.notes[0].startswith(f"left out {left_out} of {len(params)}")
+
+
+def test_the_import_summary_counts_in_words(tmp_path: Path) -> None:
+    from toolgrade.importers.common import ImportSummary
+
+    one = ImportSummary(out=tmp_path, cases=1, runs=1, calls=1).lines()
+    assert one[:2] == [f"wrote 1 case to {tmp_path / 'suite.jsonl'}",
+                       f"wrote 1 run (1 tool call) to {tmp_path / 'runs.jsonl'}"]
+    many = ImportSummary(out=tmp_path, cases=2, runs=0, calls=3).lines()
+    assert many[:2] == [f"wrote 2 cases to {tmp_path / 'suite.jsonl'}",
+                        f"wrote 0 runs (3 tool calls) to {tmp_path / 'runs.jsonl'}"]

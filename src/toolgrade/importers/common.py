@@ -41,8 +41,9 @@ class ImportSummary:
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
         lines = [
-            f"wrote {self.cases} cases to {self.out / SUITE_FILE}",
-            f"wrote {self.runs} runs ({self.calls} tool calls) to {self.out / RUNS_FILE}",
+            f"wrote {_count(self.cases, 'case')} to {self.out / SUITE_FILE}",
+            f"wrote {_count(self.runs, 'run')} ({_count(self.calls, 'tool call')}) to "
+            f"{self.out / RUNS_FILE}",
         ]
         if self.unparseable:
             lines.append(f"{self.unparseable} results could not be fully decoded "
@@ -53,6 +54,11 @@ class ImportSummary:
             mean = sum(self.rewards.values()) / len(self.rewards)
             lines.append(f"benchmark's own mean reward over {len(self.rewards)} runs: {mean:.3f}")
         return [*lines, *self.notes]
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 run`, `2 runs`: the summary reads as a sentence."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @dataclass(frozen=True)
