@@ -125,3 +125,12 @@ def test_per_tool_table_shows_free_calls_only_when_the_suite_uses_them() -> None
     rows = {row[0]: row for row in table.rows}
     assert rows["search_kb"][1:4] == [fmt(None)] * 3 and rows["search_kb"][-1] == "3"
     assert all(row[-1] == "0" for name, row in rows.items() if name != "search_kb")
+
+
+def test_cv_kappa_is_shown_beside_the_records_own_kappa() -> None:
+    from toolgrade.reporting.tables import cv_kappa_text
+
+    record = {"kappa": 0.42, "kappa_ci": [0.25, 0.58], "cv_kappa": 0.661,
+              "cv_kappa_ci": [0.5, 0.81], "cv_threshold": 0.345}
+    assert cv_kappa_text(record) == "; cross-validated 0.66 [0.50, 0.81] at cut 0.345"
+    assert cv_kappa_text({"kappa": 0.42, "kappa_ci": [0.25, 0.58]}) == ""

@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from toolgrade.reporting.tables import cv_kappa_text
+
 
 def fmt(value: Any, digits: int = 3) -> str:
     """A figure for display: numbers rounded, None as a dash."""
@@ -145,7 +147,7 @@ def _print_judges(console: Console, judges: dict[str, Any]) -> None:
         calib = block.get("calibration") or {}
         if calib:
             ci = [round(x, 2) for x in calib.get("kappa_ci") or []]
-            kappa = f"{fmt(calib.get('kappa'), 2)} {ci}"
+            kappa = f"{fmt(calib.get('kappa'), 2)} {ci}{cv_kappa_text(calib)}"
         else:
             kappa = "-" if block.get("model") is None else "not calibrated"
         table.add_row(

@@ -7,7 +7,7 @@ from typing import Any
 from toolgrade.reporting.digest import Digest, FailureExample
 from toolgrade.reporting.run_view import run_label
 from toolgrade.reporting.runs_section import RunsSection
-from toolgrade.reporting.tables import DASH, Table, anchor, fmt
+from toolgrade.reporting.tables import DASH, Table, anchor, cv_kappa_text, fmt
 from toolgrade.scoring.reliability import MAX_K
 
 #: pass@k / pass^k columns shown when trials allow them (all k would not fit a page).
@@ -138,7 +138,10 @@ def _calibration(record: Any) -> str:
         return "not calibrated"
     ci = record.get("kappa_ci") or []
     interval = f" [{fmt(ci[0], 2)}, {fmt(ci[1], 2)}]" if len(ci) == 2 else ""
-    return f"kappa {fmt(record['kappa'], 2)}{interval} (n {fmt(record.get('n'))})"
+    return f"kappa {fmt(record['kappa'], 2)}{interval} (n {fmt(record.get('n'))})" + cv_kappa_text(
+        record
+    )
+
 
 
 def _model(block: dict[str, Any]) -> str:

@@ -186,3 +186,15 @@ def agents_table(summary: dict[str, Any]) -> Table | None:
     return Table("agents", "Agents", columns, rows,
                  note="arguments given selection: the arguments pass rate over the runs whose "
                       "selection passed.")
+
+
+def cv_kappa_text(record: dict[str, Any]) -> str:
+    """`; cross-validated 0.66 [0.50, 0.81] at cut 0.345` when the record has the figure: the
+    kappa of the fitted cut a judge runs at by default, beside the one at the record's own cut."""
+    if record.get("cv_kappa") is None:
+        return ""
+    ci = record.get("cv_kappa_ci") or []
+    interval = f" [{fmt(ci[0], 2)}, {fmt(ci[1], 2)}]" if len(ci) == 2 else ""
+    cut = record.get("cv_threshold")
+    at = f" at cut {fmt(cut, 3)}" if cut is not None else ""
+    return f"; cross-validated {fmt(record['cv_kappa'], 2)}{interval}{at}"
