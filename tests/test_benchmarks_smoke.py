@@ -6,13 +6,12 @@ shape of its output from rotting.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from script_modules import load_script
 from toolgrade.loaders import load_suite
 from toolgrade.scoring.runner import grade, validate_inputs
 
@@ -20,13 +19,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules while the class is being built.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCH / f"{name}.py", f"bench_{name}")
 
 
 def test_synthetic_runs_are_deterministic_and_shaped(tmp_path: Path) -> None:

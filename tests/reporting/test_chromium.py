@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import struct
 from pathlib import Path
@@ -11,6 +10,7 @@ from types import ModuleType
 import pytest
 
 from builders_reporting import write_run_dir
+from script_modules import load_script
 from toolgrade.reporting.files import rerender
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "check_report_html.py"
@@ -22,11 +22,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_report_html", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "check_report_html")
 
 
 def test_chromium_renders_the_report_to_a_png(tmp_path: Path) -> None:

@@ -3,10 +3,8 @@ on Ctrl-C. Chunks are made small here so that a few hundred runs use every worke
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import multiprocessing
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,6 +14,7 @@ from typer.testing import CliRunner
 
 from builders_adjudication import ADDRESS_ROUTE, PARCEL_ROUTE, copy_example
 from builders_jobs import DEADLY_CASE, KillsItsWorker
+from script_modules import load_script
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
@@ -39,12 +38,7 @@ OUTPUTS = (
 
 
 def _synth() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_synth", ROOT / "benchmarks" / "synth.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "synth.py", "bench_synth")
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ records the weak agent, whose shipped Anthropic file is its twin as it is.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from script_modules import load_script
 from toolgrade.scoring.runner import grade, validate_inputs
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -26,11 +26,7 @@ EXPORTS = ("strong-agent.genai.otlp.jsonl", "weak-agent.openinference.otlp.json"
 
 
 def _module(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(path, path.stem + "_under_test")
 
 
 def _openai_twin(path: Path) -> Path:
