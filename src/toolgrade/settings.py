@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from toolgrade.errors import ConfigError, NotUtf8Error, read_utf8
-from toolgrade.models import JudgeDimension
+from toolgrade.models import Combination, JudgeDimension
 
 
 class _Settings(BaseModel):
@@ -39,6 +39,12 @@ class DimensionSettings(_Settings):
     mode: Literal["reasoned", "logprob"] | None = None
     threshold: StrictFloat | None = Field(default=None, ge=0.0, le=1.0)
     kappa_floor: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
+    combination: Combination | None = Field(
+        default=None,
+        description="Logprob mode: combine P(pass) with the dimension's deterministic signals "
+        "(weights as `toolgrade calibrate --fit` stores them in the record; `threshold` is "
+        "then the cut on the combined P(pass)).",
+    )
 
 
 class JudgeSettings(_Settings):
@@ -69,6 +75,17 @@ class JudgeSettings(_Settings):
         "calibration record over its kappa floor; false lets it decide uncalibrated (warned).",
     )
     dimensions: dict[JudgeDimension, DimensionSettings] = Field(default_factory=dict)
+    combination: Combination | None = Field(
+        default=None, description="Set per dimension only: [judge.dimensions.D] combination."
+    )
+
+    @field_validator("combination")
+    @classmethod
+    def _per_dimension_only(cls, value: Combination | None) -> Combination | None:
+        # Each dimension has its own signals: one set of weights cannot serve all four.
+        if value is not None:
+            raise ValueError("set a combination per dimension: [judge.dimensions.D] combination")
+        return value
 
     @field_validator("cache_dir", "calibration_dir")
     @classmethod
@@ -81,7 +98,10 @@ class JudgeSettings(_Settings):
         override = self.dimensions.get(dimension)
         if override is None:
             return self
-        changes = {k: v for k, v in override.model_dump().items() if v is not None}
+        # Attributes, not model_dump(): a nested model (combination) must stay a model.
+        changes = {
+            k: v for k in type(override).model_fields if (v := getattr(override, k)) is not None
+        }
         return self.model_copy(update=changes)
 
 

@@ -73,3 +73,20 @@ def test_a_hosted_model_is_left_alone() -> None:
     hosted: dict[JudgeDimension, str | None] = dict.fromkeys(JUDGE_DIMENSIONS, "openai/gpt-4o")
     settings = JudgeSettings(model="openai/gpt-4o")
     assert apply_local_defaults(settings, hosted, None, find) == settings
+
+
+def test_a_records_combination_becomes_the_default_and_settings_still_override_it() -> None:
+    from toolgrade.models import Combination
+
+    combination = Combination(features=["model_logit", "stage_bad"], weights=[0.5, -2.0],
+                              bias=0.1)
+    records = {"recovery_quality": record("recovery_quality", (0.5, 0.8),
+                                          combination=combination)}
+    said: list[str] = []
+    out = apply_local_defaults(JudgeSettings(), LOCAL, said.append,
+                               lambda model, dim: records.get(dim))
+    rq = out.for_dimension("recovery_quality")
+    assert rq.enabled and rq.combination == combination and rq.threshold == 0.31
+    chosen = JudgeSettings(dimensions={"recovery_quality": DimensionSettings(threshold=0.6)})
+    kept = apply_local_defaults(chosen, LOCAL, said.append, lambda model, dim: records.get(dim))
+    assert kept.for_dimension("recovery_quality").combination is None

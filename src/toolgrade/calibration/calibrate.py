@@ -19,6 +19,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolgrade.calibration import agreement as ag
+from toolgrade.calibration.combination_fit import (
+    FitRow,
+    feature_names,
+    fit_combination,
+    score_row,
+)
 from toolgrade.calibration.records import (
     CalibrationRecord,
     Disagreement,
@@ -31,6 +37,7 @@ from toolgrade.loaders.jsonl import numbered_lines
 from toolgrade.models import (
     JUDGE_DIMENSIONS,
     JUDGE_INPUTS,
+    Combination,
     JudgeDimension,
     JudgePort,
     JudgeRequest,
@@ -280,6 +287,20 @@ class ThresholdFit:
     cv_kappa: float | None = None
     cv_kappa_ci: tuple[float, float] | None = None
     cv_agreement: float | None = None
+    combination: Combination | None = None
+
+
+def _cv_figures(
+    labels: Sequence[bool], verdicts: Sequence[bool], seed: int
+) -> dict[str, Any]:
+    """Cross-validated kappa, its bootstrap interval and agreement from out-of-fold verdicts."""
+    rows = np.array(
+        [[int(h and j), int(h and not j), int(not h and j), int(not h and not j)]
+         for h, j in zip(labels, verdicts, strict=True)], dtype=np.int64)
+    table = rows.sum(axis=0).reshape(2, 2)
+    ci, _ = ag.bootstrap_kappa_ci(rows, seed=seed)
+    return {"cv_kappa": ag.cohen_kappa(table), "cv_kappa_ci": ci,
+            "cv_agreement": ag.raw_agreement(table)}
 
 
 def fit_split_threshold(
@@ -309,14 +330,56 @@ def fit_split_threshold(
     cv: dict[str, Any] = {}
     if folds >= 2:
         oof, _ = ag.out_of_fold_verdicts(labels, [p for _, p in usable], folds, seed=seed)
-        rows = np.array(
-            [[int(h and j), int(h and not j), int(not h and j), int(not h and not j)]
-             for h, j in zip(labels, oof, strict=True)], dtype=np.int64)
-        cv_table = rows.sum(axis=0).reshape(2, 2)
-        ci, _ = ag.bootstrap_kappa_ci(rows, seed=seed)
-        cv = {"cv_threshold": full_cut, "cv_folds": folds, "cv_kappa": ag.cohen_kappa(cv_table),
-              "cv_kappa_ci": ci, "cv_agreement": ag.raw_agreement(cv_table)}
+        cv = {"cv_threshold": full_cut, "cv_folds": folds, **_cv_figures(labels, oof, seed)}
     return ThresholdFit(cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table), **cv)
+
+
+@dataclass(frozen=True)
+class SignalSource:
+    """What `--fit` needs beside the verdicts, injected by the caller (judging owns both):
+    each item's deterministic signals, and whether the engine settles it without the model."""
+
+    signals: Callable[[dict[str, Any]], dict[str, float]]
+    settled: Callable[[dict[str, Any]], bool]
+
+
+def fit_combined_threshold(
+    outcomes: Sequence[ItemOutcome], source: SignalSource, seed: int = ag.BOOTSTRAP_SEED
+) -> ThresholdFit:
+    """Fit the combination of P(pass) and signals with its cut (`calibrate --fit`): on a
+    stratified half checked on the other, and k-fold cross-validated; the shipped pair is
+    fitted on every item."""
+    rows: list[FitRow] = []
+    for o in outcomes:
+        p = o.mean_p_pass()
+        if p is None:
+            continue
+        inputs = o.item.inputs
+        rows.append(FitRow(p, source.signals(inputs), o.item.label == "pass",
+                           source.settled(inputs)))
+    labels = [r.human_pass for r in rows]
+    folds = min(CV_FOLDS, sum(labels), len(labels) - sum(labels))
+    if len(rows) < 4 or folds < 2 or sum(not r.settled for r in rows) < 4:
+        raise CalibrationError(
+            "--fit needs P(pass) from a log-probability judge on at least two items of each "
+            f"label; {len(rows)} items carried one"
+        )
+    features = feature_names([r.signals for r in rows])
+    fit_idx, hold_idx = ag.stratified_halves(labels, seed=seed)
+    half = fit_combination([rows[i] for i in fit_idx], features, 2, seed)
+    half_cut = half.threshold
+    hold = [rows[i] for i in hold_idx]
+    hold_j = [score_row(half.combination, r) >= half_cut for r in hold]
+    table = ag.confusion_table([r.human_pass for r in hold], hold_j)
+    full = fit_combination(rows, features, folds, seed)
+    fit_scores = [score_row(full.combination, r) for r in rows]
+    fit_kappa = ag.cohen_kappa(ag.confusion_table(labels, [p >= full.threshold
+                                                          for p in fit_scores]))
+    return ThresholdFit(
+        full.threshold, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table),
+        cv_threshold=full.threshold, cv_folds=folds, combination=full.combination,
+        **_cv_figures(labels, full.cv_verdicts, seed),
+    )
 
 
 def _disagreements(outcomes: Sequence[ItemOutcome]) -> list[Disagreement]:
@@ -402,6 +465,7 @@ def summarise(
         cv_kappa=fit.cv_kappa if fit else None,
         cv_kappa_ci=fit.cv_kappa_ci if fit else None,
         cv_agreement=fit.cv_agreement if fit else None,
+        combination=fit.combination if fit else None,
         template_hash=template,
         mode=mode,
         toolgrade_version=_version(),
@@ -433,12 +497,15 @@ def calibrate(
     threshold: float | None = None,
     set_source: str | None = None,
     seed: int = ag.BOOTSTRAP_SEED,
+    signal_source: SignalSource | None = None,
 ) -> CalibrationRecord:
     """Judge every item `repeats` times and return the calibration record.
 
     `fit_threshold` fits a P(pass) cut on a stratified half and reports the other half
     (needs verdicts carrying `p_pass`). A judge call that raises is recorded as unscored.
     `judge_factory` gives each repeat after the first a fresh judge (see `run_judge`).
+    `signal_source` fits the combination of P(pass) and signals instead of a bare cut
+    (`calibrate --fit`; implies fitting).
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
@@ -456,7 +523,11 @@ def calibrate(
         progress=progress,
         judge_factory=judge_factory,
     )
-    fit = fit_split_threshold(outcomes, seed=seed) if fit_threshold else None
+    fit = None
+    if signal_source is not None:
+        fit = fit_combined_threshold(outcomes, signal_source, seed=seed)
+    elif fit_threshold:
+        fit = fit_split_threshold(outcomes, seed=seed)
     return summarise(
         outcomes,
         dimension=dimension,

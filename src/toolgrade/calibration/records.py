@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolgrade import json_out
 from toolgrade.errors import ConfigError
-from toolgrade.models import JudgeDimension
+from toolgrade.models import Combination, JudgeDimension
 
 #: Environment variable naming the records directory (below the settings, above the default).
 CALIBRATION_DIR_ENV = "TOOLGRADE_CALIBRATION_DIR"
@@ -117,6 +117,11 @@ class CalibrationRecord(BaseModel):
     )
     cv_kappa_ci: tuple[float, float] | None = None
     cv_agreement: float | None = None
+    combination: Combination | None = Field(
+        default=None,
+        description="`calibrate --fit`: the logistic combination of P(pass) and the "
+        "dimension's signals; the cuts and the cv_* figures are then on the combined P(pass).",
+    )
     template_hash: str | None = None
     toolgrade_version: str | None = None
     created_at: str

@@ -32,8 +32,12 @@ def _judge_settings(
     cache_dir: Path | None,
     no_cache: bool,
     logprob: bool,
+    raw: bool = False,
 ) -> JudgeSettings:
-    """The settings' judge table with the command's options applied to this dimension."""
+    """The settings' judge table with the command's options applied to this dimension.
+
+    `raw` drops a configured combination: `--fit` fits on the model's own P(pass).
+    """
     from toolgrade.settings import DimensionSettings
 
     override = base.dimensions.get(dimension) or DimensionSettings()
@@ -42,6 +46,8 @@ def _judge_settings(
         changes["model"] = model
     if logprob:
         changes["mode"] = "logprob"
+    if raw:
+        changes["combination"] = None
     dims = dict(base.dimensions)
     dims[dimension] = override.model_copy(update=changes)
     update: dict[str, Any] = {"enabled": True, "dimensions": dims}
@@ -185,6 +191,14 @@ def calibrate(
     fit_threshold: Annotated[
         bool, typer.Option("--fit-threshold", help="Fit the P(pass) cut (logprob mode).")
     ] = False,
+    fit: Annotated[
+        bool,
+        typer.Option(
+            "--fit",
+            help="Fit a logistic combination of P(pass) and the dimension's deterministic "
+            "signals, with its cut, cross-validated (logprob mode); stored in the record.",
+        ),
+    ] = False,
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Judge cache folder.")
     ] = None,
@@ -215,14 +229,15 @@ def calibrate(
             model=model,
             cache_dir=cache_dir,
             no_cache=no_cache or repeats > 1,
-            logprob=fit_threshold,
+            logprob=fit_threshold or fit,
+            raw=fit,
         )
         if repeats > 1 and not no_cache:
             err.print("note: cache off for --repeats > 1 so every repeat is a fresh call")
         judges = _Judges(judge_settings, dim)
         try:
             first = judges.new()
-            record = _run(loaded, first, judges, repeats, fit_threshold)
+            record = _run(loaded, first, judges, repeats, fit_threshold, fit)
         finally:
             judges.close()
         out.print(summary_table(record))
@@ -261,10 +276,12 @@ def _run(
     judges: _Judges,
     repeats: int,
     fit_threshold: bool,
+    fit: bool = False,
 ) -> CalibrationRecord:
     """Run the calibration under a progress bar; threshold-fitting problems exit 2."""
     from toolgrade.calibration.calibrate import CalibrationError
     from toolgrade.calibration.calibrate import calibrate as run_calibration
+    from toolgrade.judging.signals import signal_source
 
     dimension, model = judges.dimension, judges.model()
     settings = judges.settings.for_dimension(dimension)
@@ -284,6 +301,7 @@ def _run(
                 fit_threshold=fit_threshold,
                 threshold=settings.threshold if settings.mode == "logprob" else None,
                 set_source=loaded.source,
+                signal_source=signal_source(dimension) if fit else None,
             )
         except CalibrationError as exc:
             fail(f"toolgrade: {exc}", EXIT_INPUT)

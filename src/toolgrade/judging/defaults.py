@@ -3,8 +3,9 @@
 With no settings the local model would otherwise judge every dimension in the reasoned JSON
 mode, a configuration no shipped record describes. Instead, for each dimension the local model
 judges and the settings leave unconfigured (no `mode`, `threshold` or `enabled` in its table,
-none at the top level), the shipped calibration record decides: its mode and its fitted P(pass)
-cut are used, so the record shown beside the verdicts is the one that measured them; and a
+none at the top level), the shipped calibration record decides: its mode, its fitted P(pass)
+cut and, where `calibrate --fit` stored one, its combination of P(pass) with the deterministic
+signals are used, so the record shown beside the verdicts is the one that measured them; and a
 dimension whose record's kappa lower bound (the cross-validated one where the record has it)
 is under the floor stays off, with a one-line reason. A settings file still overrides all of
 this: any key set there is kept as written.
@@ -22,7 +23,7 @@ from toolgrade.settings import DimensionSettings, JudgeSettings
 #: The kappa lower bound a default-on dimension needs when the settings name no floor.
 DEFAULT_FLOOR = 0.2
 #: Keys that, set by the user (top level or the dimension's table), leave the dimension alone.
-_CHOSEN = ("mode", "threshold", "enabled")
+_CHOSEN = ("mode", "threshold", "enabled", "combination")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class DefaultChoice:
     threshold: float | None
     enabled: bool
     reason: str
+    combination: Any = None
 
 
 def _user_chose(settings: JudgeSettings, dimension: JudgeDimension) -> bool:
@@ -56,15 +58,17 @@ def choice_from_record(record: Any, floor: float) -> DefaultChoice:
     if low is None or low < floor:
         shown = "undefined" if low is None else f"{low:.2f}"
         return DefaultChoice(
-            mode, cut, False,
+            mode, cut, False, combination=getattr(record, "combination", None), reason=
             f"{record.dimension}: off by default: the local judge's calibration record has a "
             f"kappa lower bound of {shown}, under the floor {floor:.2f} (switch it on with "
             f"`enabled = true` in [judge.dimensions.{record.dimension}])",
         )
     kappa = record.cv_kappa if record.cv_kappa is not None else record.kappa
+    combined = ", combined with signals" if getattr(record, "combination", None) else ""
     return DefaultChoice(
-        mode, cut, True,
-        f"{record.dimension}: {mode} mode" + (f", cut {cut:.3f}" if cut is not None else "")
+        mode, cut, True, combination=getattr(record, "combination", None),
+        reason=f"{record.dimension}: {mode} mode{combined}"
+        + (f", cut {cut:.3f}" if cut is not None else "")
         + f" (calibrated kappa {kappa:.2f}, lower bound {low:.2f})",
     )
 
@@ -97,6 +101,7 @@ def apply_local_defaults(
         base = tables.get(dimension) or DimensionSettings()
         tables[dimension] = base.model_copy(update={
             "mode": choice.mode, "threshold": choice.threshold, "enabled": choice.enabled,
+            "combination": choice.combination,
         })
         if not choice.enabled and notify is not None:
             notify(choice.reason)

@@ -129,26 +129,33 @@ def _times(text: str, facts: Facts) -> str:
     return text
 
 
-def _quantities(text: str, facts: Facts) -> str:
+def _quantities(text: str, facts: Facts, raw: bool) -> str:
     found, text = _take(_TEMP, text)
     for m in found:
         value = _number(m["n"])
         celsius = value if m["u"].upper() == "C" else (value - 32) * 5 / 9
-        facts.add("temperature", round(celsius, 1))
+        facts.add("raw" if raw else "temperature", value if raw else round(celsius, 1))
     for pattern in (_QTY_BEFORE, _QTY_AFTER):
         found, text = _take(pattern, text)
         for m in found:
             kind, factor = _UNITS[m["u"].lower()]
-            facts.add(kind, round(_number(m["n"]) * factor, 4))
+            if raw:
+                facts.add("raw", _number(m["n"]))
+            else:
+                facts.add(kind, round(_number(m["n"]) * factor, 4))
     return text
 
 
-def extract_facts(value: str) -> Facts:
-    """Dates, times, temperatures, quantities, IDs and plain numbers in `value`."""
+def extract_facts(value: str, *, raw_quantities: bool = False) -> Facts:
+    """Dates, times, temperatures, quantities, IDs and plain numbers in `value`.
+
+    `raw_quantities` records each quantity's number as written, of kind `raw`, instead of
+    converted to its kind's base unit (for comparing with numbers that carry no unit).
+    """
     facts = Facts()
     text = _dates(value, facts)
     text = _times(text, facts)
-    text = _quantities(text, facts)
+    text = _quantities(text, facts, raw_quantities)
     found, text = _take(_ID, text)
     for m in found:
         facts.add("id", m.group(0).replace("-", ""))

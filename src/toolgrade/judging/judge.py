@@ -23,6 +23,7 @@ from tenacity.wait import wait_base
 
 from toolgrade.judging.cache import CacheStorageError, VerdictCache, cache_key, default_cache_dir
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
+from toolgrade.judging.combine import combine
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
 from toolgrade.judging.settle import Settler, settle
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
@@ -164,6 +165,7 @@ class JudgeEngine:
             return verdict
         try:
             verdict = self._resolve(dim, settings, model, template, key, request.inputs)
+            verdict = combine(dim, settings, request.inputs, verdict)
         except BaseException as exc:  # free the waiters (they get the same error), re-raise
             future.set_exception(exc)
             raise

@@ -19,6 +19,7 @@ from toolgrade.models.case import (
     StateAssertion,
     ToolSpec,
 )
+from toolgrade.models.combination import Combination
 from toolgrade.models.judging import (
     JUDGE_DIMENSIONS,
     JUDGE_INPUTS,
@@ -47,6 +48,7 @@ __all__ = [
     "Case",
     "CheckName",
     "CheckResult",
+    "Combination",
     "Expected",
     "Failure",
     "FailureName",
