@@ -298,6 +298,14 @@ def test_judge_alternates_asks_the_judge_with_the_routes() -> None:
     }
 
 
+def test_the_route_judge_is_told_which_tools_have_side_effects() -> None:
+    judge = FakeJudge(Verdict(verdict="pass"))
+    case = sel_case(["lookup", "refund"], judge_alternates=True, side_effect=["refund"])
+    grade(case, ["search", "refund"], judge)
+    described = judge.requests[0].inputs["tool_descriptions"]
+    assert described == {"lookup": "the lookup tool", "refund": "the refund tool (side effect)"}
+
+
 def test_judge_not_asked_when_a_route_matches() -> None:
     judge = FakeJudge(Verdict(verdict="fail"))
     case = sel_case(["lookup"], alternatives=[["search"]], judge_alternates=True)

@@ -48,10 +48,21 @@ def judge_route(
             "task": case.input,
             "expected_routes": routes,
             "actual_route": called,
-            "tool_descriptions": {name: spec.description for name, spec in case.tools.items()},
+            "tool_descriptions": {
+                name: _described(spec.description, spec.side_effect)
+                for name, spec in case.tools.items()
+            },
         },
     )
     return ctx.judge.judge(request).model_dump(mode="json")
+
+
+def _described(description: str, side_effect: bool) -> str:
+    """The description the judge sees: a catalogue's side-effect flag is said in words, since
+    whether a step changes anything is what decides most routes."""
+    if side_effect and "side effect" not in description.lower():
+        return f"{description} (side effect)".strip()
+    return description
 
 
 def decide_route(
