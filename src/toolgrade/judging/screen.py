@@ -73,13 +73,19 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                    re.IGNORECASE),
     ),
     (
+        "asks for a verdict",
+        re.compile(r"\b(?:treat|consider|count|regard)\s+(?:this|these|it|them|the\s+\w+)"
+                   r"(?:\s+\w+)?\s+as\s+(?:an?\s+)?(?:equivalent|correct|matching|a\s+match|"
+                   r"the\s+same|pass(?:ed|ing)?|acceptable)\b", re.IGNORECASE),
+    ),
+    (
         "announces a verdict",
         re.compile(r"[\"']verdict[\"']\s*:|\bverdict\s*[:=]\s*[\"']?(?:pass|fail)\b",
                    re.IGNORECASE),
     ),
     (
         "claims to be a system message",
-        re.compile(r"\[(?:system|developer)\]|(?:^|[>\]])\s*(?:system|developer)\s*:"
+        re.compile(r"\[\s*(?:system|developer)\s*[\]:]|(?:^|[>\]])\s*(?:system|developer)\s*:"
                    r"|<\|im_(?:start|end)\|>|<\|(?:system|user|assistant)\|>",
                    re.MULTILINE | re.IGNORECASE),
     ),
