@@ -109,7 +109,7 @@ def user_text(request: ChatRequest) -> str:
 
 def delimiter_token(request: ChatRequest) -> str:
     """The per-call token announced in the system part."""
-    found = re.search(r"<<DATA-([0-9a-f]{6})>>", system_text(request))
+    found = re.search(r"<<DATA-([0-9a-f]{4})>>", system_text(request))
     assert found is not None, "the system part must name the delimiter token"
     return found.group(1)
 

@@ -140,3 +140,21 @@ def test_calibration_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert calibration_dir(None) == tmp_path / "env"
     monkeypatch.delenv(CALIBRATION_DIR_ENV)
     assert calibration_dir(None) == Path.home() / ".cache" / "toolgrade" / "calibration"
+
+
+def test_a_run_judging_as_fitted_is_held_to_the_cross_validated_interval() -> None:
+    from toolgrade.calibration.records import judges_as_fitted
+    from toolgrade.models import Combination
+
+    combination = Combination(features=["model_logit"], weights=[1.0], bias=0.0)
+    record = _record(kappa_ci=(0.05, 0.3)).model_copy(update={
+        "cv_threshold": 0.4, "cv_kappa": 0.6, "cv_kappa_ci": (0.45, 0.75),
+        "combination": combination})
+    assert judges_as_fitted(record, 0.4, combination)
+    assert not judges_as_fitted(record, 0.5, combination)
+    assert not judges_as_fitted(record, 0.4, None)
+    assert check_floor(record, 0.4, fitted=True) is None
+    unfitted = check_floor(record, 0.4)
+    assert unfitted is not None and "kappa 95% CI lower bound 0.050" in unfitted
+    strict = check_floor(record, 0.5, fitted=True)
+    assert strict is not None and "cross-validated kappa 95% CI lower bound 0.450" in strict

@@ -77,7 +77,7 @@ def test_each_render_draws_a_fresh_token() -> None:
     template = load_template("argument_equivalence")
     tokens = {template.render(inputs_for("argument_equivalence")).token for _ in range(20)}
     assert len(tokens) == 20
-    assert all(re.fullmatch(r"[0-9a-f]{6}", t) for t in tokens)
+    assert all(re.fullmatch(r"[0-9a-f]{4}", t) for t in tokens)
 
 
 def test_rubric_goes_to_the_system_part_only() -> None:

@@ -251,12 +251,23 @@ def record_mismatch(
     return None
 
 
-def check_floor(record: CalibrationRecord | None, floor: float | None) -> str | None:
+def judges_as_fitted(record: CalibrationRecord, threshold: float, combination: Any) -> bool:
+    """True when a run judges at the record's fitted cut with its combination (or none), so
+    the record's cross-validated figures describe that judge."""
+    if record.cv_threshold is None or record.cv_kappa_ci is None:
+        return False
+    return abs(threshold - record.cv_threshold) < 1e-9 and combination == record.combination
+
+
+def check_floor(
+    record: CalibrationRecord | None, floor: float | None, *, fitted: bool = False
+) -> str | None:
     """Why a judge must be refused under `floor`, or None when it may be used.
 
     Refused when a floor is configured and there is no record, no interval, more than half
     of the record's verdicts unscored (its kappa then measures only the items the judge chose to
-    answer), or the interval's lower bound under the floor.
+    answer), or the interval's lower bound under the floor. `fitted` (the run judges as the
+    record was fitted, `judges_as_fitted`): the cross-validated interval is the one checked.
     """
     if floor is None:
         return None
@@ -272,13 +283,16 @@ def check_floor(record: CalibrationRecord | None, floor: float | None) -> str | 
             f"{where}: {record.unscored} of {asked} verdicts on its calibration set were "
             f"unscored, so its kappa covers too few items to trust; floor {floor:.2f} unmet"
         )
-    if record.kappa_ci is None:
+    ci, kappa, which = record.kappa_ci, record.kappa, "kappa"
+    if fitted and record.cv_kappa_ci is not None:
+        ci, kappa, which = record.cv_kappa_ci, record.cv_kappa, "cross-validated kappa"
+    if ci is None:
         return f"{where}: kappa interval undefined on its calibration set; floor {floor:.2f} unmet"
-    low = record.kappa_ci[0]
+    low = ci[0]
     if low < floor:
         return (
-            f"{where}: kappa 95% CI lower bound {low:.3f} is under the floor {floor:.2f} "
-            f"(kappa {record.kappa if record.kappa is not None else float('nan'):.3f}, "
+            f"{where}: {which} 95% CI lower bound {low:.3f} is under the floor {floor:.2f} "
+            f"({which} {kappa if kappa is not None else float('nan'):.3f}, "
             f"n={record.n}, set {record.set_sha256[:12]})"
         )
     return None

@@ -87,13 +87,15 @@ def _deciding_problem(
     )
 
 
-def _deciding_reason(record: Any, floor: float, mismatch: str | None) -> str | None:
+def _deciding_reason(
+    record: Any, floor: float, mismatch: str | None, fitted: bool
+) -> str | None:
     from toolgrade.calibration.records import check_floor
 
     if record is None:
         reason = "no calibration record for this model"
         return f"{mismatch}; {reason}" if mismatch else reason
-    found = check_floor(record, floor)
+    found = check_floor(record, floor, fitted=fitted)
     return f"{mismatch}; {found}" if found and mismatch else found
 
 
@@ -108,6 +110,7 @@ def _calibration(
         calibration_dir,
         check_floor,
         find_record,
+        judges_as_fitted,
         record_mismatch,
         shipped_records_dir,
         summary_for_run,
@@ -137,8 +140,10 @@ def _calibration(
                 break
             mismatch = mismatch or why
         found[dimension] = summary_for_run(record)
+        fitted = record is not None and judges_as_fitted(
+            record, dim_settings.threshold, dim_settings.combination)
         if dim_settings.kappa_floor is not None:
-            reason = check_floor(record, dim_settings.kappa_floor)
+            reason = check_floor(record, dim_settings.kappa_floor, fitted=fitted)
             if reason is not None and mismatch is not None:
                 reason = f"{mismatch}; {reason}"
             if reason is not None:
@@ -147,7 +152,7 @@ def _calibration(
         if cases and model != "unconfigured":  # no model: unscored verdicts, which never pass
             floor = dim_settings.kappa_floor
             why = _deciding_reason(record, DECIDING_KAPPA_FLOOR if floor is None else floor,
-                                   mismatch)
+                                   mismatch, fitted)
             if why is not None:
                 undecidable.append(_deciding_problem(dimension, model, cases, why, directory))
     if refusals:

@@ -35,7 +35,7 @@ from toolgrade.models import JUDGE_DIMENSIONS, JUDGE_INPUTS, JudgeDimension
 
 AnswerMode = Literal["reasoned", "logprob"]
 #: Length of the per-call delimiter token.
-TOKEN_HEX_DIGITS = 6
+TOKEN_HEX_DIGITS = 4
 
 #: Inputs that are written by the case author and belong to the instructions, not the data.
 TRUSTED_INPUTS: frozenset[str] = frozenset({"rubric"})
@@ -80,9 +80,9 @@ def serialise(value: Any) -> str:
 def new_token() -> str:
     """A fresh per-call delimiter token (`TOKEN_HEX_DIGITS` hex digits).
 
-    Six digits, not more: every data block carries the token twice, and on a small local model
-    each hex digit is a token of prompt to evaluate (16 digits made the delimiters 40% of an
-    argument_equivalence request). Unguessability is not what keeps data in its block:
+    Four digits, not more: every data block carries the token twice, and on a small local model
+    each hex digit is about a token of prompt to evaluate (16 digits made the delimiters 40% of
+    an argument_equivalence request; 6 digits, 20 tokens a block against 17 with 4). Unguessability is not what keeps data in its block:
     `strip_delimiters` removes every delimiter-like prefix from the data, whatever token it
     guesses; the token only tells the model which markers are this request's.
     """
