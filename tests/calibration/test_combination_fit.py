@@ -49,7 +49,7 @@ def test_cross_validation_keeps_a_real_signal_and_the_cut_separates() -> None:
 
 
 def test_settled_rows_are_left_out_of_the_fit_and_always_fail() -> None:
-    rows = _rows(40, 2) + [FitRow(0.0, {"bad": 0.0}, True, settled=True)]
+    rows = [*_rows(40, 2), FitRow(0.0, {"bad": 0.0}, True, settled=True)]
     fit = fit_combination(rows, [MODEL_FEATURE, "bad"], folds=5)
     assert fit.cv_verdicts[-1] is False
 

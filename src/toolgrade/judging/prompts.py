@@ -82,9 +82,10 @@ def new_token() -> str:
 
     Four digits, not more: every data block carries the token twice, and on a small local model
     each hex digit is about a token of prompt to evaluate (16 digits made the delimiters 40% of
-    an argument_equivalence request; 6 digits, 20 tokens a block against 17 with 4). Unguessability is not what keeps data in its block:
-    `strip_delimiters` removes every delimiter-like prefix from the data, whatever token it
-    guesses; the token only tells the model which markers are this request's.
+    an argument_equivalence request; with 6 digits a block costs 20 tokens, with 4, 17).
+    Unguessability is not what keeps data in its block: `strip_delimiters` removes every
+    delimiter-like prefix from the data, whatever token it guesses; the token only tells the
+    model which markers are this request's.
     """
     return secrets.token_hex(TOKEN_HEX_DIGITS // 2)
 
