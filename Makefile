@@ -72,13 +72,15 @@ bench: $(BENCH_STAMP)
 bench-peers: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python benchmarks/run_all.py --sizes "" --peer-sizes 1000,10000 --jobs-sizes "" $(BENCH_ARGS)
 
-# Re-measure and ship the local judge's records: every shipped set, log-probability mode, fitted
-# cut with 5-fold cross-validation, cache off; each record replaces the shipped one. About 45
-# minutes per dimension on two busy cores (~33 s per model verdict), less on an idle machine.
+# Re-measure and ship the local judge's records: every shipped set, log-probability mode, cache
+# off, 5-fold cross-validation; argument_equivalence fits its P(pass) cut, the other three fit the
+# combination of P(pass) with their deterministic signals (--fit). Each record replaces the
+# shipped one. About 4-5 minutes per dimension on an idle 2-core machine.
 calibrate: $(LOCAL_STAMP)
 	for d in argument_equivalence alternate_route recovery_quality result_interpretation; do \
+	  fit=--fit; [ $$d = argument_equivalence ] && fit=--fit-threshold; \
 	  $(BIN)/toolgrade calibrate --dimension $$d --model local/qwen2.5-coder-1.5b \
-	    --fit-threshold --no-cache --out out/calibration/$$d.json || exit 1; \
+	    $$fit --no-cache --out out/calibration/$$d.json || exit 1; \
 	  cp out/calibration/$$d.json \
 	    src/toolgrade/calibration_records/$${d}__local_qwen2.5-coder-1.5b.json || exit 1; done
 

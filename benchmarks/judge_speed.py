@@ -122,7 +122,14 @@ def main(argv: list[str] | None = None) -> int:
                         default=["logprob", "reasoned"])
     parser.add_argument("--pairs", type=int, default=len(PAIRS), help="judge only the first N")
     parser.add_argument("--json", action="store_true", help="print one JSON record")
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="prompt-evaluation grid in tokens (default: the runtime's "
+                        "PROMPT_CHUNK); for measuring its cost only")
     args = parser.parse_args(argv)
+    if args.chunk is not None:
+        from toolgrade.judging import local_runtime
+
+        local_runtime.PROMPT_CHUNK = args.chunk
     if not local_available():
         print("toolgrade[local] is not installed: pip install 'toolgrade[local]'", file=sys.stderr)
         return 2

@@ -202,3 +202,47 @@ def test_a_run_where_most_calls_failed_keeps_the_old_record(
     assert result.exit_code == 1, result.output
     assert "77 of 83 verdicts are model-call errors" in result.output
     assert "the record was not written" in result.output
+
+
+def test_fit_stores_a_combination_and_prints_its_weights(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = {json.dumps(it.inputs, sort_keys=True): it for it in
+             load_set(None, "alternate_route").items}
+
+    class _Knowing:
+        def judge(self, request: JudgeRequest) -> Verdict:
+            item = items[json.dumps(request.inputs, sort_keys=True)]
+            p = 0.8 if item.label == "pass" else 0.2
+            return Verdict(verdict="pass" if p >= 0.5 else "fail", p_pass=p)
+
+    def fake_new(self: Any) -> _Engine:
+        engine = _Engine(_Knowing())
+        self.engines.append(engine)
+        return engine
+
+    monkeypatch.setattr(calibrate_cmd._Judges, "new", fake_new)
+    out = tmp_path / "fit.json"
+    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route", "--fit",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "combination (logistic)" in result.output and "model_logit" in result.output
+    data = json.loads(out.read_text())
+    assert data["combination"]["features"][0] == "model_logit"
+    assert "missing_writes" in data["combination"]["features"]
+    assert data["cv_kappa"] > 0.9 and data["cv_folds"] == 5
+
+
+def test_fit_judges_with_the_models_own_p_pass() -> None:
+    from toolgrade.models import Combination
+    from toolgrade.settings import DimensionSettings, JudgeSettings
+
+    combination = Combination(features=["model_logit"], weights=[1.0], bias=0.0)
+    base = JudgeSettings(dimensions={"alternate_route": DimensionSettings(
+        combination=combination)})
+    fitting = calibrate_cmd._judge_settings(base, "alternate_route", model=None, cache_dir=None,
+                                            no_cache=False, logprob=True, raw=True)
+    measuring = calibrate_cmd._judge_settings(base, "alternate_route", model=None,
+                                              cache_dir=None, no_cache=False, logprob=True)
+    assert fitting.for_dimension("alternate_route").combination is None
+    assert measuring.for_dimension("alternate_route").combination == combination

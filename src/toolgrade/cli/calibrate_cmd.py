@@ -159,6 +159,11 @@ def summary_table(record: CalibrationRecord) -> Table:
                 f"on all items, {record.cv_threshold:.3f}",
             )
         )
+    if record.combination is not None:
+        weights = ", ".join(f"{name} {weight:+.2f}" for name, weight in
+                            zip(record.combination.features, record.combination.weights,
+                                strict=True))
+        rows.append(("combination (logistic)", f"bias {record.combination.bias:+.2f}; {weights}"))
     for tag, fig in record.per_tag.items():
         rows.append(
             (
