@@ -57,3 +57,23 @@ def test_whole_numbers_are_fine_where_a_number_is_asked(tmp_path: Path) -> None:
     path.write_text("[judge]\nthreshold = 1\ntimeout_s = 30\ntemperature = 0\n")
     judge = load_settings(path).judge
     assert (judge.threshold, judge.timeout_s, judge.temperature) == (1.0, 30.0, 0.0)
+
+
+def test_a_dimension_combination_loads_from_toml_as_the_docs_show(tmp_path: Path) -> None:
+    path = tmp_path / "toolgrade.toml"
+    path.write_text(
+        '[judge.dimensions.recovery_quality]\nmode = "logprob"\nthreshold = 0.41\n'
+        'combination = { features = ["model_logit", "stage_bad"], weights = [0.3, -1.4], '
+        "bias = -0.6 }\n"
+    )
+    settings = load_settings(path).judge.for_dimension("recovery_quality")
+    assert settings.combination is not None and settings.combination.weights == [0.3, -1.4]
+    assert settings.threshold == 0.41
+
+
+def test_a_combination_with_unpaired_weights_names_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "toolgrade.toml"
+    path.write_text('[judge.dimensions.recovery_quality]\n'
+                    'combination = { features = ["model_logit"], weights = [], bias = 0 }\n')
+    with pytest.raises(ConfigError, match="combination"):
+        load_settings(path)
