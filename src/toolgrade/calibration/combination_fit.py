@@ -77,12 +77,12 @@ def fit_logistic(x: FloatArray, y: FloatArray, l2: float = L2_PENALTY) -> tuple[
     return wb[:k], float(wb[k])
 
 
-def _fit(rows: Sequence[FitRow], features: list[str]) -> tuple[Combination, float]:
+def _fit(rows: Sequence[FitRow], features: list[str], l2: float) -> tuple[Combination, float]:
     """The combination fitted on the unsettled `rows` and its best cut over all of them."""
     model_rows = [r for r in rows if not r.settled]
     x = _matrix(model_rows, features)
     y = np.array([float(r.human_pass) for r in model_rows], dtype=np.float64)
-    weights, bias = fit_logistic(x, y)
+    weights, bias = fit_logistic(x, y, l2)
     combination = Combination(
         features=features, weights=[round(float(w), 6) for w in weights], bias=round(bias, 6)
     )
@@ -97,7 +97,11 @@ def score_row(combination: Combination, row: FitRow) -> float:
 
 
 def fit_combination(
-    rows: Sequence[FitRow], features: list[str], folds: int, seed: int = ag.BOOTSTRAP_SEED
+    rows: Sequence[FitRow],
+    features: list[str],
+    folds: int,
+    seed: int = ag.BOOTSTRAP_SEED,
+    l2: float = L2_PENALTY,
 ) -> CombinationFit:
     """Fit on every row; cross-validate over `folds` stratified folds (>= 2)."""
     labels = [r.human_pass for r in rows]
@@ -105,10 +109,10 @@ def fit_combination(
     for fold in ag.stratified_folds(labels, folds, seed):
         held = set(fold)
         train = [r for i, r in enumerate(rows) if i not in held]
-        combination, cut = _fit(train, features)
+        combination, cut = _fit(train, features, l2)
         for i in fold:
             verdicts[i] = score_row(combination, rows[i]) >= cut
-    combination, cut = _fit(rows, features)
+    combination, cut = _fit(rows, features, l2)
     return CombinationFit(combination, cut, verdicts, folds)
 
 
