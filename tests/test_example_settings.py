@@ -1,12 +1,18 @@
-"""The demo's settings (`examples/helpdesk/toolgrade.toml`) load, and judge exactly the
-dimensions whose shipped calibration record for the embedded model clears the demo's floor."""
+"""The demo's settings (`examples/helpdesk/toolgrade.toml`) load, and run each dimension as its
+shipped calibration record for the embedded model says: the record's mode, fitted cut and
+combination, and on exactly when the record's kappa lower bound clears the demo's floor."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from toolgrade.calibration.records import find_record, shipped_records_dir
-from toolgrade.judging.factory import switched_on
+from toolgrade.calibration.records import (
+    check_floor,
+    find_record,
+    judges_as_fitted,
+    shipped_records_dir,
+)
+from toolgrade.judging.defaults import apply_local_defaults, kappa_low
 from toolgrade.judging.local import LOCAL_MODEL
 from toolgrade.models import JUDGE_DIMENSIONS
 from toolgrade.settings import load_settings
@@ -14,22 +20,21 @@ from toolgrade.settings import load_settings
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "helpdesk" / "toolgrade.toml"
 
 
-def test_demo_judges_exactly_the_dimensions_that_clear_its_kappa_floor() -> None:
+def test_demo_runs_each_dimension_as_its_shipped_record_measured_it() -> None:
     judge = load_settings(DEMO).judge
     assert judge.kappa_floor is not None
-    clear = set()
+    applied = apply_local_defaults(judge, dict.fromkeys(JUDGE_DIMENSIONS, LOCAL_MODEL))
+    on = set()
     for dimension in JUDGE_DIMENSIONS:
         record = find_record(shipped_records_dir(), LOCAL_MODEL, dimension)
-        assert record is not None and record.kappa_ci is not None, dimension
-        if record.kappa_ci[0] >= judge.kappa_floor:
-            clear.add(dimension)
-    assert set(switched_on(judge)) == clear == {"argument_equivalence"}
-
-
-def test_demo_uses_the_cut_fitted_by_the_shipped_argument_record() -> None:
-    judge = load_settings(DEMO).judge
-    record = find_record(shipped_records_dir(), LOCAL_MODEL, "argument_equivalence")
-    assert record is not None and record.cv_threshold is not None
-    assert judge.mode == "logprob"
-    # The cut fitted on every item, as the defaults use it (cross-validated kappa beside it).
-    assert abs(judge.threshold - record.cv_threshold) < 0.001
+        assert record is not None and record.cv_threshold is not None, dimension
+        settings = applied.for_dimension(dimension)
+        assert (settings.mode, settings.threshold) == ("logprob", record.cv_threshold)
+        assert settings.combination == record.combination
+        low = kappa_low(record)
+        assert settings.enabled == (low is not None and low >= judge.kappa_floor)
+        if settings.enabled:
+            on.add(dimension)
+            fitted = judges_as_fitted(record, settings.threshold, settings.combination)
+            assert fitted and check_floor(record, judge.kappa_floor, fitted=True) is None
+    assert on == set(JUDGE_DIMENSIONS)

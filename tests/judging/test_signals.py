@@ -152,3 +152,21 @@ def test_extractors_are_total_on_any_json(dimension: JudgeDimension, inputs: dic
                                           ) -> None:
     values = signals_for(dimension, inputs).values
     assert all(isinstance(v, float) and v >= 0 for v in values.values())
+
+
+def test_iso_datetimes_are_read_as_a_date_and_a_time() -> None:
+    sources = ['{"slot": "2025-06-10T11:20:00"}']
+    assert unsupported_facts("Tuesday 10 June at 11:20.", sources) == []
+
+
+def test_a_yes_no_field_with_both_values_in_the_results_is_no_evidence() -> None:
+    hotels = _result('[{"name": "A", "free_cancellation": true}, '
+                     '{"name": "B", "free_cancellation": false}]')
+    values = result_signals("Hotel A has free cancellation; B does not.", hotels)
+    assert values["polarity_conflict"] == 0
+
+
+def test_out_of_stock_is_a_negation() -> None:
+    result = _result('{"sku": "X1", "in_stock": false}')
+    assert result_signals("Sorry, it's out of stock.", result)["polarity_conflict"] == 0
+    assert result_signals("Good news: it's in stock.", result)["polarity_conflict"] == 1

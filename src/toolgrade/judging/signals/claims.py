@@ -30,7 +30,8 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
 }
 _STATUS_KEYS = re.compile(r"status|state", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never|isn'?t|aren'?t|wasn'?t|weren'?t|don'?t|doesn'?t|"
-                       r"didn'?t|won'?t|cannot|can'?t|without|nothing)\b|n't\b", re.IGNORECASE)
+                       r"didn'?t|won'?t|cannot|can'?t|without|nothing|out of|none)\b|n't\b",
+                       re.IGNORECASE)
 _CLAUSE = re.compile(r"[.;!?]|,\s+(?:but|so|and)\b|\bbut\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 #: Capitalised words that are not names of anything the results could contain.
@@ -99,7 +100,14 @@ def status_conflict(answer: str, results: Iterable[Any]) -> str | None:
 
 def polarity_conflict(answer: str, results: Iterable[Any]) -> str | None:
     """A yes/no field the answer states with the opposite polarity, if any."""
-    flags = [(k, v) for r in results for k, v in _walk(r) if isinstance(v, bool) and k]
+    values: dict[str, set[bool]] = {}
+    for r in results:
+        for k, v in _walk(r):
+            if isinstance(v, bool) and k:
+                values.setdefault(k, set()).add(v)
+    # A field that is true for one item and false for another (a list of hotels) says nothing
+    # about the answer's polarity as a whole.
+    flags = [(k, next(iter(vs))) for k, vs in values.items() if len(vs) == 1]
     clauses = _CLAUSE.split(answer)
     for key, value in flags:
         words = [w for w in re.split(r"[_\W]+", key.lower()) if len(w) > 2

@@ -30,7 +30,8 @@ _ADMIT = re.compile(
     r"\b(?:sorry|unfortunately|unable|couldn'?t|could not|can'?t|cannot|wasn'?t able|"
     r"not able|failed|failing|error|errors|unavailable|not available|down|timed? ?out|"
     r"try again|later|didn'?t go through|did not go through|no longer|problem|issue|"
-    r"not (?:yet )?(?:been )?(?:processed|completed|confirmed))\b",
+    r"not (?:yet )?(?:been )?(?:processed|completed|confirmed)|pending|queued|waiting for|"
+    r"not yet)\b",
     re.IGNORECASE,
 )
 #: Words of a handover to a person (a ticket, an agent, a colleague).
@@ -83,8 +84,12 @@ _TOLERANCE = 0.03  # "about 50 lb" for 23 kg; "around 64 °F" for 18 °C
 _ROUNDING = 0.01  # "about $50" for 49.99
 
 
+#: "2025-06-10T11:20:00": the date and the time are two facts, not one word.
+_ISO_T = re.compile(r"(?<=\d{4}-\d{2}-\d{2})T(?=\d{2}:\d{2})")
+
+
 def _normalise(text: str) -> str:
-    return _THOUSANDS.sub("", text)
+    return _ISO_T.sub(" ", _THOUSANDS.sub("", text))
 
 
 def _slash_dates(text: str) -> tuple[list[set[tuple[int, int]]], str]:
