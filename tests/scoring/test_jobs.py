@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders_adjudication import ADDRESS_ROUTE, PARCEL_ROUTE, copy_example
-from builders_jobs import DEADLY_CASE, KillsItsWorker
+from builders_jobs import DEADLY_CASE, KillsItsWorker, SelectionNotedInOrder
 from script_modules import load_script
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
@@ -194,6 +194,21 @@ def test_a_dying_worker_costs_only_the_runs_that_kill_it(
         e for e in expected if e["case_id"] != DEADLY_CASE
     ]
     assert deadly.summary["errors"] == len(killed) * 4
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_a_custom_accumulator_without_merge_sees_every_run_in_order(
+    synthetic: tuple[Path, Path], tmp_path: Path
+) -> None:
+    suite, runs = synthetic
+    inputs = validate_inputs(suite, [runs])
+    checks = [SelectionNotedInOrder(), *[c for c in default_checks() if c.name != "selection"]]
+    one = grade(inputs, tmp_path / "one", checks=checks, jobs=1)
+    two = grade(inputs, tmp_path / "two", checks=checks, jobs=2)
+    assert len(one.summary["checks"]["selection"]["seen"]) == inputs.n_runs
+    assert json.dumps(two.summary) == json.dumps(one.summary)
+    for name in ("results.jsonl", "transcripts.jsonl"):
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

@@ -118,6 +118,38 @@ def _after_name(record: dict[str, Any], check: str) -> tuple[str, str | None]:
     return f"{rest}>{child}</testcase>", outcome.tag
 
 
+def _pending_lines(record: dict[str, Any], runs_per_case: Counter[str],
+                   outcomes: Counter[str]) -> str:
+    """One record's testcases as pending lines (name parts and the XML after the name),
+    counting its run and its outcomes."""
+    case_id = str(record.get("case_id"))
+    runs_per_case[case_id] += 1
+    agent, trial = record.get("agent"), int(record.get("trial") or 0)
+    lines = []
+    for check in CHECKS:
+        if check in (record.get("checks") or {}):
+            rest, tag = _after_name(record, check)
+            outcomes["tests"] += 1
+            if tag is not None:
+                outcomes[tag] += 1
+            lines.append(json.dumps([case_id, check, agent, trial, rest]) + "\n")
+    return "".join(lines)
+
+
+class JunitPart:
+    """The testcases of a few records, in memory: what a worker process sends the parent's
+    `JunitCases.merge` (`toolgrade run --jobs N`)."""
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.runs_per_case: Counter[str] = Counter()
+        self.outcomes: Counter[str] = Counter()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Take one record's testcases."""
+        self.pending.append(_pending_lines(record, self.runs_per_case, self.outcomes))
+
+
 class JunitCases:
     """The testcases of junit.xml, taken one results record at a time; `write` makes the file.
 
@@ -135,16 +167,13 @@ class JunitCases:
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one record's testcases (one per check it holds)."""
-        case_id = str(record.get("case_id"))
-        self._runs_per_case[case_id] += 1
-        agent, trial = record.get("agent"), int(record.get("trial") or 0)
-        for check in CHECKS:
-            if check in (record.get("checks") or {}):
-                rest, tag = _after_name(record, check)
-                self.outcomes["tests"] += 1
-                if tag is not None:
-                    self.outcomes[tag] += 1
-                self._pending.write(json.dumps([case_id, check, agent, trial, rest]) + "\n")
+        self._pending.write(_pending_lines(record, self._runs_per_case, self.outcomes))
+
+    def merge(self, part: JunitPart) -> None:
+        """Take the testcases of the records right after those taken so far."""
+        self._pending.write("".join(part.pending))
+        self._runs_per_case.update(part.runs_per_case)
+        self.outcomes.update(part.outcomes)
 
     def write(self, path: Path, suite_name: str = "toolgrade") -> None:
         """Write junit.xml with every testcase taken so far, then let the pending file go."""
