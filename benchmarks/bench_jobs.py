@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import measure_command
+from common import absolute_pythonpath, measure_command
 
 #: The console script's entry point, plus the parent's own CPU seconds written at exit.
 _PARENT_SHIM = (
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--jobs", default="1,2")
     parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args()
+    measured = absolute_pythonpath()
     before = os.getloadavg()
     n_runs = sum(1 for line in args.runs.open(encoding="utf-8") if line.strip())
     rows: dict[str, Any] = {}
@@ -79,8 +80,9 @@ def main() -> None:
         row["cpu_ratio"] = row["cpu_s"] / first_row["cpu_s"]
         row["cpu_us_per_run"] = row["cpu_s"] / n_runs * 1e6
         row["parent_cpu_us_per_run"] = row["parent_cpu_s"] / n_runs * 1e6
-    json.dump({"n": n_runs, "cpus": len(os.sched_getaffinity(0)), "load_average_before": before,
-               "load_average": os.getloadavg(), "jobs": rows}, sys.stdout)
+    json.dump({"toolgrade": measured, "n": n_runs, "cpus": len(os.sched_getaffinity(0)),
+               "load_average_before": before, "load_average": os.getloadavg(), "jobs": rows},
+              sys.stdout)
     print()
 
 
