@@ -176,11 +176,9 @@ def test_otlp_figures_are_the_same_in_workers() -> None:
 def test_a_dying_worker_costs_only_the_runs_that_kill_it(
     synthetic: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    suite, runs = synthetic
-    inputs = validate_inputs(suite, [runs])
-    others = [c for c in default_checks() if c.name != "selection"]
-    deadly = grade(inputs, tmp_path / "deadly", checks=[KillsItsWorker(), *others], jobs=2)
-    sound = grade(inputs, tmp_path / "sound", checks=[SelectionCheck(), *others], jobs=1)
+    inputs = validate_inputs(synthetic[0], [synthetic[1]])
+    deadly = grade(inputs, tmp_path / "deadly", checks=_with_selection(KillsItsWorker()), jobs=2)
+    sound = grade(inputs, tmp_path / "sound", checks=_with_selection(SelectionCheck()), jobs=1)
     got = _lines(deadly.results_path)
     expected = _lines(sound.results_path)
     assert len(got) == len(expected) == inputs.n_runs
@@ -200,15 +198,19 @@ def test_a_dying_worker_costs_only_the_runs_that_kill_it(
 def test_a_custom_accumulator_without_merge_sees_every_run_in_order(
     synthetic: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    suite, runs = synthetic
-    inputs = validate_inputs(suite, [runs])
-    checks = [SelectionNotedInOrder(), *[c for c in default_checks() if c.name != "selection"]]
+    inputs = validate_inputs(synthetic[0], [synthetic[1]])
+    checks = _with_selection(SelectionNotedInOrder())
     one = grade(inputs, tmp_path / "one", checks=checks, jobs=1)
     two = grade(inputs, tmp_path / "two", checks=checks, jobs=2)
     assert len(one.summary["checks"]["selection"]["seen"]) == inputs.n_runs
     assert json.dumps(two.summary) == json.dumps(one.summary)
     for name in ("results.jsonl", "transcripts.jsonl"):
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+def _with_selection(check: Any) -> list[Any]:
+    """The default checks with `check` in selection's place."""
+    return [check, *(c for c in default_checks() if c.name != "selection")]
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
