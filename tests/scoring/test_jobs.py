@@ -208,6 +208,16 @@ def test_a_custom_accumulator_without_merge_sees_every_run_in_order(
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
 
 
+@pytest.mark.usefixtures("small_chunks")
+def test_on_record_gets_every_record_from_workers_too(
+    synthetic: tuple[Path, Path], tmp_path: Path
+) -> None:
+    inputs = validate_inputs(synthetic[0], [synthetic[1]])
+    taken: list[dict[str, Any]] = []
+    output = grade(inputs, tmp_path / "out", jobs=2, on_record=taken.append)
+    assert taken == _lines(output.results_path) and len(taken) == inputs.n_runs
+
+
 def _with_selection(check: Any) -> list[Any]:
     """The default checks with `check` in selection's place."""
     return [check, *(c for c in default_checks() if c.name != "selection")]
