@@ -34,7 +34,7 @@ from toolgrade.models import HumanDecisions, Trajectory
 from toolgrade.scoring.outputs import GradedChunk, RecordPart
 from toolgrade.scoring.runner import ValidatedInputs, crashed_record, grade_trajectory
 from toolgrade.scoring.summary import SuiteSummary
-from toolgrade.scoring.workers import CHUNK_SIZE, ordered_map
+from toolgrade.scoring.workers import CHUNK_SIZE, ordered_map, start_early
 
 #: Below this many bytes of run files, validation reads in the parent: starting workers would
 #: cost more than they save (a run line is about 2 KB; this is a few chunks' worth).
@@ -84,14 +84,24 @@ def _unreadable(item: RawLine | _Read, reason: str) -> _Read:
     return file, number, None, [InputProblem(file, number, "", f"could not be read: {reason}")]
 
 
+def start_workers_early(files: list[Path], jobs: int) -> None:
+    """Start the workers' fork server before the suite is read, when the run files are large
+    enough to be read in workers (small inputs start no process)."""
+    if jobs > 1 and _size(files) >= PARALLEL_READ_BYTES:
+        start_early()
+
+
+def _size(files: list[Path]) -> int:
+    return sum(p.stat().st_size for p in files if p.is_file())
+
+
 def read_runs(
     files: list[Path], jobs: int, otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
 ) -> Iterator[tuple[str, int, Trajectory | RunKey | None, list[InputProblem]]]:
     """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
     them (OTLP exports read with `otlp`, their figures added to `stats`); in `jobs` workers
     when the files are large enough to gain from them."""
-    size = sum(p.stat().st_size for p in files if p.is_file())
-    if jobs <= 1 or size < PARALLEL_READ_BYTES:
+    if jobs <= 1 or _size(files) < PARALLEL_READ_BYTES:
         yield from iter_runs(files, otlp, stats)
         return
     sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))

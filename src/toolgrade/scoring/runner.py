@@ -80,6 +80,11 @@ def validate_inputs(
     problems: list[InputProblem] = []
     suite: Suite | None = None
     decisions = HumanDecisions()
+    files = run_files(runs, exclude)
+    if jobs > 1:
+        from toolgrade.scoring.jobs import start_workers_early  # multiprocessing when asked
+
+        start_workers_early(files, jobs)
     try:
         suite = load_suite(suite_path)
     except InputError as exc:
@@ -87,7 +92,6 @@ def validate_inputs(
     else:
         decisions, found = load_decisions(adjudications_path(suite_path), suite.cases)
         problems.extend(found)
-    files = run_files(runs, exclude)
     if not files:
         problems.append(
             InputProblem(
