@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import measure_command
+from common import absolute_pythonpath, measure_command
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "helpdesk" / "suite.yaml"
@@ -49,6 +49,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="toolgrade start-up")
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
+    measured = absolute_pythonpath()
     with tempfile.TemporaryDirectory(prefix="toolgrade-startup-") as tmp:
         named = commands(Path(tmp) / "bfcl")
         best: dict[str, dict[str, float]] = {}
@@ -58,8 +59,8 @@ def main() -> None:
                 seen = best.setdefault(name, {"wall_s": wall, "cpu_s": cpu})
                 seen["wall_s"], seen["cpu_s"] = min(seen["wall_s"], wall), min(seen["cpu_s"], cpu)
     base = best["python -c pass"]
-    out: dict[str, Any] = {"repeats": args.repeats, "load_average": os.getloadavg(),
-                           "commands": {}}
+    out: dict[str, Any] = {"toolgrade": measured, "repeats": args.repeats,
+                           "load_average": os.getloadavg(), "commands": {}}
     for name, figures in best.items():
         out["commands"][name] = {
             **figures,

@@ -99,6 +99,19 @@ def _adopt_orphans() -> None:
         pass
 
 
+def absolute_pythonpath() -> str:
+    """Make PYTHONPATH's entries absolute, for commands run in another folder (a relative
+    `PYTHONPATH=../src` names another folder there, and the installed toolgrade would be
+    measured instead of this tree's); return the toolgrade package they import."""
+    import os
+
+    entries = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(e) for e in entries if e)
+    import toolgrade
+
+    return str(Path(toolgrade.__file__).resolve().parent)
+
+
 def measure_command(command: list[str], cwd: Path) -> tuple[float, float, float]:
     """Run `command` to completion: (wall s, CPU s of it and every process it started, peak
     RSS MiB of the largest of them). Output is discarded; a failure raises."""

@@ -206,15 +206,17 @@ def startup_rows(r: dict[str, Any]) -> list[str]:
 def jobs_rows(results: dict[int, dict[str, Any]]) -> list[str]:
     """`toolgrade run --jobs J` at each N: time, rate, speed-up, CPU of every process."""
     rows = ["| N runs | --jobs | wall s | runs/s | speed-up | CPU s (all processes) | "
-            "peak RSS MiB (largest process) | outputs identical to --jobs 1 |",
-            "|---|---|---|---|---|---|---|---|"]
+            "CPU ratio | parent CPU s | peak RSS MiB (largest process) | "
+            "outputs identical to --jobs 1 |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for n, r in sorted(results.items()):
         if "error" in r:
-            rows.append(f"| {n:,} | error: {r['error']} | | | | | | |")
+            rows.append(f"| {n:,} | error: {r['error']} | | | | | | | | |")
             continue
         for jobs, f in r["jobs"].items():
             rows.append(f"| {n:,} | {jobs} | {f['wall_s']:.1f} | {_fmt(f['runs_per_s'])} | "
-                        f"{f['speedup']:.2f}x | {f['cpu_s']:.1f} | {_fmt(f['peak_rss_mb'])} | "
+                        f"{f['speedup']:.2f}x | {f['cpu_s']:.1f} | {f['cpu_ratio']:.2f} | "
+                        f"{f['parent_cpu_s']:.1f} | {_fmt(f['peak_rss_mb'])} | "
                         f"{_yes(f['identical_to_first'])} |")
     return rows
 

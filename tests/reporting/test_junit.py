@@ -107,9 +107,9 @@ def test_xml_text_always_parses(text: str) -> None:
     assert back.get("a") == xml_text(text)
 
 
-def _element_tree_testcase(rec: dict[str, Any], check_name: str) -> str:
+def _element_tree_testcase(rec: dict[str, Any], check_name: str, several: bool = False) -> str:
     """The testcase as ElementTree serialises it: the oracle for the text-built XML."""
-    name = check_test_id(str(rec["case_id"]), check_name, rec["agent"], rec["trial"], False)
+    name = check_test_id(str(rec["case_id"]), check_name, rec["agent"], rec["trial"], several)
     case = ET.Element(
         "testcase", {"name": xml_text(name), "classname": xml_text(rec["agent"] or "toolgrade"),
                      "time": "0"},
@@ -151,3 +151,20 @@ def test_testcases_are_written_exactly_as_element_tree_would(
             text = fh.read()
     body = text.split(">\n", 3)[3].removesuffix("  </testsuite>\n</testsuites>\n")
     assert body == "".join(f"    {_element_tree_testcase(rec, check)}\n" for check in CHECKS)
+
+
+@given(case_id=_any_text, agent=st.one_of(st.none(), _any_text),
+       trial=st.integers(min_value=0, max_value=12))
+def test_names_with_a_run_suffix_are_written_as_element_tree_would(
+    case_id: str, agent: str | None, trial: int
+) -> None:
+    # Two runs of one case: every name carries `[agent:trial]`, escaped with the rest.
+    recs = [record(case_id, trial=t, agent=agent) for t in (trial, trial + 1)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "junit.xml"
+        _write_junit(path, recs)
+        with path.open(encoding="utf-8", newline="") as fh:
+            text = fh.read()
+    body = text.split(">\n", 3)[3].removesuffix("  </testsuite>\n</testsuites>\n")
+    assert body == "".join(f"    {_element_tree_testcase(rec, check, several=True)}\n"
+                           for rec in recs for check in CHECKS)

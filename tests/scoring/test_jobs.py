@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders_adjudication import ADDRESS_ROUTE, PARCEL_ROUTE, copy_example
-from builders_jobs import DEADLY_CASE, KillsItsWorker
+from builders_jobs import DEADLY_CASE, KillsItsWorker, SelectionNotedInOrder
 from script_modules import load_script
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
@@ -176,11 +176,9 @@ def test_otlp_figures_are_the_same_in_workers() -> None:
 def test_a_dying_worker_costs_only_the_runs_that_kill_it(
     synthetic: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    suite, runs = synthetic
-    inputs = validate_inputs(suite, [runs])
-    others = [c for c in default_checks() if c.name != "selection"]
-    deadly = grade(inputs, tmp_path / "deadly", checks=[KillsItsWorker(), *others], jobs=2)
-    sound = grade(inputs, tmp_path / "sound", checks=[SelectionCheck(), *others], jobs=1)
+    inputs = validate_inputs(synthetic[0], [synthetic[1]])
+    deadly = grade(inputs, tmp_path / "deadly", checks=_with_selection(KillsItsWorker()), jobs=2)
+    sound = grade(inputs, tmp_path / "sound", checks=_with_selection(SelectionCheck()), jobs=1)
     got = _lines(deadly.results_path)
     expected = _lines(sound.results_path)
     assert len(got) == len(expected) == inputs.n_runs
@@ -194,6 +192,35 @@ def test_a_dying_worker_costs_only_the_runs_that_kill_it(
         e for e in expected if e["case_id"] != DEADLY_CASE
     ]
     assert deadly.summary["errors"] == len(killed) * 4
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_a_custom_accumulator_without_merge_sees_every_run_in_order(
+    synthetic: tuple[Path, Path], tmp_path: Path
+) -> None:
+    inputs = validate_inputs(synthetic[0], [synthetic[1]])
+    checks = _with_selection(SelectionNotedInOrder())
+    one = grade(inputs, tmp_path / "one", checks=checks, jobs=1)
+    two = grade(inputs, tmp_path / "two", checks=checks, jobs=2)
+    assert len(one.summary["checks"]["selection"]["seen"]) == inputs.n_runs
+    assert json.dumps(two.summary) == json.dumps(one.summary)
+    for name in ("results.jsonl", "transcripts.jsonl"):
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_on_record_gets_every_record_from_workers_too(
+    synthetic: tuple[Path, Path], tmp_path: Path
+) -> None:
+    inputs = validate_inputs(synthetic[0], [synthetic[1]])
+    taken: list[dict[str, Any]] = []
+    output = grade(inputs, tmp_path / "out", jobs=2, on_record=taken.append)
+    assert taken == _lines(output.results_path) and len(taken) == inputs.n_runs
+
+
+def _with_selection(check: Any) -> list[Any]:
+    """The default checks with `check` in selection's place."""
+    return [check, *(c for c in default_checks() if c.name != "selection")]
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

@@ -99,6 +99,14 @@ class RateTally:
             for status in call["fields"].values():
                 self.fields.add_status(status)
 
+    def merge(self, other: RateTally) -> None:
+        """Add another tally's counts."""
+        self.runs += other.runs
+        self.passed += other.passed
+        self.graded += other.graded
+        self.exact += other.exact
+        self.fields.merge(other.fields)
+
     def to_json(self) -> dict[str, Any]:
         """`{n, pass_rate, exact_rate, field_accuracy}`: `n` runs."""
         return {
@@ -126,6 +134,10 @@ class GivenSelection:
         result = record.checks.get("arguments")
         if result is not None and result.applicable and selection_passed(record):
             self.tally.add(result)
+
+    def merge(self, other: GivenSelection) -> None:
+        """Add another's counts."""
+        self.tally.merge(other.tally)
 
     def to_json(self) -> dict[str, Any]:
         """`{n, pass_rate, exact_rate, field_accuracy}`."""
@@ -167,6 +179,19 @@ class ArgumentsAccumulator(PassRateAccumulator):
         self.invalid += figures.get("invalid", 0)
         self.wrong += figures.get("wrong", 0)
         self.unscored += len(figures.get("unscored_fields", []))
+
+    def merge(self, other: ArgumentsAccumulator) -> None:  # type: ignore[override]
+        """Add another's counts (the runs after these; see `checks.base.MergingAccumulator`)."""
+        super().merge(other)
+        self.invalid += other.invalid
+        self.wrong += other.wrong
+        self.unscored += other.unscored
+        self.ungrounded_values += other.ungrounded_values
+        self.ungrounded_runs += other.ungrounded_runs
+        self.every_run.merge(other.every_run)
+        self.given_selection.merge(other.given_selection)
+        for key, cell in other.per_field.items():
+            self.per_field.setdefault(key, FieldCounts()).merge(cell)
 
     def _field(self, tool: str, name: str) -> FieldCounts:
         return self.per_field.setdefault(f"{tool}.{name}", FieldCounts())

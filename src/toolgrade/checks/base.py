@@ -53,6 +53,28 @@ class CheckAccumulator(Protocol):
         ...
 
 
+class MergingAccumulator(CheckAccumulator, Protocol):
+    """An accumulator that can also take another's figures: what lets `toolgrade run --jobs N`
+    fold runs where they are graded, in the worker processes, and send the parent a chunk's
+    figures instead of every record.
+
+    `merge(other)` takes an accumulator of the same check that was fed the runs right after
+    the ones this one was fed; afterwards this one must be exactly as if it had been fed them
+    itself (same `summary()`, byte for byte: integer counts add; keep first-seen orders; never
+    add floats in another order than one process would). Optional: an accumulator without
+    `merge` is fed each record in the parent, as before.
+    """
+
+    def merge(self, other: Any) -> None:
+        """Take the figures of `other`, which was fed the runs after this one's."""
+        ...
+
+
+def can_merge(accumulator: CheckAccumulator) -> bool:
+    """Whether the accumulator has a `merge` (see `MergingAccumulator`)."""
+    return callable(getattr(accumulator, "merge", None))
+
+
 class Check(Protocol):
     """A check answers one question about a trajectory and keeps its own score."""
 
@@ -87,6 +109,11 @@ class PassRateAccumulator:
             return
         self.applicable += 1
         self.passed += bool(result.passed)
+
+    def merge(self, other: PassRateAccumulator) -> None:
+        """Add another's counts (see `MergingAccumulator`)."""
+        self.applicable += other.applicable
+        self.passed += other.passed
 
     def summary(self) -> dict[str, Any]:
         """`{pass_rate, applicable}`."""

@@ -50,6 +50,12 @@ class StepEfficiency:
             return
         pool[(n_calls, case.min_steps)] += 1
 
+    def merge(self, other: StepEfficiency) -> None:
+        """Add another's pools (the runs after these). A pool's first-seen order is kept: C
+        sums its cells in that order, and a float sum in another order may differ."""
+        for task, pool in other._pools.items():
+            self._pools.setdefault(task, Counter()).update(pool)
+
     def efficiency(self) -> dict[str, float | None]:
         """C per task type; None where no successful run was pooled."""
         return {task: _pool_efficiency(pool) for task, pool in sorted(self._pools.items())}

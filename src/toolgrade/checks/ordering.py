@@ -483,6 +483,12 @@ class OrderingAccumulator:
         if result is not None and result.applicable:
             self._failures.update(f.name for f in result.failures)
 
+    def merge(self, other: OrderingAccumulator) -> None:
+        """Add another's figures (the runs after these; see `checks.base.MergingAccumulator`)."""
+        self._rate.merge(other._rate)
+        self._efficiency.merge(other._efficiency)
+        self._failures.update(other._failures)
+
     def summary(self) -> dict[str, Any]:
         """`{pass_rate, applicable, efficiency, efficiency_n, failures}`."""
         return {

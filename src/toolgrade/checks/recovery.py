@@ -458,6 +458,14 @@ class RecoveryAccumulator:
             self.state_total += 1
             self.state_met += bool(s["passed"])
 
+    def merge(self, other: RecoveryAccumulator) -> None:
+        """Add another's counts (the runs after these; see `checks.base.MergingAccumulator`)."""
+        self.applicable += other.applicable
+        self.passed += other.passed
+        self.stages.update(other.stages)
+        self.state_total += other.state_total
+        self.state_met += other.state_met
+
     def summary(self) -> dict[str, Any]:
         """`{pass_rate, applicable, stages: {stage: count}, state_pass_rate}`."""
         return {

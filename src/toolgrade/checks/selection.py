@@ -284,6 +284,21 @@ class SelectionAccumulator:
             self.free_calls = self.free_calls if self.free_calls is not None else Counter()
             self.free_calls.update(fig["free_per_tool"])
 
+    def merge(self, other: SelectionAccumulator) -> None:
+        """Add another's counts (the runs after these; see `checks.base.MergingAccumulator`)."""
+        self.applicable += other.applicable
+        self.passed += other.passed
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+        for name, row in other.per_tool.items():
+            self.per_tool.setdefault(name, Counter()).update(row)
+        self.confusion.update(other.confusion)
+        self.side_effect_extras.update(other.side_effect_extras)
+        if other.free_calls is not None:
+            self.free_calls = self.free_calls if self.free_calls is not None else Counter()
+            self.free_calls.update(other.free_calls)
+
     def summary(self) -> dict[str, Any]:
         """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras;
         `free_calls` per tool when some graded case uses free calls."""

@@ -19,7 +19,7 @@ from rich.progress import (
 
 from toolgrade.cli.common import err
 from toolgrade.cli.judges import JudgeSetup
-from toolgrade.scoring.runner import ProgressHook
+from toolgrade.scoring.outputs import ProgressHook
 
 
 @contextmanager

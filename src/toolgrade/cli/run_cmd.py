@@ -156,7 +156,7 @@ def run(
             with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
                 output = grade(
                     inputs, out_dir, judge=judges.engine, workers=judges.workers, jobs=jobs,
-                    progress=hook, on_record=reports.add,
+                    progress=hook, reports=reports,
                 )
             output.summary["judges"] = judges.summary()
             # Where `toolgrade adjudicate` finds the suite and its decisions.

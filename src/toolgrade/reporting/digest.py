@@ -57,6 +57,10 @@ class Digest:
     crashes: list[FailureExample] = field(default_factory=list)
     crash_total: int = 0
     lines: int = 0
+    #: The record (its 0-based line in results.jsonl) of each kept example and crash row,
+    #: in step with `examples` and `crashes`: what `merge` needs to say which rows it linked.
+    example_lines: dict[str, list[int]] = field(default_factory=dict)
+    crash_lines: list[int] = field(default_factory=list)
 
     @property
     def kept(self) -> int:
@@ -75,6 +79,40 @@ class Digest:
         tally.runs += 1
         tally.passed += bool((record.get("aggregate") or {}).get("passed"))
         _add_failures(self, record, tally)
+
+    def merge(self, part: Digest) -> set[int]:
+        """Take the digest of the records right after those taken so far, as if each had been
+        added here; return the records of `part` (0-based, in its order) that now have a
+        failure example or crash row here, i.e. that the report links to."""
+        offset, linked = self.lines, set()
+        self.lines += part.lines
+        for case_id, theirs in part.cases.items():
+            tally = self.cases.setdefault(case_id, CaseTally())
+            tally.runs += theirs.runs
+            tally.passed += theirs.passed
+            tally.failures.update(theirs.failures)
+        self.totals.update(part.totals)
+        for name, check in part.failure_check.items():
+            self.failure_check.setdefault(name, check)
+        for name, examples in part.examples.items():
+            kept = self.examples.setdefault(name, [])
+            taken = _take(kept, self.example_lines.setdefault(name, []), examples,
+                          part.example_lines.get(name, []), offset)
+            linked.update(taken)
+        linked.update(_take(self.crashes, self.crash_lines, part.crashes, part.crash_lines, offset))
+        self.crash_total += part.crash_total
+        return linked
+
+
+def _take(kept: list[FailureExample], lines: list[int], more: list[FailureExample],
+          more_lines: list[int], offset: int) -> list[int]:
+    """Fill `kept` up to `EXAMPLES_PER_FAILURE` from `more` (first come, first kept); return
+    the lines (in `more`'s numbering) of the examples taken."""
+    room = max(0, EXAMPLES_PER_FAILURE - len(kept))
+    kept.extend(more[:room])
+    taken = more_lines[:room]
+    lines.extend(offset + line for line in taken)
+    return taken
 
 
 #: The keys every results.jsonl record has, with their JSON types.
@@ -133,6 +171,7 @@ def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> N
             digest.crash_total += 1
             if len(digest.crashes) < EXAMPLES_PER_FAILURE:
                 digest.crashes.append(_example(record, check, None, result["error"]))
+                digest.crash_lines.append(digest.lines - 1)
         for failure in (result or {}).get("failures") or []:
             name = str(failure.get("name", "unknown"))
             digest.totals[name] += 1
@@ -141,3 +180,4 @@ def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> N
             kept = digest.examples.setdefault(name, [])
             if len(kept) < EXAMPLES_PER_FAILURE:
                 kept.append(_example(record, check, failure.get("step"), failure.get("message")))
+                digest.example_lines.setdefault(name, []).append(digest.lines - 1)

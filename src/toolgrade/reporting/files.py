@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
 from toolgrade.reporting.junit import JunitCases
 from toolgrade.reporting.markdown import render_markdown
+from toolgrade.reporting.report_part import ReportPart
 from toolgrade.reporting.run_sample import RunPicker
 from toolgrade.reporting.runs_section import runs_section
 from toolgrade.reporting.summary_shape import summary_problems
@@ -23,8 +26,9 @@ REPORT_FILES = ("report.md", "report.html", "junit.xml")
 class ReportStream:
     """What the report files need from the results, taken one record at a time.
 
-    The runner feeds it each record as it writes results.jsonl (`grade(on_record=...)`), so the
-    reports cost no second reading of the file; `write_reports` feeds it from the file instead.
+    The runner feeds it each record as it writes results.jsonl (`grade(reports=...)`), or each
+    worker's part of them (`merge`), so the reports cost no second reading of the file;
+    `write_reports` feeds it from the file instead.
     Memory stays bounded (the digest keeps capped examples; JUnit testcases wait on disk;
     the picker keeps the records of the runs shown, `run_sample`). The run views read their
     steps from the folder's transcripts.jsonl when the reports are written.
@@ -53,6 +57,22 @@ class ReportStream:
         self.junit.add(record)
         if self.keep_runs:
             self.runs.offer(self.digest.lines - 1, record, linked=self.digest.kept > examples)
+
+    def part_factory(self) -> type[ReportPart]:
+        """What makes a worker's part of the reports (`toolgrade run --jobs N`)."""
+        return ReportPart
+
+    def merge(self, part: ReportPart, lines: Sequence[str]) -> None:
+        """Take a worker's part, made of the records right after those taken so far, as if
+        each record had been `add`ed; `lines` are their results.jsonl lines, of which only
+        those of the runs given a view are read."""
+        offset = self.digest.lines
+        linked = self.digest.merge(part.digest)
+        self.junit.merge(part.junit)
+        if not self.keep_runs:
+            return
+        for i, (case_id, passed) in enumerate(part.runs):
+            self.runs.take(offset + i, passed, case_id, i in linked, partial(json.loads, lines[i]))
 
     def write(self, out_dir: Path, summary: dict[str, Any]) -> list[Path]:
         """Render every report file from the summary and the records taken; return the paths."""

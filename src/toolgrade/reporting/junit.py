@@ -94,11 +94,14 @@ def _escape_text(value: str) -> str:
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _with_name(
-    case_id: str, check: str, agent: str | None, trial: int, several: bool, rest: str
-) -> str:
-    name = check_test_id(case_id, check, agent, trial, several)
-    return "<testcase" + _attrs({"name": xml_text(name)}) + rest
+def _name_parts(case_id: str, check: str, agent: str | None, trial: int) -> tuple[str, str]:
+    """A testcase's name attribute as it is written, in two parts: up to the run suffix, and
+    the suffix (`[agent:trial]`, kept only when the case has several runs). Escaping works
+    character by character, so the parts escaped apart join into the name escaped whole."""
+    whole = check_test_id(case_id, check, agent, trial, several_runs=True)
+    plain = check_test_id(case_id, check, agent, trial, several_runs=False)
+    head = "<testcase" + _attrs({"name": xml_text(plain)})[:-1]  # the closing quote waits
+    return head, _escape_attr(xml_text(whole[len(plain):]))
 
 
 def _after_name(record: dict[str, Any], check: str) -> tuple[str, str | None]:
@@ -118,6 +121,40 @@ def _after_name(record: dict[str, Any], check: str) -> tuple[str, str | None]:
     return f"{rest}>{child}</testcase>", outcome.tag
 
 
+def _pending_line(record: dict[str, Any], runs_per_case: Counter[str],
+                   outcomes: Counter[str]) -> str:
+    """One record's testcases as a pending line, counting its run and its outcomes: its case,
+    then per testcase the XML before the run suffix, the suffix and the XML after it (the
+    suffix is kept or dropped when the file is written and the case's runs are counted)."""
+    case_id = str(record.get("case_id"))
+    runs_per_case[case_id] += 1
+    agent, trial = record.get("agent"), int(record.get("trial") or 0)
+    testcases = []
+    for check in CHECKS:
+        if check in (record.get("checks") or {}):
+            rest, tag = _after_name(record, check)
+            outcomes["tests"] += 1
+            if tag is not None:
+                outcomes[tag] += 1
+            head, suffix = _name_parts(case_id, check, agent, trial)
+            testcases.append([head, suffix, '"' + rest])
+    return json.dumps([case_id, testcases]) + "\n"
+
+
+class JunitPart:
+    """The testcases of a few records, in memory: what a worker process sends the parent's
+    `JunitCases.merge` (`toolgrade run --jobs N`)."""
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.runs_per_case: Counter[str] = Counter()
+        self.outcomes: Counter[str] = Counter()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Take one record's testcases."""
+        self.pending.append(_pending_line(record, self.runs_per_case, self.outcomes))
+
+
 class JunitCases:
     """The testcases of junit.xml, taken one results record at a time; `write` makes the file.
 
@@ -135,16 +172,13 @@ class JunitCases:
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one record's testcases (one per check it holds)."""
-        case_id = str(record.get("case_id"))
-        self._runs_per_case[case_id] += 1
-        agent, trial = record.get("agent"), int(record.get("trial") or 0)
-        for check in CHECKS:
-            if check in (record.get("checks") or {}):
-                rest, tag = _after_name(record, check)
-                self.outcomes["tests"] += 1
-                if tag is not None:
-                    self.outcomes[tag] += 1
-                self._pending.write(json.dumps([case_id, check, agent, trial, rest]) + "\n")
+        self._pending.write(_pending_line(record, self._runs_per_case, self.outcomes))
+
+    def merge(self, part: JunitPart) -> None:
+        """Take the testcases of the records right after those taken so far."""
+        self._pending.write("".join(part.pending))
+        self._runs_per_case.update(part.runs_per_case)
+        self.outcomes.update(part.outcomes)
 
     def write(self, path: Path, suite_name: str = "toolgrade") -> None:
         """Write junit.xml with every testcase taken so far, then let the pending file go."""
@@ -156,9 +190,10 @@ class JunitCases:
             fh.write('<?xml version="1.0" encoding="utf-8"?>\n')
             fh.write(f"<testsuites{_attrs(attrs)}>\n  <testsuite{_attrs(attrs)}>\n")
             for line in self._pending:
-                case_id, check, agent, trial, rest = json.loads(line)
+                case_id, testcases = json.loads(line)
                 several = self._runs_per_case[case_id] > 1
-                fh.write("    " + _with_name(case_id, check, agent, trial, several, rest) + "\n")
+                fh.write("".join(f"    {head}{suffix if several else ''}{rest}\n"
+                                 for head, suffix, rest in testcases))
             fh.write("  </testsuite>\n</testsuites>\n")
         self.close()
 

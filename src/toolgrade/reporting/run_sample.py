@@ -10,6 +10,7 @@ every run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from toolgrade.reporting.digest import clip
@@ -64,24 +65,29 @@ class RunPicker:
 
     def offer(self, position: int, record: dict[str, Any], linked: bool) -> None:
         """Consider the record at `position`; `linked`: a row of the report points at it."""
+        passed = bool((record.get("aggregate") or {}).get("passed"))
+        self.take(position, passed, str(record.get("case_id")), linked, lambda: record)
+
+    def take(self, position: int, passed: bool, case_id: str, linked: bool,
+             load: Callable[[], dict[str, Any]]) -> None:
+        """`offer`, from what the choice needs: `load()` gives the record, and is only called
+        for a run that is kept (most of a large run's records are never read)."""
         self.total += 1
         if self.total == EVERY_RUN_LIMIT + 1:
             self._drop_unsampled_passes()
-        passed = bool((record.get("aggregate") or {}).get("passed"))
         if linked:
             self._linked.add(position)
         if not passed:
             self.failing += 1
             if linked or self._failing_kept < FAILING_LIMIT:
                 self._failing_kept += not linked
-                self.kept[position] = slim_record(record)
+                self.kept[position] = slim_record(load())
             return
-        case_id = str(record.get("case_id"))
         if case_id not in self._sampled_cases and len(self._sample) < PASSING_SAMPLE:
             self._sampled_cases.add(case_id)
             self._sample.add(position)
         if self.total <= EVERY_RUN_LIMIT or linked or position in self._sample:
-            self.kept[position] = slim_record(record)
+            self.kept[position] = slim_record(load())
 
     def _drop_unsampled_passes(self) -> None:
         """Past the limit: passing runs outside the sample (and linked from nowhere) go."""

@@ -44,6 +44,14 @@ class _CheckTally:
             by = self.human if figures.get("adjudicated_by") == "human" else self.judge
             by[str(decided)] += 1
 
+    def merge(self, other: _CheckTally) -> None:
+        self.applicable += other.applicable
+        self.passed += other.passed
+        self.passed_without += other.passed_without
+        self.blocked += other.blocked
+        self.judge.update(other.judge)
+        self.human.update(other.human)
+
     @property
     def decided(self) -> int:
         return sum(self.judge.values()) + sum(self.human.values())
@@ -81,6 +89,14 @@ class AdjudicationAccumulator:
             return
         before = {name: unadjudicated(r) for name, r in record.checks.items()}
         self.passed_without += aggregate(before, case.scoring).passed
+
+    def merge(self, other: AdjudicationAccumulator) -> None:
+        """Add another's counts (the trajectories after these)."""
+        for name, tally in self.checks.items():
+            tally.merge(other.checks[name])
+        self.trajectories += other.trajectories
+        self.passed += other.passed
+        self.passed_without += other.passed_without
 
     @property
     def used(self) -> bool:

@@ -153,6 +153,15 @@ class KindRates:
                 cell[0] += 1
                 cell[1] += result.passed is True
 
+    def merge(self, other: KindRates) -> None:
+        """Add another's counts (the records after these)."""
+        for check, counts in other._counts.items():
+            mine = self._counts[check]
+            for kind, (n, passed) in counts.items():
+                cell = mine.setdefault(kind, [0, 0])
+                cell[0] += n
+                cell[1] += passed
+
     def per_kind(self, check: str) -> dict[str, dict[str, Any]]:
         """`{kind: {n, pass_rate}}` of one check, kinds in `HARD_CASE_KINDS` order."""
         counts = self._counts[check]

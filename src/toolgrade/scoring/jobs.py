@@ -2,10 +2,12 @@
 
 Both passes of a run go to the workers: validation (each line parsed and checked; the parent
 keeps the duplicate index and the problems, in input order) and grading (each line parsed
-again and graded by every check; the parent writes the results.jsonl and transcripts.jsonl
-lines the worker made and folds the record into the summary, in input order). Each worker holds
-the suite, the people's route decisions and the checks; a line travels as its text, a graded
-run comes back as its record and its two output lines.
+again and graded by every check, and folded, in the worker, into the chunk's part of the
+summary and of the reports; the parent writes the results.jsonl and transcripts.jsonl lines the
+worker made and merges the parts, in input order: `scoring.outputs`). Each worker holds the
+suite, the people's route decisions and the checks; a line travels as its text, and a graded
+chunk comes back as its output lines and its parts, never as pydantic records (rebuilding those
+in the parent cost more than the parent could keep up with).
 
 OTLP trace exports are read in the parent, as by one process (an export is read whole, and its
 trials are numbered across files): validation takes their runs and problems as read there, and
@@ -18,7 +20,8 @@ concurrency bound and its verdict cache live (see `runner.grade`).
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,16 +30,11 @@ from toolgrade.errors import InputProblem
 from toolgrade.loaders import Suite
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats, RunRow
 from toolgrade.loaders.runs import RawLine, iter_run_sources, iter_runs, read_line
-from toolgrade.loaders.transcripts import transcript_text
-from toolgrade.models import HumanDecisions, Trajectory, TrajectoryResult
-from toolgrade.scoring.runner import (
-    Graded,
-    ValidatedInputs,
-    crashed_record,
-    grade_trajectory,
-    record_line,
-)
-from toolgrade.scoring.workers import CHUNK_SIZE, ordered_map
+from toolgrade.models import HumanDecisions, Trajectory
+from toolgrade.scoring.outputs import GradedChunk, RecordPart
+from toolgrade.scoring.runner import ValidatedInputs, crashed_record, grade_trajectory
+from toolgrade.scoring.summary import SuiteSummary
+from toolgrade.scoring.workers import CHUNK_SIZE, ordered_map, start_early
 
 #: Below this many bytes of run files, validation reads in the parent: starting workers would
 #: cost more than they save (a run line is about 2 KB; this is a few chunks' worth).
@@ -86,14 +84,24 @@ def _unreadable(item: RawLine | _Read, reason: str) -> _Read:
     return file, number, None, [InputProblem(file, number, "", f"could not be read: {reason}")]
 
 
+def start_workers_early(files: list[Path], jobs: int) -> None:
+    """Start the workers' fork server before the suite is read, when the run files are large
+    enough to be read in workers (small inputs start no process)."""
+    if jobs > 1 and _size(files) >= PARALLEL_READ_BYTES:
+        start_early()
+
+
+def _size(files: list[Path]) -> int:
+    return sum(p.stat().st_size for p in files if p.is_file())
+
+
 def read_runs(
     files: list[Path], jobs: int, otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
 ) -> Iterator[tuple[str, int, Trajectory | RunKey | None, list[InputProblem]]]:
     """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
     them (OTLP exports read with `otlp`, their figures added to `stats`); in `jobs` workers
     when the files are large enough to gain from them."""
-    size = sum(p.stat().st_size for p in files if p.is_file())
-    if jobs <= 1 or size < PARALLEL_READ_BYTES:
+    if jobs <= 1 or _size(files) < PARALLEL_READ_BYTES:
         yield from iter_runs(files, otlp, stats)
         return
     sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))
@@ -102,19 +110,38 @@ def read_runs(
 
 # Grading ------------------------------------------------------------------------------------
 
-#: A worker's suite, route decisions and checks, set once by `_start_grader`.
+#: A worker's suite, route decisions, checks and what its chunks are made of, set once by
+#: `_start_grader`.
 _GRADER: dict[str, Any] = {}
 
 #: A run to grade: a line still to read, or a run the parent read (an OTLP export's).
 _Item = RawLine | Trajectory
-#: What a worker sends back: the record, its results.jsonl line and its transcripts.jsonl line.
-_Done = tuple[TrajectoryResult, str, str]
 
 
-def _start_grader(suite: Suite, decisions: HumanDecisions, checks: list[Check] | None) -> None:
+@dataclass(frozen=True)
+class _ChunkShape:
+    """What every chunk's parts are made of: the checks' accumulators, the summary's shape and
+    the reports' part (None: no reports are written)."""
+
+    checks: list[Check]
+    n_cases: int
+    multi_agent: bool
+    report_part: Callable[[], RecordPart] | None
+
+    def empty(self) -> GradedChunk:
+        summary = SuiteSummary(self.checks, self.n_cases, self.multi_agent, part=True)
+        return GradedChunk(summary, self.report_part() if self.report_part else None)
+
+
+def _start_grader(
+    suite: Suite, decisions: HumanDecisions, checks: list[Check] | None, multi_agent: bool,
+    report_part: Callable[[], RecordPart] | None,
+) -> None:
+    checks = checks if checks is not None else default_checks()
     _GRADER["suite"] = suite
     _GRADER["decisions"] = decisions
-    _GRADER["checks"] = checks if checks is not None else default_checks()
+    _GRADER["checks"] = checks
+    _GRADER["shape"] = _ChunkShape(checks, len(suite), multi_agent, report_part)
 
 
 def _run_of(item: _Item) -> Trajectory:
@@ -126,21 +153,18 @@ def _run_of(item: _Item) -> Trajectory:
     return run
 
 
-def _done(record: TrajectoryResult, run: Trajectory) -> _Done:
-    return record, record_line(record.to_json()), transcript_text(run)
-
-
-def _grade_chunk(items: list[_Item]) -> list[_Done]:
-    """Worker: each (validated) run graded, with its two output lines."""
+def _grade_chunk(items: list[_Item]) -> list[GradedChunk]:
+    """Worker: each (validated) run graded, folded into one chunk for the parent to write and
+    merge (one answer for the whole chunk: see `workers.ordered_map`)."""
     suite: Suite = _GRADER["suite"]
     checks: list[Check] = _GRADER["checks"]
     decisions: HumanDecisions = _GRADER["decisions"]
-    out = []
+    chunk = _GRADER["shape"].empty()
     for item in items:
         run = _run_of(item)
         case = suite.cases[run.case_id]
-        out.append(_done(grade_trajectory(case, run, checks, None, suite.base_dir, decisions), run))
-    return out
+        chunk.add(case, run, grade_trajectory(case, run, checks, None, suite.base_dir, decisions))
+    return [chunk]
 
 
 def picklable(checks: list[Check] | None) -> bool:
@@ -163,26 +187,29 @@ def _runs_to_grade(inputs: ValidatedInputs) -> Iterable[_Item]:
 
 def grade_in_workers(
     inputs: ValidatedInputs, checks: list[Check], *, jobs: int, send_checks: bool,
-    chunk_size: int = CHUNK_SIZE,
-) -> Iterator[Graded]:
-    """Every run graded in `jobs` workers, in input order, with its two output lines.
+    chunk_size: int = CHUNK_SIZE, part_factory: Callable[[], RecordPart] | None = None,
+) -> Iterator[GradedChunk]:
+    """Every run graded in `jobs` workers, in input order, a chunk at a time: each run's two
+    output lines, and the chunk's parts of the summary and (with `part_factory`) the reports.
     `send_checks` False: the workers build the default checks themselves.
 
-    The run yielded carries the identity only (case, trial, agent; no steps): the summary folds
-    from the record, which holds everything graded, including `n_calls`.
+    A chunk lost with its worker comes back one run at a time (a `GradedChunk` each), and a
+    run that kills its worker again comes back graded here as crashed.
     """
     suite = inputs.suite
+    multi_agent = len(inputs.agents) > 1
+    shape = _ChunkShape(checks, len(suite), multi_agent, part_factory)
 
-    def crashed(item: _Item, reason: str) -> _Done:
+    def crashed(item: _Item, reason: str) -> GradedChunk:
         run = _run_of(item)
-        return _done(crashed_record(suite.cases[run.case_id], run, checks, reason), run)
+        case = suite.cases[run.case_id]
+        chunk = shape.empty()
+        chunk.add(case, run, crashed_record(case, run, checks, reason))
+        return chunk
 
-    initargs = (suite, inputs.decisions, checks if send_checks else None)
-    graded = ordered_map(
+    initargs = (suite, inputs.decisions, checks if send_checks else None, multi_agent,
+                part_factory)
+    yield from ordered_map(
         _runs_to_grade(inputs), _grade_chunk, crashed, jobs=jobs, initializer=_start_grader,
         initargs=initargs, chunk_size=chunk_size,
     )
-    for record, line, transcript in graded:
-        # Validated, not model_construct: that inspects the steps' default factory every time.
-        header = Trajectory(case_id=record.case_id, trial=record.trial, agent=record.agent)
-        yield Graded(suite.cases[record.case_id], header, record, line, transcript)

@@ -77,6 +77,12 @@ class ReliabilityAccumulator:
         """Count one graded trajectory: a trial passes when its aggregate passes."""
         self.add(record.case_id, record.aggregate.passed)
 
+    def merge(self, other: ReliabilityAccumulator) -> None:
+        """Add another's counts (the trials after these: first-seen order is kept)."""
+        for case_id, n in other.trials.items():
+            self.trials[case_id] += n
+            self.passes[case_id] += other.passes[case_id]
+
     def summary(self) -> dict[str, dict[str, Any]]:
         """`{case_id: {n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}}`, cases in insertion order."""
         return {cid: case_reliability(n, self.passes[cid]) for cid, n in self.trials.items()}

@@ -21,7 +21,7 @@ from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
-from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, transcript_text
+from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import (
     Case,
     CheckName,
@@ -33,11 +33,14 @@ from toolgrade.models import (
 )
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.coverage import coverage_counts
+from toolgrade.scoring.outputs import (
+    GradedChunk,
+    OutputWriter,
+    ProgressHook,
+    ReportSink,
+)
 from toolgrade.scoring.recording import RecordingJudge
 from toolgrade.scoring.summary import SuiteSummary, reliability_key
-
-#: Called after each graded trajectory with (done, total).
-ProgressHook = Callable[[int, int], None]
 
 
 @dataclass
@@ -77,6 +80,11 @@ def validate_inputs(
     problems: list[InputProblem] = []
     suite: Suite | None = None
     decisions = HumanDecisions()
+    files = run_files(runs, exclude)
+    if jobs > 1:
+        from toolgrade.scoring.jobs import start_workers_early  # multiprocessing when asked
+
+        start_workers_early(files, jobs)
     try:
         suite = load_suite(suite_path)
     except InputError as exc:
@@ -84,7 +92,6 @@ def validate_inputs(
     else:
         decisions, found = load_decisions(adjudications_path(suite_path), suite.cases)
         problems.extend(found)
-    files = run_files(runs, exclude)
     if not files:
         problems.append(
             InputProblem(
@@ -274,47 +281,46 @@ def crashed_record(
     return _record(case, run, results, [f"{name}: {reason}" for name in results], {})
 
 
-def record_line(data: dict[str, Any]) -> str:
-    """One results.jsonl line (without its newline) for a record's JSON form."""
-    return json_out.dumps(data, ensure_ascii=False, default=str)
-
-
 class Graded(NamedTuple):
-    """A graded run, in input order."""
+    """A run graded in this process, in input order."""
 
     case: Case
-    #: With no steps when graded in a worker process (the summary folds from the record).
     run: Trajectory
     record: TrajectoryResult
-    #: Its results.jsonl and transcripts.jsonl lines, when a worker process made them.
-    line: str | None = None
-    transcript: str | None = None
 
 
-def _ordered_results(
+def _worker_chunks(
     inputs: ValidatedInputs,
     checks: list[Check],
-    judge: JudgePort | None,
-    workers: int,
     jobs: int,
     default: bool,
-) -> Iterator[Graded]:
-    """Grade in input order: in `jobs` worker processes when there is no judge and more than
-    one chunk of runs; else here, with a judge up to `workers` trajectories in flight at once.
+    reports: ReportSink | None,
+) -> Iterator[GradedChunk] | None:
+    """The runs graded in `jobs` worker processes, a chunk at a time, in input order; None
+    when they are graded here instead: with a judge, one worker, no more than one chunk of
+    runs, or custom checks that do not pickle.
 
     `default`: `checks` are the default checks, which workers build for themselves.
     """
-    suite = inputs.suite
-    if judge is None and jobs > 1:
-        from toolgrade.scoring import jobs as in_workers  # multiprocessing only when asked for
-        from toolgrade.scoring import workers as process_pool
+    if jobs <= 1:
+        return None
+    from toolgrade.scoring import jobs as in_workers  # multiprocessing only when asked for
+    from toolgrade.scoring import workers as process_pool
 
-        if inputs.n_runs > process_pool.CHUNK_SIZE and (default or in_workers.picklable(checks)):
-            yield from in_workers.grade_in_workers(
-                inputs, checks, jobs=jobs, send_checks=not default,
-                chunk_size=process_pool.CHUNK_SIZE,
-            )
-            return
+    if inputs.n_runs <= process_pool.CHUNK_SIZE or not (default or in_workers.picklable(checks)):
+        return None
+    return in_workers.grade_in_workers(
+        inputs, checks, jobs=jobs, send_checks=not default,
+        chunk_size=process_pool.CHUNK_SIZE,
+        part_factory=reports.part_factory() if reports is not None else None,
+    )
+
+
+def _ordered_results(
+    inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None, workers: int
+) -> Iterator[Graded]:
+    """Grade here, in input order; with a judge up to `workers` trajectories in flight."""
+    suite = inputs.suite
     runs = iter_runs(inputs.files, inputs.otlp)
     pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in runs if t is not None)
     where, decisions = suite.base_dir, inputs.decisions
@@ -361,39 +367,38 @@ def grade(
     jobs: int = 1,
     progress: ProgressHook | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    reports: ReportSink | None = None,
 ) -> RunOutput:
     """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet).
 
     Each graded run is also written, normalised, to `transcripts.jsonl` (same order as
     `results.jsonl`): the report's run views and `toolgrade show` read their steps there.
 
-    `on_record`, when given, also receives each record as written (its JSON form), e.g. a
-    `ReportStream`, so the reports need no second reading of the file. `jobs`: worker processes
-    for the deterministic checks (without a judge; see `scoring.jobs`); every output is the
-    same, byte for byte, whatever the number.
+    `reports`, when given (a `ReportStream`), takes each record as written, so the reports
+    need no second reading of the file; with workers it takes each worker's part of them
+    instead. `on_record`, when given, also receives each record as written (its JSON form).
+    `jobs`: worker processes for the deterministic checks (without a judge; see
+    `scoring.jobs`); every output is the same, byte for byte, whatever the number.
     """
     default = checks is None
     checks = checks if checks is not None else default_checks()
     out_dir.mkdir(parents=True, exist_ok=True)
     results_path = out_dir / "results.jsonl"
     summary = SuiteSummary(checks, len(inputs.suite), multi_agent=len(inputs.agents) > 1)
-    done = 0
     transcripts_path = out_dir / TRANSCRIPTS_FILE
     with results_path.open("w", encoding="utf-8") as fh, \
             transcripts_path.open("w", encoding="utf-8") as transcripts:
-        for case, run, record, line, transcript in _ordered_results(
-            inputs, checks, judge, workers, jobs, default
-        ):
-            data = record.to_json() if line is None or on_record is not None else {}
-            fh.write((line if line is not None else record_line(data)) + "\n")
-            transcript = transcript if transcript is not None else transcript_text(run)
-            transcripts.write(transcript + "\n")
-            if on_record is not None:
-                on_record(data)
-            summary.add(case, run, record)
-            done += 1
-            if progress is not None:
-                progress(done, inputs.n_runs)
+        writer = OutputWriter(fh, transcripts, summary, total=inputs.n_runs, progress=progress,
+                              on_record=on_record, reports=reports)
+        chunks = None if judge is not None else _worker_chunks(
+            inputs, checks, jobs, default, reports
+        )
+        if chunks is not None:
+            for chunk in chunks:
+                writer.take_chunk(chunk, inputs.suite.cases)
+        else:
+            for case, run, record in _ordered_results(inputs, checks, judge, workers):
+                writer.take(case, run, record)
     data = summary.to_json()
     # The suite's hard-case coverage: every case counts, graded or not (DESIGN section 7).
     data["checks"]["coverage"] = coverage_counts(inputs.suite.cases.values())

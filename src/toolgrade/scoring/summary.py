@@ -1,23 +1,55 @@
-"""Suite-level figures folded one trajectory at a time (memory bounded by cases and tools)."""
+"""Suite-level figures folded one trajectory at a time (memory bounded by cases and tools).
+
+With `toolgrade run --jobs N` each worker folds its chunk of runs into a *part* (a
+`SuiteSummary(..., part=True)`) and the parent merges the parts in input order: the merged
+summary is the one a single process would have folded, byte for byte. Counts add; first-seen
+orders are kept by merging in input order; the one float sum (the mean score) is kept as its
+terms in a part and added term by term, in order, when merged.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
 from toolgrade.checks.arguments_figures import GivenSelection
+from toolgrade.checks.base import can_merge
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator
 from toolgrade.scoring.coverage import RATED_CHECKS, KindRates
 from toolgrade.scoring.reliability import ReliabilityAccumulator
 
 
+class OrderedSum:
+    """A float sum that merges exactly: a part keeps its terms, and merging adds them one by
+    one, in the order one process would have added them (float addition is not associative,
+    so adding a part's subtotal could change the last digit of a mean)."""
+
+    def __init__(self, part: bool = False) -> None:
+        self.total = 0.0
+        self.terms: list[float] | None = [] if part else None
+
+    def add(self, value: float) -> None:
+        """Add one term."""
+        self.total += value
+        if self.terms is not None:
+            self.terms.append(value)
+
+    def merge(self, other: OrderedSum) -> None:
+        """Add a part's terms, in order."""
+        if other.terms is None:
+            raise ValueError("only a part's sum (OrderedSum(part=True)) can be merged")
+        for value in other.terms:
+            self.add(value)
+
+
 class _AgentTally:
-    def __init__(self) -> None:
+    def __init__(self, part: bool = False) -> None:
         self.n = 0
         self.passed = 0
-        self.score_sum = 0.0
+        self.score_sum = OrderedSum(part)
         self.scored = 0
         self.check_applicable: Counter[str] = Counter()
         self.check_passed: Counter[str] = Counter()
@@ -27,13 +59,22 @@ class _AgentTally:
         self.n += 1
         self.passed += record.aggregate.passed
         if record.aggregate.score is not None:
-            self.score_sum += record.aggregate.score
+            self.score_sum.add(record.aggregate.score)
             self.scored += 1
         for name, result in record.checks.items():
             if result.applicable:
                 self.check_applicable[name] += 1
                 self.check_passed[name] += bool(result.passed)
         self.given_selection.add(record)
+
+    def merge(self, other: _AgentTally) -> None:
+        self.n += other.n
+        self.passed += other.passed
+        self.score_sum.merge(other.score_sum)
+        self.scored += other.scored
+        self.check_applicable.update(other.check_applicable)
+        self.check_passed.update(other.check_passed)
+        self.given_selection.merge(other.given_selection)
 
     def to_json(self) -> dict[str, Any]:
         checks: dict[str, dict[str, Any]] = {
@@ -45,7 +86,7 @@ class _AgentTally:
         return {
             "trajectories": self.n,
             "pass_rate": self.passed / self.n if self.n else None,
-            "mean_score": self.score_sum / self.scored if self.scored else None,
+            "mean_score": self.score_sum.total / self.scored if self.scored else None,
             "checks": checks,
         }
 
@@ -62,14 +103,27 @@ def reliability_key(case_id: str, agent: str | None, multi_agent: bool) -> str:
 
 
 class SuiteSummary:
-    """Feeds every check's accumulator and keeps the cross-check figures."""
+    """Feeds every check's accumulator and keeps the cross-check figures.
 
-    def __init__(self, checks: list[Check], n_cases: int, multi_agent: bool = False) -> None:
+    `part=True`: the summary of one chunk of runs, folded in a worker process, for a parent's
+    `merge`. A check whose accumulator has no `merge` (a custom check's, see
+    `checks.base.MergingAccumulator`) is not fed in a part: the part keeps the chunk's records
+    instead, and `merge` feeds them to the parent's accumulator one by one.
+    """
+
+    def __init__(
+        self, checks: list[Check], n_cases: int, multi_agent: bool = False, *, part: bool = False
+    ) -> None:
         self.n_cases = n_cases
         self.multi_agent = multi_agent
+        self.part = part
         self.accumulators: dict[str, CheckAccumulator] = {c.name: c.accumulator() for c in checks}
+        #: The accumulators fed record by record when parts are merged (no `merge` of their own).
+        self.unmerged = [n for n, a in self.accumulators.items() if not can_merge(a)]
+        #: In a part with such accumulators: the chunk's records, for the parent to feed them.
+        self.records: list[TrajectoryResult] = []
         self.failures: Counter[str] = Counter()
-        self.overall = _AgentTally()
+        self.overall = _AgentTally(part)
         self.agents: dict[str, _AgentTally] = {}
         self.reliability = ReliabilityAccumulator()
         self.adjudication = AdjudicationAccumulator()
@@ -78,19 +132,51 @@ class SuiteSummary:
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
         """Take one graded trajectory."""
-        for accumulator in self.accumulators.values():
-            accumulator.add(case, run, record)
+        for name, accumulator in self.accumulators.items():
+            if not (self.part and name in self.unmerged):
+                accumulator.add(case, run, record)
+        if self.part and self.unmerged:
+            self.records.append(record)
         for result in record.checks.values():
             self.failures.update(f.name for f in result.failures)
         self.overall.add(record)
         self.kind_rates.add(case, record)
-        self.agents.setdefault(record.agent or UNNAMED_AGENT, _AgentTally()).add(record)
+        self._agent(record.agent).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
         self.adjudication.add(case, record)
         # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
         self.errors += sum(
             1 for r in record.checks.values() if r.applicable and r.passed is None
         )
+
+    def merge(self, part: SuiteSummary, cases: Mapping[str, Case]) -> None:
+        """Take a part folded over the runs right after those taken so far; afterwards this
+        summary is the one that taking those runs one by one would have made. `cases`: the
+        suite's cases, for the records of accumulators without a `merge`."""
+        for name, accumulator in self.accumulators.items():
+            if name in self.unmerged:
+                for record in part.records:
+                    # As for any run graded in a worker: its identity, no steps.
+                    header = Trajectory(case_id=record.case_id, trial=record.trial,
+                                        agent=record.agent)
+                    accumulator.add(cases[record.case_id], header, record)
+            else:
+                accumulator.merge(part.accumulators[name])  # type: ignore[attr-defined]
+        self.failures.update(part.failures)
+        self.overall.merge(part.overall)
+        self.kind_rates.merge(part.kind_rates)
+        for agent, tally in part.agents.items():
+            self.agents.setdefault(agent, _AgentTally(self.part)).merge(tally)
+        self.reliability.merge(part.reliability)
+        self.adjudication.merge(part.adjudication)
+        self.errors += part.errors
+
+    def _agent(self, agent: str | None) -> _AgentTally:
+        name = agent or UNNAMED_AGENT
+        tally = self.agents.get(name)
+        if tally is None:
+            tally = self.agents[name] = _AgentTally(self.part)
+        return tally
 
     def _reliability_key(self, record: TrajectoryResult) -> str:
         return reliability_key(record.case_id, record.agent, self.multi_agent)

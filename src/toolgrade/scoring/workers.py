@@ -66,6 +66,17 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def start_early() -> None:
+    """Start the fork server now, where there is one: its imports (toolgrade and scipy, about
+    a second of CPU in its own process) then run while this process still reads the suite,
+    instead of while it waits for its first workers."""
+    context = _context()
+    if context.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 @dataclass
 class _Pool:
     """A process pool that can be replaced when a worker dies (a broken pool takes no work)."""
