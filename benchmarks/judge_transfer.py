@@ -1,0 +1,73 @@
+"""Held-out transfer: a shipped record's judge (cut and combination) on a development set.
+
+Scores every item of `benchmarks/judge_dev/<dimension>.jsonl` with the record's combination
+and cut, unchanged (nothing is fitted on the development items), from P(pass) already in a
+verdict cache, and prints kappa with its item-bootstrap 95% interval. Fill the cache first:
+
+    toolgrade calibrate -d D --set benchmarks/judge_dev/D.jsonl \\
+        --model local/qwen2.5-coder-1.5b --fit --cache-dir CACHE
+    python benchmarks/judge_transfer.py D CACHE [RECORD]
+
+RECORD defaults to the shipped record of the local model. Exits 2 if an item is not cached
+(the model is never asked here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from toolgrade.calibration import agreement as ag
+from toolgrade.calibration.calibrate import load_set
+from toolgrade.calibration.records import find_record, read_record, shipped_records_dir
+from toolgrade.judging import build_judge
+from toolgrade.judging.local import LOCAL_MODEL
+from toolgrade.judging.settle import settle
+from toolgrade.judging.signals import signals_for
+from toolgrade.models import JudgeDimension, JudgeRequest
+from toolgrade.settings import JudgeSettings
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the transfer kappa of one dimension."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dimension")
+    parser.add_argument("cache", type=Path)
+    parser.add_argument("record", type=Path, nargs="?")
+    args = parser.parse_args(argv)
+    dim: JudgeDimension = args.dimension
+    record = (read_record(args.record) if args.record
+              else find_record(shipped_records_dir(), LOCAL_MODEL, dim))
+    if record is None or record.cv_threshold is None:
+        print(f"no fitted record for {dim}", file=sys.stderr)
+        return 2
+    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode="logprob", cache_dir=args.cache))
+    assert engine is not None
+    items = load_set(Path(__file__).parent / "judge_dev" / f"{dim}.jsonl", dim).items
+    labels, verdicts = [], []
+    for item in items:
+        verdict = engine.judge(JudgeRequest(dimension=dim, inputs=item.inputs))
+        if engine.usage()[dim]["calls"]:
+            print(f"{item.id} is not in the cache {args.cache}; fill it first", file=sys.stderr)
+            return 2
+        p = 0.0 if settle(dim, item.inputs, "logprob") else (verdict.p_pass or 0.0)
+        if record.combination is not None and p > 0.0:
+            p = record.combination.score(p, signals_for(dim, item.inputs).values)
+        labels.append(item.label == "pass")
+        verdicts.append(p >= record.cv_threshold)
+    rows = np.array([[h and j, h and not j, not h and j, not h and not j]
+                     for h, j in zip(labels, verdicts, strict=True)], dtype=np.int64)
+    table = rows.sum(axis=0).reshape(2, 2)
+    ci, _ = ag.bootstrap_kappa_ci(rows)
+    kappa = ag.cohen_kappa(table)
+    print(f"{dim}: {len(items)} development items, transfer kappa "
+          f"{kappa if kappa is not None else float('nan'):.3f} [{ci[0]:.2f}, {ci[1]:.2f}], "
+          f"judge pass rate {np.mean(verdicts):.2f}, human {np.mean(labels):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
