@@ -39,6 +39,16 @@ def confusion_table(human: Sequence[bool], judge: Sequence[bool]) -> NDArray[np.
     )
 
 
+def paired_rows(human: Sequence[bool], judge: Sequence[bool]) -> NDArray[np.int64]:
+    """Each item's (a, b, c, d) contribution to the 2x2 table, one verdict per item: the rows
+    `bootstrap_kappa_ci` resamples."""
+    return np.array(
+        [[h and j, h and not j, not h and j, not h and not j]
+         for h, j in zip(human, judge, strict=True)],
+        dtype=np.int64,
+    ).reshape(-1, 4)
+
+
 def confusion_dict(table: NDArray[np.int64]) -> dict[str, dict[str, int]]:
     """The table as the JSON the calibration record carries (keys name rows and columns)."""
     return {

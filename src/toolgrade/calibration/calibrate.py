@@ -23,6 +23,7 @@ from toolgrade.calibration.combination_fit import (
     FitRow,
     feature_names,
     fit_combination,
+    fit_with_cut,
     score_row,
 )
 from toolgrade.calibration.records import (
@@ -294,9 +295,7 @@ def _cv_figures(
     labels: Sequence[bool], verdicts: Sequence[bool], seed: int
 ) -> dict[str, Any]:
     """Cross-validated kappa, its bootstrap interval and agreement from out-of-fold verdicts."""
-    rows = np.array(
-        [[int(h and j), int(h and not j), int(not h and j), int(not h and not j)]
-         for h, j in zip(labels, verdicts, strict=True)], dtype=np.int64)
+    rows = ag.paired_rows(labels, verdicts)
     table = rows.sum(axis=0).reshape(2, 2)
     ci, _ = ag.bootstrap_kappa_ci(rows, seed=seed)
     return {"cv_kappa": ag.cohen_kappa(table), "cv_kappa_ci": ci,
@@ -366,17 +365,13 @@ def fit_combined_threshold(
         )
     features = feature_names([r.signals for r in rows])
     fit_idx, hold_idx = ag.stratified_halves(labels, seed=seed)
-    half = fit_combination([rows[i] for i in fit_idx], features, 2, seed)
-    half_cut = half.threshold
+    half, half_cut, _ = fit_with_cut([rows[i] for i in fit_idx], features)
     hold = [rows[i] for i in hold_idx]
-    hold_j = [score_row(half.combination, r) >= half_cut for r in hold]
+    hold_j = [score_row(half, r) >= half_cut for r in hold]
     table = ag.confusion_table([r.human_pass for r in hold], hold_j)
     full = fit_combination(rows, features, folds, seed)
-    fit_scores = [score_row(full.combination, r) for r in rows]
-    fit_kappa = ag.cohen_kappa(ag.confusion_table(labels, [p >= full.threshold
-                                                          for p in fit_scores]))
     return ThresholdFit(
-        full.threshold, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table),
+        full.threshold, full.fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table),
         cv_threshold=full.threshold, cv_folds=folds, combination=full.combination,
         **_cv_figures(labels, full.cv_verdicts, seed),
     )

@@ -44,6 +44,7 @@ class CombinationFit:
 
     combination: Combination
     threshold: float
+    fit_kappa: float | None  # in-sample, at `threshold`
     cv_verdicts: list[bool]
     folds: int
 
@@ -77,8 +78,11 @@ def fit_logistic(x: FloatArray, y: FloatArray, l2: float = L2_PENALTY) -> tuple[
     return wb[:k], float(wb[k])
 
 
-def _fit(rows: Sequence[FitRow], features: list[str], l2: float) -> tuple[Combination, float]:
-    """The combination fitted on the unsettled `rows` and its best cut over all of them."""
+def fit_with_cut(
+    rows: Sequence[FitRow], features: list[str], l2: float = L2_PENALTY
+) -> tuple[Combination, float, float | None]:
+    """The combination fitted on the unsettled `rows`, its best cut over all of them and the
+    (in-sample) kappa at that cut."""
     model_rows = [r for r in rows if not r.settled]
     x = _matrix(model_rows, features)
     y = np.array([float(r.human_pass) for r in model_rows], dtype=np.float64)
@@ -87,8 +91,8 @@ def _fit(rows: Sequence[FitRow], features: list[str], l2: float) -> tuple[Combin
         features=features, weights=[round(float(w), 6) for w in weights], bias=round(bias, 6)
     )
     scores = [score_row(combination, r) for r in rows]
-    cut, _ = ag.best_threshold([r.human_pass for r in rows], scores)
-    return combination, cut
+    cut, kappa = ag.best_threshold([r.human_pass for r in rows], scores)
+    return combination, cut, kappa
 
 
 def score_row(combination: Combination, row: FitRow) -> float:
@@ -109,11 +113,11 @@ def fit_combination(
     for fold in ag.stratified_folds(labels, folds, seed):
         held = set(fold)
         train = [r for i, r in enumerate(rows) if i not in held]
-        combination, cut = _fit(train, features, l2)
+        combination, cut, _ = fit_with_cut(train, features, l2)
         for i in fold:
             verdicts[i] = score_row(combination, rows[i]) >= cut
-    combination, cut = _fit(rows, features, l2)
-    return CombinationFit(combination, cut, verdicts, folds)
+    combination, cut, kappa = fit_with_cut(rows, features, l2)
+    return CombinationFit(combination, cut, kappa, verdicts, folds)
 
 
 def feature_names(signals: Sequence[Mapping[str, Any]]) -> list[str]:
