@@ -1,8 +1,9 @@
 """Held-out transfer: a shipped record's judge (cut and combination) on a development set.
 
-Scores every item of `benchmarks/judge_dev/<dimension>.jsonl` with the record's combination
-and cut, unchanged (nothing is fitted on the development items), from P(pass) already in a
-verdict cache, and prints kappa with its item-bootstrap 95% interval. Fill the cache first:
+Judges every item of `benchmarks/judge_dev/<dimension>.jsonl` as a run with the record's
+configuration does (its cut and combination, unchanged: nothing is fitted on the development
+items), from P(pass) already in a verdict cache, and prints kappa with its item-bootstrap 95%
+interval. Fill the cache first:
 
     toolgrade calibrate -d D --set benchmarks/judge_dev/D.jsonl \\
         --model local/qwen2.5-coder-1.5b --fit --cache-dir CACHE
@@ -25,10 +26,8 @@ from toolgrade.calibration.calibrate import load_set
 from toolgrade.calibration.records import find_record, read_record, shipped_records_dir
 from toolgrade.judging import build_judge
 from toolgrade.judging.local import LOCAL_MODEL
-from toolgrade.judging.settle import settle
-from toolgrade.judging.signals import signals_for
 from toolgrade.models import JudgeDimension, JudgeRequest
-from toolgrade.settings import JudgeSettings
+from toolgrade.settings import DimensionSettings, JudgeSettings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     if record is None or record.cv_threshold is None:
         print(f"no fitted record for {dim}", file=sys.stderr)
         return 2
-    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, mode="logprob", cache_dir=args.cache))
+    # The record's own configuration, applied by the engine as a run applies it.
+    table = DimensionSettings(mode="logprob", threshold=record.cv_threshold,
+                              combination=record.combination)
+    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, cache_dir=args.cache,
+                                       dimensions={dim: table}))
     assert engine is not None
     items = load_set(Path(__file__).parent / "judge_dev" / f"{dim}.jsonl", dim).items
     labels, verdicts = [], []
@@ -53,18 +56,14 @@ def main(argv: list[str] | None = None) -> int:
         if engine.usage()[dim]["calls"]:
             print(f"{item.id} is not in the cache {args.cache}; fill it first", file=sys.stderr)
             return 2
-        p = 0.0 if settle(dim, item.inputs, "logprob") else (verdict.p_pass or 0.0)
-        if record.combination is not None and p > 0.0:
-            p = record.combination.score(p, signals_for(dim, item.inputs).values)
         labels.append(item.label == "pass")
-        verdicts.append(p >= record.cv_threshold)
-    rows = np.array([[h and j, h and not j, not h and j, not h and not j]
-                     for h, j in zip(labels, verdicts, strict=True)], dtype=np.int64)
-    table = rows.sum(axis=0).reshape(2, 2)
+        verdicts.append(verdict.verdict == "pass")
+    rows = ag.paired_rows(labels, verdicts)
     ci, _ = ag.bootstrap_kappa_ci(rows)
-    kappa = ag.cohen_kappa(table)
+    kappa = ag.cohen_kappa(rows.sum(axis=0).reshape(2, 2))
+    interval = f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "[undefined]"
     print(f"{dim}: {len(items)} development items, transfer kappa "
-          f"{kappa if kappa is not None else float('nan'):.3f} [{ci[0]:.2f}, {ci[1]:.2f}], "
+          f"{kappa if kappa is not None else float('nan'):.3f} {interval}, "
           f"judge pass rate {np.mean(verdicts):.2f}, human {np.mean(labels):.2f}")
     return 0
 
