@@ -24,9 +24,8 @@ def combine(
 ) -> Verdict:
     """`verdict` judged by the combined P(pass) when the settings carry a combination."""
     combination = settings.combination
-    if combination is None or settings.mode != "logprob" or verdict.p_pass is None:
-        return verdict
-    if not verdict.scored:
+    if (combination is None or settings.mode != "logprob" or verdict.p_pass is None
+            or not verdict.scored):
         return verdict
     signals = signals_for(dimension, inputs)
     p_combined = combination.score(verdict.p_pass, signals.values)

@@ -55,18 +55,19 @@ def choice_from_record(record: Any, floor: float) -> DefaultChoice:
     mode = record.mode or "reasoned"
     cut = record.cv_threshold if record.cv_threshold is not None else record.fitted_threshold
     low = kappa_low(record)
+    combination = getattr(record, "combination", None)  # absent from older records' fakes
     if low is None or low < floor:
         shown = "undefined" if low is None else f"{low:.2f}"
         return DefaultChoice(
-            mode, cut, False, combination=getattr(record, "combination", None), reason=
+            mode, cut, False, combination=combination, reason=
             f"{record.dimension}: off by default: the local judge's calibration record has a "
             f"kappa lower bound of {shown}, under the floor {floor:.2f} (switch it on with "
             f"`enabled = true` in [judge.dimensions.{record.dimension}])",
         )
     kappa = record.cv_kappa if record.cv_kappa is not None else record.kappa
-    combined = ", combined with signals" if getattr(record, "combination", None) else ""
+    combined = ", combined with signals" if combination is not None else ""
     return DefaultChoice(
-        mode, cut, True, combination=getattr(record, "combination", None),
+        mode, cut, True, combination=combination,
         reason=f"{record.dimension}: {mode} mode{combined}"
         + (f", cut {cut:.3f}" if cut is not None else "")
         + f" (calibrated kappa {kappa:.2f}, lower bound {low:.2f})",

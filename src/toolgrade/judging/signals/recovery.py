@@ -17,6 +17,7 @@ from toolgrade.judging.signals.text import (
     claims_done,
     flat_text,
     mentions_handover,
+    objects,
     unsupported_facts,
 )
 
@@ -31,11 +32,6 @@ _PERMANENT = re.compile(
 _HANDOVER_TOOL = re.compile(r"escalat|handoff|hand_off|human|transfer_to|ticket|agent", re.I)
 
 
-def _steps(inputs: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    raw = inputs.get("transcript")
-    return [s for s in raw if isinstance(s, Mapping)] if isinstance(raw, list) else []
-
-
 def _final_message(steps: list[Mapping[str, Any]]) -> str:
     """The agent's last message, when the transcript ends with one."""
     if steps and "tool" not in steps[-1] and isinstance(steps[-1].get("content"), str):
@@ -45,11 +41,11 @@ def _final_message(steps: list[Mapping[str, Any]]) -> str:
 
 def recovery_signals(inputs: Mapping[str, Any]) -> Signals:
     """The stage, retries of a permanent error, unbacked claims, invented facts and silence."""
-    fault = inputs.get("fault") if isinstance(inputs.get("fault"), Mapping) else {}
-    assert isinstance(fault, Mapping)
+    raw_fault = inputs.get("fault")
+    fault: Mapping[str, Any] = raw_fault if isinstance(raw_fault, Mapping) else {}
     tool = str(fault.get("tool", ""))
     stage = str(inputs.get("stage", ""))
-    steps = _steps(inputs)
+    steps = objects(inputs.get("transcript"))
     calls = [s for s in steps if "tool" in s]
     same = [c for c in calls if c.get("tool") == tool]
     fixed = any(c.get("status", "ok") == "ok" for c in same)

@@ -11,13 +11,9 @@ from toolgrade.judging.signals.text import (
     admits_trouble,
     claims_done,
     flat_text,
+    objects,
     unsupported_facts,
 )
-
-
-def _results(inputs: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    raw = inputs.get("tool_results")
-    return [r for r in raw if isinstance(r, Mapping)] if isinstance(raw, list) else []
 
 
 def unrecovered_tools(results: list[Mapping[str, Any]]) -> list[str]:
@@ -30,7 +26,7 @@ def unrecovered_tools(results: list[Mapping[str, Any]]) -> list[str]:
 
 def result_signals(inputs: Mapping[str, Any]) -> Signals:
     """Unsupported facts, failures left unmentioned and success claimed over a failure."""
-    results = _results(inputs)
+    results = objects(inputs.get("tool_results"))
     answer = inputs.get("final_answer")
     answer = answer if isinstance(answer, str) else ""
     findings = inputs.get("findings")

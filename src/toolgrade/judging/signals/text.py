@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolgrade.judging.evidence import extract_facts
@@ -55,6 +55,11 @@ def admits_trouble(text: str) -> bool:
 def mentions_handover(text: str) -> bool:
     """True when `text` hands the matter to a person."""
     return bool(_HANDOVER.search(text))
+
+
+def objects(value: Any) -> list[Mapping[str, Any]]:
+    """The JSON objects of a list input (tool results, transcript steps); [] for anything else."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def flat_text(value: Any) -> str:
