@@ -1,9 +1,9 @@
 """Deterministic signals per judge dimension: what code can read off a request before any model.
 
 Each extractor returns `Signals`: named numbers (the inputs of the fitted combination stored
-with a calibration record, see `judging.combination`) and the sentences a verdict's reason
-quotes for the signals that fired. Extractors are pure and total: any input shape the loaders
-accept gives signals, never an exception.
+with a calibration record: `toolgrade.models.combination`, applied by `judging.combine`) and
+the sentences a verdict's reason quotes for the signals that fired. Extractors are pure and
+total: any input shape the loaders accept gives signals, never an exception.
 """
 
 from __future__ import annotations
