@@ -40,6 +40,7 @@ FailureName = Literal[
     "false_success_claim",
     "state_mismatch",
     "poor_recovery",
+    "missing_mention",
 ]
 
 
