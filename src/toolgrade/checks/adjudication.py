@@ -19,6 +19,7 @@ from typing import Any
 
 from toolgrade.checks.base import GradeContext
 from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest
+from toolgrade.models.judging import verdict_json
 
 #: Selection failures no verdict or decision overrides.
 NEVER_OVERRIDDEN = frozenset({"forbidden_tool", "unauthorized_side_effect", "unknown_tool"})
@@ -54,7 +55,7 @@ def judge_route(
             },
         },
     )
-    return ctx.judge.judge(request).model_dump(mode="json")
+    return verdict_json(ctx.judge.judge(request))
 
 
 def _described(description: str, side_effect: bool) -> str:
