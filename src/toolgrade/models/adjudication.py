@@ -81,6 +81,10 @@ def item_id(dimension: str, inputs: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:ITEM_ID_LENGTH]
 
 
+#: The labels a person's result_interpretation fail may carry (the recovery check's failures).
+RESULT_FAILURE_LABELS = ("misread_result", "false_success_claim")
+
+
 class ItemDecision(BaseModel):
     """A person's verdict on one judge item, with the inputs the judge saw (so the decision
     can be exported as a labelled calibration item without the run it came from)."""
@@ -100,6 +104,15 @@ class ItemDecision(BaseModel):
     undecided: str | None = Field(
         default=None, description="Why the judge left it undecided (e.g. uncertain).")
     inputs: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _label_fits(self) -> ItemDecision:
+        if self.label is not None and (self.dimension != "result_interpretation"
+                                       or self.decision != "fail"
+                                       or self.label not in RESULT_FAILURE_LABELS):
+            raise ValueError(f"label {self.label!r}: only a result_interpretation fail takes a "
+                             f"label, one of {', '.join(RESULT_FAILURE_LABELS)}")
+        return self
 
     @model_validator(mode="after")
     def _id_matches_inputs(self) -> ItemDecision:

@@ -3,8 +3,9 @@
 People go first: a judge item (any dimension but alternate_route, whose decisions are per case
 and route, `checks.adjudication`) that a person decided with `toolgrade adjudicate` is answered
 from the decision, and the judge is not asked (DESIGN section 5). An item left `unscored` is
-recorded with its id and the inputs the judge saw, so `toolgrade adjudicate` can show it to a
-person and the decision can be exported as a labelled calibration item.
+recorded with its id and the inputs the judge saw (as is one the escalation judge decided), so
+`toolgrade adjudicate` can show it to a person and the decision can be exported as a labelled
+calibration item.
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ class RecordingJudge:
             if value is not None:
                 entry[key] = value
         entry["cached"] = verdict.cached
-        if item is not None and (decided is not None or not verdict.scored):
+        undecided = not verdict.scored or bool(verdict.escalated)  # by the first judge
+        if item is not None and (decided is not None or undecided):
             entry["item"] = item
-        if item is not None and not verdict.scored:
+        if item is not None and undecided:
             entry["inputs"] = request.inputs
         self.log.setdefault(request.dimension, []).append(entry)
         return verdict
