@@ -245,7 +245,7 @@ def _export(suite: Suite, decisions: HumanDecisions, source: Path, out_dir: Path
 def _print_listing(groups: list[RouteGroup], items: list[JudgeItem], decisions: HumanDecisions,
                    results_dir: Path) -> None:
     if not groups and not items:
-        out.print(f"no adjudicated routes and no undecided judge items in {results_dir}",
+        out.print(f"no adjudicated routes in {results_dir} and no undecided judge items",
                   markup=False)
         return
     if groups:
