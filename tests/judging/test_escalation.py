@@ -33,7 +33,7 @@ class _Server:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.asked.append(next(m["content"] for m in body["messages"]
                                          if m["role"] == "user"))
