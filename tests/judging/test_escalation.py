@@ -138,3 +138,16 @@ def test_scored_and_switched_off_verdicts_are_not_escalated(tmp_path: Path) -> N
                                        inputs=request_for("argument_equivalence").inputs))
     assert (verdict.verdict, verdict.escalated, verdict.model) == ("pass", True, "fake/same")
     assert second.calls == 1
+
+
+def test_the_kinds_of_undecided_follow_the_engines_own_reasons(tmp_path: Path) -> None:
+    from builders_judging import request_for
+    from toolgrade.models.adjudication import unscored_kind
+
+    request = request_for("argument_equivalence", actual="an unsettled value")
+    unparsed = _engine(FakeClient(["no verdict"]), tmp_path, presettle=None).judge(request)
+    failed = _engine(FakeClient([RuntimeError("down")]), tmp_path, presettle=None).judge(request)
+    settings = JudgeSettings(model=None, use_cache=False)
+    nobody = JudgeEngine(settings, FakeClient(["x"]), models={}).judge(request)
+    assert [unscored_kind(v.reason) for v in (unparsed, failed, nobody)] == [
+        "unparsed reply", "failed call", "no judge"]
