@@ -46,7 +46,7 @@ def _allowed(dimension: JudgeDimension, model: str, record: Any, settings: Judge
     why = check_floor(record, DECIDING_KAPPA_FLOOR if floor is None else floor)
     if why is None:
         return True
-    if settings.require_calibration:
+    if settings.require_calibration is not False:  # only an explicit false lets it decide
         notify(f"warning: escalation judge {model} is not asked about {dimension}: it decides "
                f"outcomes there and is not calibrated over the floor ({why}); its undecided "
                "items are left for people (`toolgrade adjudicate`)")
