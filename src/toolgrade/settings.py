@@ -39,6 +39,8 @@ class DimensionSettings(_Settings):
     mode: Literal["reasoned", "logprob"] | None = None
     threshold: StrictFloat | None = Field(default=None, ge=0.0, le=1.0)
     kappa_floor: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
+    escalate_to: str | None = Field(
+        default=None, description="This dimension's escalation judge (see [judge] escalate_to).")
     combination: Combination | None = Field(
         default=None,
         description="Logprob mode: combine P(pass) with the dimension's deterministic signals "
@@ -73,6 +75,11 @@ class JudgeSettings(_Settings):
         default=True,
         description="A judge that decides outcomes (judge_alternates, judge_quality) needs a "
         "calibration record over its kappa floor; false lets it decide uncalibrated (warned).",
+    )
+    escalate_to: str | None = Field(
+        default=None,
+        description="Any litellm model: items the judge leaves unscored (uncertain, awaiting "
+        "adjudication, a failed call...) are asked of it before they are left for people.",
     )
     dimensions: dict[JudgeDimension, DimensionSettings] = Field(default_factory=dict)
     combination: Combination | None = Field(

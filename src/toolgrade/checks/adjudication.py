@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolgrade.checks.base import GradeContext
-from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest
+from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest, SelectionExpectation
+from toolgrade.models.judging import verdict_json
 
 #: Selection failures no verdict or decision overrides.
 NEVER_OVERRIDDEN = frozenset({"forbidden_tool", "unauthorized_side_effect", "unknown_tool"})
@@ -42,19 +43,26 @@ def judge_route(
     """Ask the alternate_route judge about an unmatched run; its verdict as plain data."""
     if ctx.judge is None:
         return {"verdict": "unscored", "reason": "no judge configured"}
-    request = JudgeRequest(
-        dimension="alternate_route",
-        inputs={
-            "task": case.input,
-            "expected_routes": routes,
-            "actual_route": called,
-            "tool_descriptions": {
-                name: _described(spec.description, spec.side_effect)
-                for name, spec in case.tools.items()
-            },
+    request = JudgeRequest(dimension="alternate_route", inputs=route_inputs(case, routes, called))
+    return verdict_json(ctx.judge.judge(request))
+
+
+def listed_routes(spec: SelectionExpectation) -> list[list[str]]:
+    """The routes a selection lists, as the judge is shown them (none: one empty route)."""
+    return [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
+
+
+def route_inputs(case: Case, routes: list[list[str]], called: list[str]) -> dict[str, Any]:
+    """The alternate_route judge's inputs for a run of `case` that called `called`."""
+    return {
+        "task": case.input,
+        "expected_routes": routes,
+        "actual_route": called,
+        "tool_descriptions": {
+            name: _described(spec.description, spec.side_effect)
+            for name, spec in case.tools.items()
         },
-    )
-    return ctx.judge.judge(request).model_dump(mode="json")
+    }
 
 
 def _described(description: str, side_effect: bool) -> str:

@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from toolgrade.checks.adjudication import decide_route
+from toolgrade.checks.adjudication import decide_route, listed_routes
 from toolgrade.checks.base import GradeContext, pass_rate
 from toolgrade.checks.selection_figures import (
     NONE,
@@ -96,7 +96,7 @@ class SelectionCheck:
         spec = case.expected.selection
         if spec is None:
             return CheckResult.not_applicable(self.name)
-        routes = [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
+        routes = listed_routes(spec)
         # With `allow_failed`, a call whose tool returned an error is free: it changed nothing,
         # so it neither matches the route nor counts as extra (flags still see it).
         calls = [(i, c) for i, c in run.calls if not (spec.allow_failed and c.failed)]

@@ -1,6 +1,7 @@
-"""`toolgrade adjudicate RESULTS_DIR`: review adjudicated routes, record decisions, promote them.
+"""`toolgrade adjudicate RESULTS_DIR`: review what judges decided or left undecided, record
+people's decisions, promote accepted routes, export decisions as calibration sets.
 
-Thin: reading and grouping live in `toolgrade.adjudication`, the file in
+Thin: reading, grouping, deciding and exporting live in `toolgrade.adjudication`, the file in
 `toolgrade.loaders.adjudications`; both are imported when the command runs, not with the
 command line (see `cli.main`).
 """
@@ -11,7 +12,7 @@ import getpass
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,10 +21,9 @@ from toolgrade.errors import InputError, ToolgradeError
 
 if TYPE_CHECKING:
     from toolgrade.adjudication import RouteGroup
+    from toolgrade.adjudication.items import JudgeItem
     from toolgrade.loaders import Suite
-    from toolgrade.models import HumanDecisions, RouteDecision
-
-Decision = Literal["accept", "reject"]
+    from toolgrade.models import HumanDecisions
 
 
 def _user() -> str:
@@ -86,51 +86,47 @@ def _describe(group: RouteGroup, decisions: HumanDecisions) -> list[str]:
     return lines
 
 
-def _flagged(groups: list[RouteGroup], wanted: list[str], decision: Decision, reason: str,
-             by: str) -> list[RouteDecision]:
-    from toolgrade.adjudication import decide_group
-    from toolgrade.adjudication.routes import find_group
+def _listed(results_dir: Path, suite: Suite) -> tuple[list[RouteGroup], list[JudgeItem]]:
+    """The run's adjudicated routes, then its undecided judge items, numbered on from them."""
+    from toolgrade.adjudication import collect_groups
+    from toolgrade.adjudication.items import collect_items
 
-    made: list[RouteDecision] = []
-    for name in wanted:
-        group = find_group(groups, name)
-        if group is None:
-            known = ", ".join(f"{g.number} ({g.key})" for g in groups) or "none"
-            raise ToolgradeError(f"--{decision} {name}: no such adjudicated route; known: {known}")
-        made += decide_group(group, decision, reason, by)
-    return made
+    results = results_dir / "results.jsonl"
+    if not results.is_file():
+        return [], []
+    groups = collect_groups(results, suite)
+    return groups, collect_items(results, start=len(groups) + 1)
 
 
-def _refuse_contradictions(made: list[RouteDecision]) -> None:
-    """One command may not both accept and reject a route (`--accept 1 --reject a99b854b`):
-    recording both would leave the later line to win silently."""
-    said: dict[tuple[str, tuple[str, ...]], str] = {}
-    for d in made:
-        key = (d.case_id, tuple(d.route))
-        if said.setdefault(key, d.decision) != d.decision:
-            route = ", ".join(d.route) or "(no tool)"
-            raise ToolgradeError(f"route {route} of case {d.case_id!r} is both accepted and "
-                                 "rejected in one command: nothing was recorded")
+def _ask(prompt: str, choices: dict[str, str]) -> str | None:
+    """The choice a person typed (its first letter), "quit", or None to skip."""
+    answer = typer.prompt(prompt, default="s").strip()[:1].lower()
+    return "quit" if answer == "q" else choices.get(answer)
 
 
-def _interactive(groups: list[RouteGroup], decisions: HumanDecisions, path: Path, by: str) -> int:
-    """Ask about each route not decided yet for every case; each answer is saved at once."""
-    from toolgrade.adjudication import decide_group
+def _interactive(groups: list[RouteGroup], items: list[JudgeItem], decisions: HumanDecisions,
+                 path: Path, by: str) -> int:
+    """Ask about each route not decided yet for every case, then each judge item left for
+    people with no decision; each answer is saved at once."""
+    from toolgrade.adjudication.decide import decide
     from toolgrade.loaders.adjudications import append_decisions
 
     saved = 0
-    for group in groups:
-        if len(group.decisions(decisions)) == len(group.cases):
-            continue
-        out.print("\n".join(_describe(group, decisions)), markup=False)
-        answer = typer.prompt("accept, reject, skip or quit? [a/r/s/q]", default="s").strip()
-        if answer[:1].lower() == "q":
+    pending: list[Any] = [g for g in groups if len(g.decisions(decisions)) < len(g.cases)]
+    pending += [i for i in items if i.left_for_people and decisions.item(i.item) is None]
+    for target in pending:
+        is_route = not hasattr(target, "item")
+        out.print("\n".join(_describe(target, decisions) if is_route
+                            else target.describe(decisions)), markup=False)
+        said = _ask("accept, reject, skip or quit? [a/r/s/q]", {"a": "accept", "r": "reject"}) \
+            if is_route else _ask("pass, fail, skip or quit? [p/f/s/q]",
+                                  {"p": "pass", "f": "fail", "a": "pass", "r": "fail"})
+        if said == "quit":
             break
-        if answer[:1].lower() not in ("a", "r"):
+        if said is None:
             continue
-        decision: Decision = "accept" if answer[:1].lower() == "a" else "reject"
         reason = typer.prompt("reason (optional)", default="", show_default=False)
-        saved += append_decisions(path, decide_group(group, decision, reason, by))
+        saved += append_decisions(path, decide(target, said, reason, by))  # type: ignore[arg-type]
     return saved
 
 
@@ -140,69 +136,129 @@ def adjudicate(
         Path | None, typer.Option(help="The suite (default: the one the run recorded).")
     ] = None,
     accept: Annotated[
-        list[str] | None, typer.Option(help="Accept a route: its number or key as listed.")
+        list[str] | None,
+        typer.Option(help="Accept a route, or pass a judge item: its number or key as listed."),
     ] = None,
     reject: Annotated[
-        list[str] | None, typer.Option(help="Reject a route: its number or key as listed.")
+        list[str] | None,
+        typer.Option(help="Reject a route, or fail a judge item: its number or key as listed."),
     ] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded with --accept/--reject).")] = "",
     by: Annotated[str | None, typer.Option(help="Who decides (default: your user name).")] = None,
+    label: Annotated[
+        str | None,
+        typer.Option(help="With --reject of a result_interpretation item: misread_result or "
+                     "false_success_claim (the failure the recovery check reports)."),
+    ] = None,
+    decisions_file: Annotated[
+        Path | None,
+        typer.Option("--decisions", help="Record the decisions in this JSON Lines file, one a "
+                     'line: {"id": N or KEY, "decision": pass|fail|accept|reject, "reason"?, '
+                     '"by"?, "label"?}.'),
+    ] = None,
+    export_set: Annotated[
+        Path | None,
+        typer.Option("--export-set", help="Write every decision as labelled calibration items, "
+                     "one DIMENSION.jsonl per dimension in this folder (`toolgrade calibrate "
+                     "--set` reads them)."),
+    ] = None,
     promote: Annotated[
         bool, typer.Option("--promote", help="Write accepted routes into the suite's alternatives.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="List the routes as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="List the routes and judge items as JSON.")
+    ] = False,
     no_input: Annotated[
         bool, typer.Option("--no-input", help="Never prompt, even in a terminal.")
     ] = False,
 ) -> None:
-    """List the routes judges adjudicated in RESULTS_DIR, record people's decisions on them,
-    and promote accepted routes into the suite.
+    """List the routes judges adjudicated and the judge items no judge decided in RESULTS_DIR,
+    record people's decisions on them, promote accepted routes into the suite, and export the
+    decisions as calibration sets.
 
     Decisions go to the adjudications file beside the suite (suite.adjudications.jsonl); later
-    runs apply them before asking the judge. In a terminal, with no --accept/--reject/--json/
-    --promote, each undecided route is asked about in turn.
+    runs apply them before asking any judge. In a terminal, with no --accept/--reject/
+    --decisions/--json/--promote/--export-set, each undecided route and item is asked about in
+    turn.
     """
-    from toolgrade.adjudication import collect_groups
+    from toolgrade.adjudication.decide import from_file, from_flags, refuse_contradictions
     from toolgrade.loaders.adjudications import append_decisions
 
     with input_errors_exit():
         suite_path = _suite_path(results_dir, suite)
         loaded, path, decisions = _load(suite_path)
-        groups = collect_groups(results_dir / "results.jsonl", loaded) \
-            if (results_dir / "results.jsonl").is_file() else []
+        groups, items = _listed(results_dir, loaded)
         who = by or _user()
-        made = _flagged(groups, accept or [], "accept", reason, who)
-        made += _flagged(groups, reject or [], "reject", reason, who)
-        _refuse_contradictions(made)
+        made = from_flags(groups, items, accept or [], "accept", reason, who, label)
+        made += from_flags(groups, items, reject or [], "reject", reason, who, label)
+        if decisions_file is not None:
+            made += from_file(decisions_file, groups, items, who)
+        refuse_contradictions(made)
         saved = append_decisions(path, made)
-        asking = not (made or as_json or promote or no_input) and in_terminal()
-        if asking and groups:
-            saved += _interactive(groups, decisions, path, who)
+        quiet = made or as_json or promote or export_set is not None or no_input
+        asking = not quiet and in_terminal() and bool(groups or items)
+        if asking:
+            saved += _interactive(groups, items, decisions, path, who)
         decisions = _load(suite_path)[2] if saved else decisions
         if as_json:
-            typer.echo(json.dumps([g.to_json(decisions) for g in groups], indent=2))
-        elif made:  # only the routes just decided
-            decided = {(d.case_id, tuple(d.route)) for d in made}
-            for group in groups:
-                if any((case, group.route) in decided for case in group.cases):
-                    out.print("\n".join(_describe(group, decisions)), markup=False)
-        elif not (asking and groups):
-            _print_listing(groups, decisions, results_dir)
+            listed = [{"kind": "route", **g.to_json(decisions)} for g in groups]
+            typer.echo(json.dumps(listed + [i.to_json(decisions) for i in items], indent=2))
+        elif made:
+            _print_decided(groups, items, decisions, made)
+        elif not asking and export_set is None and not promote:
+            _print_listing(groups, items, decisions, results_dir)
         if saved:
-            out.print(f"recorded {saved} decision(s) in {path}", markup=False)
+            out.print(f"recorded {saved} decision(s) in {path}; they apply on the next run",
+                      markup=False)
         if promote:
             _promote(suite_path, loaded, decisions)
+        if export_set is not None:
+            _export(loaded, decisions, path, export_set)
     raise typer.Exit(EXIT_OK)
 
 
-def _print_listing(groups: list[RouteGroup], decisions: HumanDecisions, results_dir: Path
-                   ) -> None:
-    if not groups:
-        out.print(f"no adjudicated routes in {results_dir}", markup=False)
+def _print_decided(groups: list[RouteGroup], items: list[JudgeItem], decisions: HumanDecisions,
+                   made: list[Any]) -> None:
+    """Only the routes and items just decided."""
+    routes = {(d.case_id, tuple(d.route)) for d in made if hasattr(d, "case_id")}
+    keys = {d.item for d in made if hasattr(d, "item")}
+    for group in groups:
+        if any((case, group.route) in routes for case in group.cases):
+            out.print("\n".join(_describe(group, decisions)), markup=False)
+    for item in items:
+        if item.item in keys:
+            out.print("\n".join(item.describe(decisions)), markup=False)
+
+
+def _export(suite: Suite, decisions: HumanDecisions, source: Path, out_dir: Path) -> None:
+    from toolgrade.adjudication.export import export_set
+
+    written = export_set(suite, decisions, source, out_dir)
+    if not written:
+        out.print(f"nothing to export: no decision recorded in {source}", markup=False)
+    for done in written:
+        out.print(f"exported {done.items} labelled {done.dimension} item(s) to {done.path} "
+                  f"(toolgrade calibrate --dimension {done.dimension} --set {done.path})",
+                  markup=False)
+
+
+def _print_listing(groups: list[RouteGroup], items: list[JudgeItem], decisions: HumanDecisions,
+                   results_dir: Path) -> None:
+    if not groups and not items:
+        out.print(f"no adjudicated routes in {results_dir} and no undecided judge items",
+                  markup=False)
         return
-    out.print(f"{len(groups)} adjudicated route(s) in {results_dir}:", markup=False)
+    if groups:
+        out.print(f"{len(groups)} adjudicated route(s) in {results_dir}:", markup=False)
     for group in groups:
         out.print("\n".join(_describe(group, decisions)), markup=False)
+    if items:
+        left = sum(i.left_for_people for i in items)
+        out.print(f"{len(items)} judge item(s) the judge did not decide in {results_dir} "
+                  f"({left} left for people, {len(items) - left} decided by the escalation "
+                  "judge):", markup=False)
+    for item in items:
+        out.print("\n".join(item.describe(decisions)), markup=False)
 
 
 def _promote(suite_path: Path, suite: Suite, decisions: HumanDecisions) -> None:

@@ -34,6 +34,8 @@ class JudgeSetup:
     settings: JudgeSettings = field(default_factory=JudgeSettings)
     calibration: dict[str, Any] = field(default_factory=dict)
     disabled_reason: str | None = None
+    #: Per escalating dimension: the escalation judge's model and calibration (cli.escalation).
+    escalation: dict[str, Any] = field(default_factory=dict)
 
     @property
     def workers(self) -> int:
@@ -53,8 +55,9 @@ class JudgeSetup:
         hits = sum(int(u.get("cache_hits", 0)) for u in usage)
         return f"judge calls {calls}, cache hits {hits}"
 
-    def summary(self) -> dict[str, Any]:
-        """`summary.judges`: per dimension model, usage and calibration status."""
+    def summary(self, items: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """`summary.judges`: per dimension model, usage and calibration status; `items`: where
+        each dimension's items went (`scoring.adjudication.JudgeItemTally`)."""
         usage = self.usage()
         out: dict[str, Any] = {}
         for dimension in JUDGE_DIMENSIONS:
@@ -67,6 +70,11 @@ class JudgeSetup:
                 if not self.settings.for_dimension(dimension).enabled:
                     block["status"] = "off (settings)"
             block["calibration"] = self.calibration.get(dimension)
+            if dimension in self.escalation:
+                block["escalation"] = {**block.get("escalation", {}),
+                                       **self.escalation[dimension]}
+            if items and dimension in items:
+                block["items"] = items[dimension]
             out[dimension] = block
         return out
 
@@ -190,4 +198,8 @@ def setup_judges(
     calibration = _calibration(
         judge_settings, engine.model_for, engine.template_hash_for, deciding, notify
     )
-    return JudgeSetup(engine=engine, settings=judge_settings, calibration=calibration)
+    from toolgrade.cli.escalation import add_escalation
+
+    engine, escalation = add_escalation(engine, judge_settings, deciding, notify)
+    return JudgeSetup(engine=engine, settings=judge_settings, calibration=calibration,
+                      escalation=escalation)

@@ -158,7 +158,7 @@ def run(
                     inputs, out_dir, judge=judges.engine, workers=judges.workers, jobs=jobs,
                     progress=hook, reports=reports,
                 )
-            output.summary["judges"] = judges.summary()
+            output.summary["judges"] = judges.summary(output.judge_items)
             # Where `toolgrade adjudicate` finds the suite and its decisions.
             output.summary["suite"] = str(suite.resolve())
             gates = evaluate_gates(settings.gates, output.summary)
@@ -167,6 +167,10 @@ def run(
             reports.write(out_dir, output.summary)
     if not quiet:
         print_scorecard(out, output.summary)
+        from toolgrade.cli.escalation import items_lines
+
+        for line in items_lines(output.judge_items, out_dir):
+            out.print(line, markup=False)
         out.print(
             f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml, "
             "transcripts.jsonl",

@@ -49,9 +49,12 @@ def cache_key(
     dimension: str,
     template_hash: str,
     inputs: Mapping[str, Any],
+    role: str | None = None,
 ) -> str:
-    """The cache (and in-run memo) key of one judge request."""
-    material = {
+    """The cache (and in-run memo) key of one judge request. `role` (e.g. "escalation") keeps
+    a judge's verdicts apart from another role's on the same model; None adds nothing, so the
+    first judge's keys are those of before roles existed."""
+    material: dict[str, Any] = {
         "v": CACHE_VERSION,
         "model": model,
         "sampling": dict(sampling),
@@ -60,6 +63,8 @@ def cache_key(
         "template": template_hash,
         "inputs": dict(inputs),
     }
+    if role is not None:
+        material["role"] = role
     # surrogatepass: a lone surrogate in judged content (possible from Python callers) still
     # hashes, deterministically, instead of failing the request.
     return hashlib.sha256(canonical_json(material).encode("utf-8", "surrogatepass")).hexdigest()

@@ -66,8 +66,10 @@ def build_judge(
     *,
     client: ChatClient | None = None,
     notify: Callable[[str], None] | None = None,
+    role: str | None = None,
 ) -> JudgeEngine | None:
-    """The judge engine for `settings`, or None when judging is off or no model is available."""
+    """The judge engine for `settings`, or None when judging is off or no model is available.
+    `role` goes into its cache keys (see `JudgeEngine`)."""
     on = switched_on(settings)
     if not settings.enabled or not on:
         return None  # judging is off, or every dimension's table says `enabled = false`
@@ -93,4 +95,4 @@ def build_judge(
         scripted = [m for m in models.values() if m and m.startswith(SCRIPTED_PREFIX)]
         if scripted:
             client = ScriptedRouter(client, scripted)
-    return JudgeEngine(settings, client, models=models)
+    return JudgeEngine(settings, client, models=models, role=role)

@@ -70,7 +70,8 @@ class JudgeEngine:
     retry backoff (tests pass a no-op sleep). `presettle` decides a request without the model
     where code can (the injection screen, decisive evidence); None asks the model about every
     request (tests of the prompt fencing use it). The disk cache is opened from the settings unless
-    one is given; `use_cache=False` disables it either way.
+    one is given; `use_cache=False` disables it either way. `role` (e.g. "escalation") goes into
+    the cache key, so a judge serving another role never shares entries with the first judge.
     """
 
     #: Identical requests are asked once per engine (the in-run memo), then replayed.
@@ -87,8 +88,10 @@ class JudgeEngine:
         sleep: Callable[[float], None] = time.sleep,
         wait: wait_base | None = None,
         presettle: Settler | None = settle,
+        role: str | None = None,
     ) -> None:
         self._settings = settings
+        self._role = role  # part of the cache key (an escalation judge's verdicts stay its own)
         self._presettle = presettle
         self._client = client
         self._templates = dict(templates) if templates is not None else load_templates()
@@ -153,6 +156,7 @@ class JudgeEngine:
             dimension=dim,
             template_hash=template.template_hash,
             inputs=request.inputs,
+            role=self._role,
         )
         with self._lock:
             future = self._memo.get(key)

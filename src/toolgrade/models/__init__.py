@@ -1,6 +1,13 @@
 """Pydantic models: cases, trajectories, results and the judge port. No I/O here."""
 
-from toolgrade.models.adjudication import HumanDecisions, RouteDecision, RouteKey, route_key
+from toolgrade.models.adjudication import (
+    HumanDecisions,
+    ItemDecision,
+    RouteDecision,
+    RouteKey,
+    item_id,
+    route_key,
+)
 from toolgrade.models.case import (
     ANSWER,
     CHECK_NAMES,
@@ -58,6 +65,7 @@ __all__ = [
     "GroundingExpectation",
     "HardCaseKind",
     "HumanDecisions",
+    "ItemDecision",
     "JudgeDimension",
     "JudgePort",
     "JudgeRequest",
@@ -76,5 +84,6 @@ __all__ = [
     "Trajectory",
     "TrajectoryResult",
     "Verdict",
+    "item_id",
     "route_key",
 ]

@@ -52,6 +52,13 @@ class Verdict(BaseModel):
     cached: bool = False
     raw: str | None = Field(default=None, description="The raw reply when it did not parse.")
     error: str | None = None
+    # Set only where they apply (None is left out of results), so other verdicts keep their form.
+    escalated: bool | None = Field(
+        default=None, description="True when the escalation judge (`model`) gave the verdict.")
+    escalated_from: str | None = Field(
+        default=None, description="The first judge and why it did not decide: `MODEL: reason`.")
+    decided_by: Literal["human"] | None = Field(
+        default=None, description="`human` when a person's recorded decision gave the verdict.")
 
     @property
     def scored(self) -> bool:
@@ -62,6 +69,16 @@ class Verdict(BaseModel):
     def unscored(cls, reason: str, **kw: Any) -> Verdict:
         """An unscored verdict carrying why."""
         return cls(verdict="unscored", reason=reason, **kw)
+
+
+#: Verdict fields left out of a verdict's JSON when unset (they were added after its form was).
+ONLY_WHEN_SET: frozenset[str] = frozenset({"escalated", "escalated_from", "decided_by"})
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """The verdict as results record it: every field, bar the unset `ONLY_WHEN_SET` ones."""
+    data = verdict.model_dump(mode="json")
+    return {k: v for k, v in data.items() if v is not None or k not in ONLY_WHEN_SET}
 
 
 class JudgePort(Protocol):

@@ -67,15 +67,63 @@ class _CheckTally:
         }
 
 
+#: Where a judge item ended, in the order `summary.judges.D.items` lists them.
+ITEM_OUTCOMES = ("decided_locally", "escalated", "decided_by_people", "left_for_people")
+
+
+def item_outcome(entry: dict[str, Any]) -> str:
+    """Where one recorded verdict (a `results.jsonl` judges entry) ended: decided by a person,
+    left unscored for people, decided by the escalation judge, else by the judge itself."""
+    if entry.get("decided_by") == "human":
+        return "decided_by_people"
+    if entry.get("verdict") not in ("pass", "fail"):
+        return "left_for_people"
+    return "escalated" if entry.get("escalated") else "decided_locally"
+
+
+class JudgeItemTally:
+    """Per dimension, how many judge items were decided where (`summary.judges.D.items`).
+
+    Counted from the records, so it holds however the runs were graded. A route a person
+    decided never reaches the judge (`checks.adjudication`): it is counted from the selection
+    figures, as alternate_route's `decided_by_people`.
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter[str]] = {}
+
+    def add(self, record: TrajectoryResult) -> None:
+        """Take one record's judge log."""
+        for dimension, entries in record.judges.items():
+            counts = self.counts.setdefault(dimension, Counter())
+            counts.update(item_outcome(e) for e in entries)
+        selection = record.checks.get("selection")
+        if selection is not None and selection.figures.get("adjudicated_by") == "human":
+            self.counts.setdefault("alternate_route", Counter())["decided_by_people"] += 1
+
+    def merge(self, other: JudgeItemTally) -> None:
+        """Add another's counts."""
+        for dimension, counts in other.counts.items():
+            self.counts.setdefault(dimension, Counter()).update(counts)
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """`{dimension: {decided_locally, escalated, decided_by_people, left_for_people}}`."""
+        return {dim: {k: counts[k] for k in ITEM_OUTCOMES}
+                for dim, counts in sorted(self.counts.items())}
+
+
 class AdjudicationAccumulator:
-    """Folds adjudication figures of every trajectory into `summary.adjudication`."""
+    """Folds adjudication figures of every trajectory into `summary.adjudication`, and where
+    judge items went into `items` (for `summary.judges`)."""
 
     def __init__(self) -> None:
         self.checks = {name: _CheckTally() for name in DECIDING_CHECKS}
         self.trajectories = self.passed = self.passed_without = 0
+        self.items = JudgeItemTally()
 
     def add(self, case: Case, record: TrajectoryResult) -> None:
         """Take one graded trajectory."""
+        self.items.add(record)
         self.trajectories += 1
         self.passed += record.aggregate.passed
         changed = False
@@ -94,6 +142,7 @@ class AdjudicationAccumulator:
         """Add another's counts (the trajectories after these)."""
         for name, tally in self.checks.items():
             tally.merge(other.checks[name])
+        self.items.merge(other.items)
         self.trajectories += other.trajectories
         self.passed += other.passed
         self.passed_without += other.passed_without

@@ -229,10 +229,9 @@ def grade_trajectory(
     decisions: HumanDecisions | None = None,
 ) -> TrajectoryResult:
     """Grade one trajectory with every check; a crashing check is recorded, not raised."""
-    recorder = RecordingJudge(judge) if judge is not None else None
-    ctx = GradeContext(
-        judge=recorder, base_dir=base_dir, decisions=decisions or HumanDecisions()
-    )
+    decisions = decisions or HumanDecisions()
+    recorder = RecordingJudge(judge, decisions) if judge is not None else None
+    ctx = GradeContext(judge=recorder, base_dir=base_dir, decisions=decisions)
     results: dict[CheckName, CheckResult] = {}
     errors = []
     for check in checks:
@@ -355,6 +354,8 @@ class RunOutput:
     results_path: Path
     #: Not written by `grade` (see above).
     summary_path: Path
+    #: Per judge dimension, where its items went (`toolgrade run` puts it in summary.judges).
+    judge_items: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def grade(
@@ -409,7 +410,8 @@ def grade(
         # Spans kept out of the runs are counted here, never dropped silently.
         data["otlp"] = inputs.otlp_stats.to_json()
     summary_path = out_dir / "summary.json"
-    return RunOutput(summary=data, results_path=results_path, summary_path=summary_path)
+    return RunOutput(summary=data, results_path=results_path, summary_path=summary_path,
+                     judge_items=summary.adjudication.items.summary())
 
 
 def write_summary(output: RunOutput) -> None:
