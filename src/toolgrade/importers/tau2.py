@@ -27,8 +27,7 @@ from toolgrade.importers.common import (
     require_items,
     write_outputs,
 )
-from toolgrade.importers.tau_bench import write_order
-from toolgrade.importers.tau_domains import domain_writes
+from toolgrade.importers.tau_bench import domain_writes, write_order
 
 AGENT = "assistant"
 USER = "user"

@@ -40,7 +40,6 @@ FailureName = Literal[
     "false_success_claim",
     "state_mismatch",
     "poor_recovery",
-    "missing_mention",
 ]
 
 
