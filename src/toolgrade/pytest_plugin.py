@@ -8,7 +8,8 @@ A failing test's message lists the failure names and their evidence. A check tha
 only because items were left undecided (`unscored`: free-text fields with no judge, a route
 awaiting adjudication) is skipped, the reason saying how many items and why; with
 `--toolgrade-unscored fail` (or `toolgrade_unscored = fail`) it fails instead. Judges follow
-the project's configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge` turns them off.
+the project's configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge`
+turns them off.
 """
 
 from __future__ import annotations
