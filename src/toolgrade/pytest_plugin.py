@@ -4,8 +4,12 @@
 
 or in the ini file: `toolgrade_suite = ...` and `toolgrade_runs = ...` (space-separated). Test ids
 read `<suite>::<case_id>::<check>`, with `[agent:trial]` appended when a case has several runs.
-A failing test's message lists the failure names and their evidence. Judges follow the project's
-configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge` turns them off.
+A failing test's message lists the failure names and their evidence. A check that did not pass
+only because items were left undecided (`unscored`: free-text fields with no judge, a route
+awaiting adjudication) is skipped, the reason saying how many items and why; with
+`--toolgrade-unscored fail` (or `toolgrade_unscored = fail`) it fails instead. Judges follow
+the project's configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge`
+turns them off.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import pytest
 from toolgrade.checks import default_checks
 from toolgrade.errors import ConfigError, InputError
 from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
-from toolgrade.reporting.junit import unscored_line
+from toolgrade.reporting.junit import unscored_line, unscored_message
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,8 +37,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run file or folder (repeatable)")
     group.addoption("--toolgrade-no-judge", action="store_true", default=False,
                     help="grade without LLM judges (judge-only fields unscored)")
+    group.addoption("--toolgrade-unscored", choices=UNSCORED_OUTCOMES, default=None,
+                    help="what an unscored check is: skip (default; the skip reason says how "
+                         "many items and why) or fail")
     parser.addini("toolgrade_suite", "toolgrade suite to collect as tests", default="")
     parser.addini("toolgrade_runs", "toolgrade run files or folders", type="args", default=[])
+    parser.addini("toolgrade_unscored", "unscored checks: skip or fail", default="skip")
+
+
+#: What an unscored check can be made in pytest (`--toolgrade-unscored`).
+UNSCORED_OUTCOMES = ("skip", "fail")
 
 
 class ToolgradeCheckItem(pytest.Item):
@@ -49,8 +61,13 @@ class ToolgradeCheckItem(pytest.Item):
         """Fail when the check did not pass; skip when it had no reference."""
         if not self.result.applicable:
             pytest.skip(f"{self.result.check}: not applicable (no reference in the case)")
-        if self.result.passed is not True:
-            raise ToolgradeCheckFailure(self.result)
+        if self.result.passed is True:
+            return
+        block = self.result.to_json()
+        if block["status"] == "unscored" and _unscored_outcome(self.config) == "skip":
+            # Neither passed nor failed: only undecided items kept it from passing.
+            pytest.skip(unscored_message(self.result.check, block))
+        raise ToolgradeCheckFailure(self.result)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         """The failure names and their evidence instead of a traceback."""
@@ -59,8 +76,9 @@ class ToolgradeCheckItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        """Where the test comes from, for pytest's report."""
-        return self.path, None, self.name
+        """Where the test comes from, for pytest's report: `case_id::check[agent:trial]`,
+        so a failure's header names the case, not the check alone."""
+        return self.path, None, f"{self.record.case_id}::{self.name}"
 
 
 class ToolgradeCheckFailure(AssertionError):
@@ -74,6 +92,10 @@ class ToolgradeCheckFailure(AssertionError):
         """`check failed (score 0.5): name@step: message` lines."""
         r = self.result
         score = "n/a" if r.score is None else f"{r.score:.3f}"
+        block = r.to_json()
+        if block["status"] == "unscored":  # --toolgrade-unscored fail
+            return unscored_message(r.check, block) + "\n" + "\n".join(
+                f"  {unscored_line(u)}" for u in r.figures.get("unscored_fields") or [])
         lines = [f"{r.check} failed (score {score})"]
         lines += [f"  {f.name}{'' if f.step is None else f' at step {f.step}'}: {f.message}"
                   for f in r.failures]
@@ -81,6 +103,14 @@ class ToolgradeCheckFailure(AssertionError):
         if "error" in r.figures:
             lines.append(f"  check crashed: {r.figures['error']}")
         return "\n".join(lines)
+
+
+def _unscored_outcome(config: pytest.Config) -> str:
+    """`skip` or `fail`: the option, else the ini key (checked against the choices)."""
+    value = config.getoption("--toolgrade-unscored") or config.getini("toolgrade_unscored")
+    if value not in UNSCORED_OUTCOMES:
+        raise pytest.UsageError(f"toolgrade_unscored = {value!r}: expected skip or fail")
+    return str(value)
 
 
 class ToolgradeSuite(pytest.File):

@@ -71,10 +71,12 @@ class JudgeSettings(_Settings):
     calibration_dir: Path | None = Field(
         default=None, description="Where calibration records are looked up for `run`."
     )
-    require_calibration: StrictBool = Field(
-        default=True,
+    require_calibration: StrictBool | None = Field(
+        default=None,
         description="A judge that decides outcomes (judge_alternates, judge_quality) needs a "
-        "calibration record over its kappa floor; false lets it decide uncalibrated (warned).",
+        "calibration record over its kappa floor. Unset: one under it does not decide (the "
+        "items it would decide are unscored, awaiting adjudication); true: such a run is "
+        "refused (exit 2); false: it decides uncalibrated (warned).",
     )
     escalate_to: str | None = Field(
         default=None,

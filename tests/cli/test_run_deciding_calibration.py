@@ -1,6 +1,7 @@
-"""A judge asked to decide outcomes must be calibrated: `toolgrade run` refuses it (exit 2,
-before any grading or model call) without a record over the floor, unless the settings opt out
-with `require_calibration = false`, which is warned once."""
+"""A judge asked to decide outcomes must be calibrated. Without a record over the floor it
+does not decide and does not stop the run: what it would decide is left unscored, awaiting
+adjudication, said in one line. `require_calibration = true` refuses such a run (exit 2, before
+any grading or model call); `require_calibration = false` lets it decide, warned once."""
 
 from __future__ import annotations
 
@@ -56,10 +57,42 @@ def _records(records: Path, low: float) -> None:
         write_record(floor_record(dimension, low=low, model=MODEL), records)
 
 
-def test_an_uncalibrated_deciding_judge_is_refused_before_grading(
+def test_an_uncalibrated_deciding_judge_leaves_its_items_awaiting_adjudication(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _project(tmp_path, monkeypatch)
+    code, output = _run()
+    assert code == 0, output
+    flat = " ".join(output.split())
+    assert flat.count("awaiting adjudication") == 1  # one line, not one per run
+    assert "alternate_route, recovery_quality not calibrated over the kappa floor" in flat
+    [c1, c2] = [json.loads(x) for x in (tmp_path / "o" / "results.jsonl").read_text().splitlines()]
+    selection = c1["checks"]["selection"]
+    assert (selection["passed"], selection["status"], selection["adjudicated"]) == (
+        False, "unscored", "unscored")
+    assert selection["adjudication_reason"].startswith("awaiting adjudication")
+    assert c1["aggregate"]["status"] == "unscored"
+    # The quality verdict is withheld too; the deterministic recovery outcome stands.
+    [quality] = c2["checks"]["recovery"]["judge_recovery"]
+    assert quality["verdict"] == "unscored"
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["judges"]["alternate_route"]["calls"] == 0  # no model was asked
+    assert summary["judges"]["alternate_route"]["withheld"] == 1
+    assert summary["unscored"]["checks"]["selection"]["runs"] == 1
+    # `toolgrade adjudicate` lists the route and the quality item it would have decided.
+    listed = runner.invoke(app, ["adjudicate", "o", "--json"])
+    assert listed.exit_code == 0, listed.output
+    groups = json.loads(listed.output)
+    [group] = [g for g in groups if "route" in g]
+    assert group["route"] == ["refund"] and group["judge"] == {"unscored": 1}
+    [item] = [g for g in groups if "route" not in g]
+    assert (item["dimension"], item["cases"]) == ("recovery_quality", ["c2"])
+
+
+def test_require_calibration_refuses_an_uncalibrated_deciding_judge_before_grading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _project(tmp_path, monkeypatch, extra="require_calibration = true\n")
     code, output = _run()
     assert code == 2
     flat = " ".join(output.split())
@@ -69,14 +102,14 @@ def test_an_uncalibrated_deciding_judge_is_refused_before_grading(
         in flat
     assert "no calibration record for this model" in flat
     assert f"toolgrade calibrate --dimension alternate_route --model {MODEL}" in flat
-    assert "require_calibration = false" in flat
+    assert "leave [judge] require_calibration unset" in flat
     assert not (tmp_path / "o").exists()  # nothing graded, no model asked
 
 
 def test_a_record_under_the_default_floor_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _records(_project(tmp_path, monkeypatch), low=0.5)
+    _records(_project(tmp_path, monkeypatch, extra="require_calibration = true\n"), low=0.5)
     code, output = _run()
     assert code == 2
     assert "0.500 is under the floor 0.60" in " ".join(output.split())

@@ -59,14 +59,29 @@ def test_outcomes_failure_skipped_and_error(tmp_path: Path) -> None:
     assert crashed is not None and "kaboom" in (crashed.text or "")
 
 
-def test_a_failure_due_only_to_unscored_fields_says_so(tmp_path: Path) -> None:
+def test_a_check_short_only_of_unscored_fields_is_skipped_saying_why(tmp_path: Path) -> None:
     unscored = [{"tool": "refund", "step": 3, "field": "reason", "reason": "no judge configured"}]
     arguments = check(passed=False, score=1.0, unscored_fields=unscored)
     cases = _cases(_junit(tmp_path, [record("c1", arguments=arguments)]))
+    assert cases["c1::arguments"].find("failure") is None  # unscored is not a failure...
+    skipped = cases["c1::arguments"].find("skipped")
+    assert skipped is not None  # ...nor a pass
+    assert skipped.get("message") == (
+        "arguments unscored (not a pass): 1 free-text field needs a judge: run with "
+        "--judge-model MODEL or install the local judge (pip install 'toolgrade[local]') "
+        "[refund.reason at step 3]")
+
+
+def test_unscored_fields_beside_a_real_failure_still_fail(tmp_path: Path) -> None:
+    unscored = [{"tool": "refund", "step": 3, "field": "reason", "reason": "no judge configured"}]
+    arguments = check(passed=False, score=0.5, unscored_fields=unscored,
+                      failures=[failure("wrong_value", 3, "refund.amount: 3 != 25")])
+    cases = _cases(_junit(tmp_path, [record("c1", arguments=arguments)]))
     failed = cases["c1::arguments"].find("failure")
     assert failed is not None
-    assert failed.get("message") == "arguments failed (score 1.000): unscored fields"
-    assert failed.text == "refund.reason at step 3 unscored: no judge configured"
+    assert failed.get("message") == "arguments failed (score 0.500): wrong_value"
+    assert failed.text is not None
+    assert "refund.reason at step 3 unscored: no judge configured" in failed.text
 
 
 def test_suite_counts_match_the_testcases(tmp_path: Path) -> None:

@@ -90,8 +90,9 @@ def _deciding_problem(
         f"Records are looked up in {directory} ([judge] calibration_dir, else "
         "$TOOLGRADE_CALIBRATION_DIR, else ~/.cache/toolgrade/calibration), then among the "
         "records shipped with toolgrade. Measure this judge with `toolgrade calibrate "
-        f"--dimension {dimension} --model {model}` (it writes its record there), or set "
-        "[judge] require_calibration = false to let it decide uncalibrated"
+        f"--dimension {dimension} --model {model}` (it writes its record there), or leave "
+        "[judge] require_calibration unset to grade with its items awaiting adjudication, or "
+        "set it to false to let it decide uncalibrated"
     )
 
 
@@ -113,7 +114,12 @@ def _calibration(
     template_hash_for: Callable[[JudgeDimension], str | None],
     deciding: Deciding | None = None,
     notify: Callable[[str], None] | None = None,
+    withheld: dict[JudgeDimension, str] | None = None,
 ) -> dict[str, Any]:
+    """Each judged dimension's calibration record (as the report shows it); applies the
+    floors. A deciding dimension under its floor is refused (`require_calibration = true`),
+    let decide with a warning (`false`), or, unset, put into `withheld` with why (its items
+    are then left unscored, awaiting adjudication), with one line said about it."""
     from toolgrade.calibration.records import (
         calibration_dir,
         check_floor,
@@ -128,6 +134,7 @@ def _calibration(
     found: dict[str, Any] = {}
     refusals = []
     undecidable = []
+    below: dict[JudgeDimension, tuple[str, int]] = {}  # under the floor: (model, cases)
     for dimension in JUDGE_DIMENSIONS:
         dim_settings = settings.for_dimension(dimension)
         if not dim_settings.enabled:
@@ -163,14 +170,30 @@ def _calibration(
                                    mismatch, fitted)
             if why is not None:
                 undecidable.append(_deciding_problem(dimension, model, cases, why, directory))
+                below[dimension] = (model, len(cases))
     if refusals:
         raise ConfigError("judge refused by its kappa floor: " + "; ".join(refusals))
-    if undecidable and settings.require_calibration:
+    if undecidable and settings.require_calibration is True:
         raise ConfigError("; ".join(undecidable))
-    if undecidable and notify is not None:
-        names = ", ".join(p.split(" ", 1)[0] for p in undecidable)
-        notify(f"warning: [judge] require_calibration = false: {names} decide(s) outcomes "
-               "with no calibration record over the floor; their verdicts are not measured")
+    if not undecidable:
+        return found
+    names = ", ".join(below)
+    if settings.require_calibration is False:
+        if notify is not None:
+            notify(f"warning: [judge] require_calibration = false: {names} decide(s) outcomes "
+                   "with no calibration record over the floor; their verdicts are not measured")
+        return found
+    from toolgrade.judging.withhold import awaiting_reason
+
+    for dimension, (model, _) in below.items():
+        if withheld is not None:
+            withheld[dimension] = awaiting_reason(dimension, model)
+    if notify is not None:
+        n_cases = sum(n for _, n in below.values())
+        notify(f"note: {names} not calibrated over the kappa floor: what it would decide in "
+               f"{n_cases} case(s) is left unscored, awaiting adjudication (`toolgrade adjudicate "
+               "DIR`); calibrate it (`toolgrade calibrate`) or set [judge] require_calibration "
+               "= true to refuse such runs")
     return found
 
 
@@ -180,8 +203,10 @@ def setup_judges(
     """Build the judge engine (or none), look up calibration records and apply floors.
 
     `deciding`: the dimensions the suite asks to decide, with the cases asking; each needs a
-    calibration record over its floor (`DECIDING_KAPPA_FLOOR` unless one is configured), else
-    ConfigError before any model call, unless `require_calibration = false` (warned once).
+    calibration record over its floor (`DECIDING_KAPPA_FLOOR` unless one is configured). One
+    under it is withheld (`judging.withhold`: its requests answered unscored, awaiting
+    adjudication; said once); `require_calibration = true` makes it a ConfigError before any
+    model call instead, and `false` lets it decide (warned once).
     """
     judge_settings = settings.judge
     if not judge_settings.enabled:
@@ -195,11 +220,18 @@ def setup_judges(
     engine = build_judge(judge_settings, notify=notify)
     if engine is None:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")
+    withheld: dict[JudgeDimension, str] = {}
     calibration = _calibration(
-        judge_settings, engine.model_for, engine.template_hash_for, deciding, notify
+        judge_settings, engine.model_for, engine.template_hash_for, deciding, notify, withheld
     )
+    judge: Any = engine
+    if withheld:
+        # Withheld requests come back unscored; the escalation judge (if any) then gets them.
+        from toolgrade.judging.withhold import WithholdingJudge
+
+        judge = WithholdingJudge(engine, withheld)
     from toolgrade.cli.escalation import add_escalation
 
-    engine, escalation = add_escalation(engine, judge_settings, deciding, notify)
-    return JudgeSetup(engine=engine, settings=judge_settings, calibration=calibration,
+    judge, escalation = add_escalation(judge, judge_settings, deciding, notify)
+    return JudgeSetup(engine=judge, settings=judge_settings, calibration=calibration,
                       escalation=escalation)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolgrade.models.case import CheckName
+from toolgrade.models.status import Status, aggregate_status, check_status
 
 FailureName = Literal[
     # selection
@@ -80,14 +81,22 @@ class CheckResult(BaseModel):
         return cls(check=check, applicable=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The output form used in `results.jsonl`."""
-        return {
+        """The output form used in `results.jsonl`, with the check's `status` (pass, fail,
+        unscored, n/a or error; see `models.status`)."""
+        out = {
             "applicable": self.applicable,
             "score": self.score,
             "passed": self.passed,
             "failures": [f.to_json() for f in self.failures],
             **self.figures,
         }
+        out["status"] = check_status(self.check, out)
+        return out
+
+    @property
+    def status(self) -> Status:
+        """pass, fail, unscored (only undecided items kept it from passing), n/a or error."""
+        return check_status(self.check, self.to_json())
 
 
 class Aggregate(BaseModel):
@@ -115,13 +124,15 @@ class TrajectoryResult(BaseModel):
     n_calls: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """The output form of one `results.jsonl` line."""
+        """The output form of one `results.jsonl` line (`aggregate.status` beside `passed`)."""
+        checks = {name: r.to_json() for name, r in self.checks.items()}
         out: dict[str, Any] = {
             "case_id": self.case_id,
             "trial": self.trial,
             "agent": self.agent,
-            "checks": {name: r.to_json() for name, r in self.checks.items()},
-            "aggregate": self.aggregate.model_dump(),
+            "checks": checks,
+            "aggregate": {**self.aggregate.model_dump(),
+                          "status": aggregate_status(checks, self.aggregate.passed)},
             "judges": self.judges,
             "n_calls": self.n_calls,
         }

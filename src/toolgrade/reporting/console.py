@@ -12,6 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from toolgrade.models.status import (
+    check_unscored_text,
+    no_tool_expected,
+    runs_unscored_text,
+)
 from toolgrade.reporting.tables import cv_kappa_text
 
 
@@ -33,16 +38,29 @@ def _given_selection(args: dict[str, Any]) -> str:
             f"exact {fmt(given.get('exact_rate'))}; all runs: ")
 
 
+def _selection_figures(sel: dict[str, Any]) -> str:
+    if no_tool_expected(sel):
+        return f"no tool expected (calls made where none was right: {fmt(sel.get('fp'))})"
+    return f"P {fmt(sel.get('precision'))}  R {fmt(sel.get('recall'))}  F1 {fmt(sel.get('f1'))}"
+
+
+def _with_unscored(summary: dict[str, Any], rows: list[tuple[str, str, str]]
+                   ) -> list[tuple[str, str, str]]:
+    """Each row's figures, with a line saying what of the check was unscored, and why."""
+    out = []
+    for check, rate, figures in rows:
+        text = check_unscored_text(summary, check)
+        out.append((check, rate, f"{figures}\n[yellow]unscored[/yellow]: {escape(text)}"
+                    if text else figures))
+    return out
+
+
 def _check_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     checks = summary.get("checks", {})
     sel, args = checks.get("selection", {}), checks.get("arguments", {})
     order, rec = checks.get("ordering", {}), checks.get("recovery", {})
-    return [
-        (
-            "selection",
-            fmt(sel.get("pass_rate")),
-            f"P {fmt(sel.get('precision'))}  R {fmt(sel.get('recall'))}  F1 {fmt(sel.get('f1'))}",
-        ),
+    return _with_unscored(summary, [
+        ("selection", fmt(sel.get("pass_rate")), _selection_figures(sel)),
         (
             "arguments",
             fmt(args.get("pass_rate")),
@@ -63,7 +81,7 @@ def _check_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
             fmt(rec.get("pass_rate")),
             "stages " + ", ".join(f"{escape(k)} {v}" for k, v in (rec.get("stages") or {}).items()),
         ),
-    ]
+    ])
 
 
 def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
@@ -74,6 +92,9 @@ def print_scorecard(console: Console, summary: dict[str, Any]) -> None:
         f"{summary.get('cases', 0)} cases — aggregate pass rate {fmt(agg.get('pass_rate'))}, "
         f"mean score {fmt(agg.get('mean_score'))}"
     )
+    unscored = runs_unscored_text(summary)
+    if unscored:
+        console.print(f"[yellow]{escape(unscored)}[/yellow]")
     table = Table(title="Checks", title_justify="left")
     for column in ("check", "pass rate", "figures"):
         table.add_column(column)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.errors import ToolgradeError
+from toolgrade.models.status import aggregate_status
 
 #: Examples kept per failure name; the rest are only counted.
 EXAMPLES_PER_FAILURE = 20
@@ -44,6 +45,8 @@ class CaseTally:
     runs: int = 0
     passed: int = 0
     failures: Counter[str] = field(default_factory=Counter)
+    #: Runs that did not pass only because items were left undecided (status `unscored`).
+    unscored: int = 0
 
 
 @dataclass
@@ -77,7 +80,11 @@ class Digest:
         self.lines += 1
         tally = self.cases.setdefault(str(record.get("case_id")), CaseTally())
         tally.runs += 1
-        tally.passed += bool((record.get("aggregate") or {}).get("passed"))
+        aggregate = record.get("aggregate") or {}
+        tally.passed += bool(aggregate.get("passed"))
+        status = aggregate.get("status") or aggregate_status(
+            record.get("checks") or {}, bool(aggregate.get("passed")))
+        tally.unscored += status == "unscored"
         _add_failures(self, record, tally)
 
     def merge(self, part: Digest) -> set[int]:
@@ -90,6 +97,7 @@ class Digest:
             tally = self.cases.setdefault(case_id, CaseTally())
             tally.runs += theirs.runs
             tally.passed += theirs.passed
+            tally.unscored += theirs.unscored
             tally.failures.update(theirs.failures)
         self.totals.update(part.totals)
         for name, check in part.failure_check.items():

@@ -2,7 +2,8 @@
 
 Names follow the pytest plugin: `case_id::check`, with `[agent:trial]` appended when a case has
 several runs; the classname is the agent (or "toolgrade"). A failed check is a <failure>
-carrying the failure names and messages; a check with no reference is <skipped/>; a crashed
+carrying the failure names and messages; a check with no reference is <skipped/>, and so is an
+unscored check (its message says `unscored (not a pass)`, how many items and why); a crashed
 check is an <error/>. Testcases are taken one record at a time (`JunitCases`: while the runner
 grades, or from results.jsonl streamed once), so memory does not grow with the run; the XML is
 built as text, escaped exactly as ElementTree would escape it (an element per testcase cost
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from toolgrade.models.status import check_status, describe, unscored_items
 from toolgrade.reporting.tables import CHECKS
 
 # XML 1.0 cannot carry most control characters even escaped; agent text may hold them.
@@ -51,6 +53,9 @@ def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
         return _Outcome("error", f"{check} crashed", str(result["error"]))
     if result.get("passed") is True:
         return _Outcome(None, "", "")
+    if check_status(check, result) == "unscored":
+        # Neither a pass nor a failure: skipped, saying why; the gates decide what it means.
+        return _Outcome("skipped", unscored_message(check, result), "")
     failures = result.get("failures") or []
     unscored = result.get("unscored_fields") or []
     names = ", ".join(dict.fromkeys(str(f.get("name")) for f in failures))
@@ -60,6 +65,19 @@ def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
     lines = [f"{f.get('name')} at step {f.get('step')}: {f.get('message', '')}" for f in failures]
     lines += [unscored_line(u) for u in unscored]
     return _Outcome("failure", f"{check} failed (score {shown}): {names}", "\n".join(lines))
+
+
+#: Undecided items named in an unscored check's message (the rest are counted).
+ITEMS_NAMED = 3
+
+
+def unscored_message(check: str, result: dict[str, Any]) -> str:
+    """`arguments unscored (not a pass): 1 free-text field needs a judge: run with ...
+    [refund.reason at step 3]`: why a check that did not pass is not a failure either."""
+    items = unscored_items(check, result)
+    named = ", ".join(i.where for i in items[:ITEMS_NAMED])
+    more = f" and {len(items) - ITEMS_NAMED} more" if len(items) > ITEMS_NAMED else ""
+    return f"{check} unscored (not a pass): {'; '.join(describe(items))} [{named}{more}]"
 
 
 def unscored_line(field: dict[str, Any]) -> str:

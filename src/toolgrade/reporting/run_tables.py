@@ -74,25 +74,32 @@ def crashes_table(digest: Digest, runs: RunsSection | None = None) -> Table | No
 
 
 def cases_table(digest: Digest, summary: dict[str, Any] | None = None) -> Table | None:
-    """Per case: runs, passes and failure names with counts; a case no run named (the
-    summary's `cases_without_runs`) is a row with 0 runs, so the table lists every case."""
+    """Per case: runs, passes, unscored runs and failure names with counts; a case no run
+    named (the summary's `cases_without_runs`) is a row with 0 runs, so the table lists every
+    case. The unscored column is there only when some run was unscored."""
     unrun = [c for c in (summary or {}).get("cases_without_runs") or [] if c not in digest.cases]
     if not digest.cases and not unrun:
         return None
     rows: list[list[str]] = []
     ids: list[str | None] = []
+    some_unscored = any(t.unscored for t in digest.cases.values())
     for case_id in sorted([*digest.cases, *unrun]):
         tally = digest.cases.get(case_id)
         if tally is None:
-            rows.append([case_id, "0", "0", DASH, "no run"])
+            row = [case_id, "0", "0", DASH, "no run"]
+            rows.append([*row[:4], "0", *row[4:]] if some_unscored else row)
         else:
             by_count = sorted(tally.failures.items(), key=lambda kv: (-kv[1], kv[0]))
             names = ", ".join(f"{n} x{c}" for n, c in by_count)
+            unscored = [fmt(tally.unscored)] if some_unscored else []
             rows.append([case_id, fmt(tally.runs), fmt(tally.passed),
-                         fmt(tally.passed / tally.runs), names or DASH])
+                         fmt(tally.passed / tally.runs), *unscored, names or DASH])
         ids.append(anchor("case", case_id))
-    return Table("cases", "Cases", ["case", "runs", "passed", "pass rate", "failures"], rows,
-                 row_ids=ids)
+    columns = ["case", "runs", "passed", "pass rate", *(["unscored"] if some_unscored else []),
+               "failures"]
+    note = ("unscored: runs that did not pass only because items were left undecided "
+            "(never counted as passes; see the checks above for why)." if some_unscored else "")
+    return Table("cases", "Cases", columns, rows, row_ids=ids, note=note)
 
 
 def _ks(reliability: dict[str, Any]) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.models import Message, ToolCall, Trajectory
+from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.digest import printable
 from toolgrade.reporting.tables import CHECKS, DASH, anchor, fmt
 
@@ -64,7 +65,7 @@ class CheckScore:
 
     check: str
     score: str
-    outcome: str  # pass / FAIL / n/a / crashed
+    outcome: str  # pass / FAIL / unscored / n/a / crashed
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,15 @@ class RunView:
     #: Checks decided by a judge or a person on a route no case lists (issue 21): shown apart,
     #: so an adjudicated pass is never read as a listed one.
     adjudications: tuple[Pinned, ...] = ()
+    #: The run's state: pass, fail, unscored (only undecided items kept it from passing), n/a.
+    status: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """The run's verdict as shown: pass, FAIL or unscored."""
+        if self.passed:
+            return "pass"
+        return "unscored" if self.status == "unscored" else "FAIL"
 
     @property
     def label(self) -> str:
@@ -164,16 +174,19 @@ def _verdict(dimension: str, entry: Any) -> Pinned:
                   message=shown(entry.get("reason") or "", 600))
 
 
+#: How a check's status reads in a run view: FAIL stands out; unscored is neither.
+_OUTCOMES = {"pass": "pass", "fail": "FAIL", "unscored": "unscored", "n/a": "n/a"}
+
+
 def _check_scores(record: dict[str, Any]) -> tuple[CheckScore, ...]:
     out = []
     for name in CHECKS:
         block = (record.get("checks") or {}).get(name) or {}
-        if not block.get("applicable"):
-            outcome = "n/a"
-        elif block.get("passed") is None:
+        state = check_status(name, block)
+        if state == "error":
             outcome = "crashed" if "error" in block else "n/a"
         else:
-            outcome = "pass" if block["passed"] else "FAIL"
+            outcome = _OUTCOMES[state]
         out.append(CheckScore(check=name, score=fmt(block.get("score")), outcome=outcome))
     return tuple(out)
 
@@ -270,12 +283,13 @@ def _adjudications(record: dict[str, Any]) -> tuple[Pinned, ...]:
     for check in CHECKS:
         block = (record.get("checks") or {}).get(check) or {}
         verdict, by = block.get("adjudicated"), block.get("adjudicated_by")
-        if verdict is None or (by != "human" and verdict != "pass"):
+        if verdict is None or (by != "human" and verdict not in ("pass", "unscored")):
             continue
         route = block.get("adjudicated_route")
         on = f"route {', '.join(map(str, route))}: " if isinstance(route, list) else ""
         who = "a person" if by == "human" else f"the {by or 'judge'}"
-        message = f"{on}decided {verdict} by {who}"
+        # Unscored: nobody decided; the check reads unscored, not failed, until someone does.
+        message = f"{on}not decided" if verdict == "unscored" else f"{on}decided {verdict} by {who}"
         reason = block.get("adjudication_reason")
         out.append(Pinned(check=check, name=f"adjudicated {verdict}",
                           message=shown(f"{message}: {reason}" if reason else message, 600)))
@@ -303,4 +317,6 @@ def build_run_view(record: dict[str, Any], run: Trajectory) -> RunView:
         failed_checks=tuple(c.check for c in checks if c.outcome in ("FAIL", "crashed")),
         failure_names=tuple(sorted({p.name for p in pinned})),
         adjudications=_adjudications(record),
+        status=str(aggregate.get("status") or aggregate_status(
+            record.get("checks") or {}, bool(aggregate.get("passed")))),
     )

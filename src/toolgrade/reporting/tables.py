@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgrade.models.status import check_unscored_text, no_tool_expected
+
 CHECKS = ("selection", "arguments", "ordering", "recovery")
 DASH = "\N{EN DASH}"
 #: The confusion matrix's row/column for "no tool" (a miss or an extra with no partner).
@@ -83,6 +85,8 @@ class Card:
     share: float | None
     applicable: str
     figures: list[tuple[str, str]]
+    #: What of the check no judge or person decided, and why ("" when nothing was).
+    unscored: str = ""
 
 
 def _none_last(names: set[str]) -> list[str]:
@@ -118,12 +122,16 @@ def cards(summary: dict[str, Any]) -> list[Card]:
         out.append(Card(check=name, pass_rate=fmt(block.get("pass_rate")),
                         share=_share(block.get("pass_rate")),
                         applicable=fmt(block.get("applicable")),
-                        figures=_card_figures(name, block)))
+                        figures=_card_figures(name, block),
+                        unscored=check_unscored_text(summary, name) or ""))
     return out
 
 
 def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
     if name == "selection":
+        if no_tool_expected(block):
+            # Precision and F1 of no expected call are 0 or 1 by convention, not a finding.
+            return [("no tool expected", f"calls made {fmt(block.get('fp'))}")]
         return [(k, fmt(block.get(k))) for k in ("precision", "recall", "f1")]
     if name == "arguments":
         return [*_given_selection_figures(block),

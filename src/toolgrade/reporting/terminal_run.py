@@ -17,7 +17,8 @@ from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, read_transcripts
 from toolgrade.reporting.digest import iter_records
 from toolgrade.reporting.run_view import Pinned, RunView, StepView, build_run_view
 
-_OUTCOME_STYLE = {"pass": "green", "FAIL": "bold red", "crashed": "bold red", "n/a": "dim"}
+_OUTCOME_STYLE = {"pass": "green", "FAIL": "bold red", "crashed": "bold red", "n/a": "dim",
+                  "unscored": "yellow"}
 
 
 def find_run_views(
@@ -99,7 +100,7 @@ def _step_lines(step: StepView, indent: str) -> list[Text]:
 def run_view_lines(view: RunView) -> list[Text]:
     """The run view as lines of rich text: header, scores, run failures, judges, steps."""
     head = Text(f"{view.case_id} · {view.label} · ", style="bold")
-    head.append("pass" if view.passed else "FAIL", style="green" if view.passed else "bold red")
+    head.append(view.verdict, style=_OUTCOME_STYLE[view.verdict])
     head.append(f"  score {view.score} ({view.mode})", style="dim")
     scores = Text()
     for number, c in enumerate(view.checks):

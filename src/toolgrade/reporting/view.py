@@ -47,11 +47,13 @@ class ReportView:
 
 def _headline(summary: dict[str, Any]) -> list[tuple[str, str]]:
     aggregate = summary.get("aggregate") or {}
+    unscored = summary.get("unscored") or {}
     return [("cases", fmt(summary.get("cases"))),
             ("trajectories", fmt(summary.get("trajectories"))),
             ("aggregate pass rate", fmt(aggregate.get("pass_rate"))),
             ("mean score", fmt(aggregate.get("mean_score"))),
-            ("crashed checks", fmt(summary.get("errors", 0)))]
+            ("crashed checks", fmt(summary.get("errors", 0))),
+            *([("unscored runs", fmt(unscored.get("runs")))] if unscored else [])]
 
 
 def build_view(

@@ -20,6 +20,7 @@ from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator
 from toolgrade.scoring.coverage import RATED_CHECKS, KindRates
 from toolgrade.scoring.reliability import ReliabilityAccumulator
+from toolgrade.scoring.unscored import UnscoredAccumulator
 
 
 class OrderedSum:
@@ -127,6 +128,7 @@ class SuiteSummary:
         self.agents: dict[str, _AgentTally] = {}
         self.reliability = ReliabilityAccumulator()
         self.adjudication = AdjudicationAccumulator()
+        self.unscored = UnscoredAccumulator()
         self.kind_rates = KindRates()
         self.errors = 0
 
@@ -144,6 +146,7 @@ class SuiteSummary:
         self._agent(record.agent).add(record)
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
         self.adjudication.add(case, record)
+        self.unscored.add(record)
         # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
         self.errors += sum(
             1 for r in record.checks.values() if r.applicable and r.passed is None
@@ -169,6 +172,7 @@ class SuiteSummary:
             self.agents.setdefault(agent, _AgentTally(self.part)).merge(tally)
         self.reliability.merge(part.reliability)
         self.adjudication.merge(part.adjudication)
+        self.unscored.merge(part.unscored)
         self.errors += part.errors
 
     def _agent(self, agent: str | None) -> _AgentTally:
@@ -204,4 +208,7 @@ class SuiteSummary:
         if self.adjudication.used:
             # Only where judges or people decided: other summaries keep their keys.
             out["adjudication"] = self.adjudication.summary()
+        if self.unscored.used:
+            # Likewise only where something was left undecided.
+            out["unscored"] = self.unscored.to_json()
         return out

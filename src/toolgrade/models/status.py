@@ -1,0 +1,157 @@
+"""Verdict states of a check and of a run: pass, fail, unscored, n/a or error (DESIGN 5).
+
+`unscored` is a state of its own: a check that did not pass, whose only shortfall is items no
+judge or person decided (argument fields, an unlisted route), reads `unscored`, never FAIL,
+and never counts as a pass. Everything here reads the JSON form of a result (a
+`results.jsonl` check block), so the reports can say the same of a results file written
+before the `status` key existed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["pass", "fail", "unscored", "n/a", "error"]
+_STATES: tuple[Status, ...] = ("pass", "fail", "unscored", "n/a", "error")
+
+#: The reason given when no judge was configured (checks and the judge engine say it so).
+NO_JUDGE = "no judge configured"
+#: The reason of an item a deciding judge under its kappa floor was not let decide.
+AWAITING = "awaiting adjudication"
+
+
+@dataclass(frozen=True)
+class UnscoredItem:
+    """One undecided item of a check: what it is (`field`, `route`), where, and why."""
+
+    kind: Literal["field", "route", "recovery quality"]
+    where: str
+    reason: str
+
+
+def _reason(value: Any) -> str:
+    return str(value or "no verdict")
+
+
+def unscored_items(check: str, block: Mapping[str, Any]) -> list[UnscoredItem]:
+    """The undecided items of one check's result block (an empty list for most checks)."""
+    items: list[UnscoredItem] = []
+    for field in block.get("unscored_fields") or []:
+        if isinstance(field, dict):
+            where = f"{field.get('tool')}.{field.get('field')} at step {field.get('step')}"
+            items.append(UnscoredItem("field", where, _reason(field.get("reason"))))
+    if block.get("adjudicated") == "unscored":
+        route = block.get("adjudicated_route")
+        shown = ", ".join(map(str, route)) if isinstance(route, list) else "the run"
+        kind: Literal["route", "recovery quality"] = (
+            "route" if check == "selection" else "recovery quality")
+        items.append(UnscoredItem(kind, shown, _reason(block.get("adjudication_reason"))))
+    return items
+
+
+def check_status(check: str, block: Mapping[str, Any]) -> Status:
+    """A check's state: `unscored` when it did not pass only because items were undecided.
+
+    Selection with an undecided route counts as unscored even though its deterministic
+    failures are listed: they are exactly what an accepted route would override.
+    """
+    stated = block.get("status")
+    for known in _STATES:
+        if stated == known:
+            return known
+    if not block.get("applicable"):
+        return "n/a"
+    passed = block.get("passed")
+    if passed is None:
+        return "error"
+    if passed:
+        return "pass"
+    undecided = unscored_items(check, block)
+    if not undecided:
+        return "fail"
+    if check == "selection":
+        return "unscored" if any(i.kind == "route" for i in undecided) else "fail"
+    return "fail" if block.get("failures") else "unscored"
+
+
+def aggregate_status(checks: Mapping[Any, Mapping[str, Any]], passed: bool) -> Status:
+    """A run's state: pass; else unscored when no applicable check failed or crashed and one
+    is unscored; else fail (n/a when nothing was applicable)."""
+    if passed:
+        return "pass"
+    states = [check_status(str(name), block) for name, block in checks.items()]
+    shown = [s for s in states if s != "n/a"]
+    if not shown:
+        return "n/a"
+    if "unscored" in shown and not {"fail", "error"} & set(shown):
+        return "unscored"
+    return "fail"
+
+
+def hint(reason: str) -> str:
+    """What to do about items unscored for `reason` (empty when there is nothing to add)."""
+    if reason.startswith(NO_JUDGE) or reason.startswith("no judge model"):
+        return ("run with --judge-model MODEL or install the local judge "
+                "(pip install 'toolgrade[local]')")
+    if reason.startswith(AWAITING):
+        return "decide them with `toolgrade adjudicate DIR`"
+    if reason.startswith("judging is off"):
+        return "enable that judge in the settings"
+    return ""
+
+
+_NOUNS = {"field": ("free-text field", "free-text fields"), "route": ("route", "routes"),
+          "recovery quality": ("recovery verdict", "recovery verdicts")}
+
+
+def describe(items: Iterable[UnscoredItem]) -> list[str]:
+    """One line per (kind, reason): `2 free-text fields need a judge: run with ...`."""
+    counts: Counter[tuple[str, str]] = Counter((i.kind, i.reason) for i in items)
+    lines = []
+    for (kind, reason), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(describe_count(kind, reason, n))
+    return lines
+
+
+def describe_count(kind: str, reason: str, n: int) -> str:
+    """`2 free-text fields need a judge: run with ...` for `n` items of one kind and reason."""
+    one, many = _NOUNS.get(kind, (kind, kind + "s"))
+    noun = one if n == 1 else many
+    todo = hint(reason)
+    if reason.startswith(NO_JUDGE) or reason.startswith("no judge model"):
+        return f"{n} {noun} need{'s' if n == 1 else ''} a judge: {todo}"
+    return f"{n} {noun} unscored ({reason})" + (f": {todo}" if todo else "")
+
+
+def check_unscored_text(summary: Mapping[str, Any], check: str) -> str | None:
+    """`25 runs · 30 free-text fields need a judge: ...` for one check of a summary,
+    or None when nothing of it was unscored (or the summary predates `summary.unscored`)."""
+    block = ((summary.get("unscored") or {}).get("checks") or {}).get(check)
+    if not isinstance(block, dict) or not block.get("items"):
+        return None
+    runs = int(block.get("runs") or 0)
+    why = "; ".join(describe_count(str(b.get("kind")), str(b.get("reason")),
+                                   int(b.get("items") or 0))
+                    for b in block.get("by") or [] if isinstance(b, dict))
+    head = f"{runs} run{'' if runs == 1 else 's'}"
+    return f"{head} · {why}" if why else head
+
+
+def runs_unscored_text(summary: Mapping[str, Any]) -> str | None:
+    """`14 runs unscored (not passed, only undecided items kept them from it)`, or None."""
+    block = summary.get("unscored")
+    if not isinstance(block, dict) or not block.get("checks"):
+        return None
+    runs = int(block.get("runs") or 0)
+    return (f"{runs} run{'' if runs == 1 else 's'} unscored: not passed only because items were "
+            "left undecided (never counted as passes)")
+
+
+def no_tool_expected(selection: Mapping[str, Any]) -> bool:
+    """Whether no graded case expected any tool call (every selection case is `no_tool`):
+    precision and F1 then mean nothing and the reports say "no tool expected" instead."""
+    return bool(selection.get("applicable")) and selection.get("tp") == 0 \
+        and selection.get("fn") == 0

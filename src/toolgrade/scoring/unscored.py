@@ -1,0 +1,87 @@
+"""`summary.unscored`: how many runs and items no judge or person decided, per check and why.
+
+Present only when something was unscored, so the summaries of fully decided runs keep their
+keys. `runs` counts runs whose aggregate status is `unscored` (they did not pass, and only
+undecided items kept them from it); per check, `runs` counts results whose status is
+`unscored`, `items` every undecided item (also those on a check that passed or failed for
+another reason), `reasons` the items per reason and `by` the items per kind and reason, most
+first (what the reports put in words: `models.status.describe_count`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from toolgrade.models import CheckResult, TrajectoryResult
+from toolgrade.models.status import aggregate_status, check_status, unscored_items
+
+
+def _block(result: CheckResult) -> dict[str, Any]:
+    """The parts of a result's JSON form its status depends on (cheaper than `to_json`)."""
+    keys = ("unscored_fields", "adjudicated", "adjudicated_route", "adjudication_reason")
+    return {"applicable": result.applicable, "passed": result.passed,
+            "failures": result.failures,
+            **{k: result.figures[k] for k in keys if k in result.figures}}
+
+
+class _CheckUnscored:
+    def __init__(self) -> None:
+        self.runs = 0
+        self.items: Counter[tuple[str, str]] = Counter()  # (kind, reason) -> items
+
+    def merge(self, other: _CheckUnscored) -> None:
+        self.runs += other.runs
+        self.items.update(other.items)
+
+    def to_json(self) -> dict[str, Any]:
+        reasons: Counter[str] = Counter()
+        for (_, reason), n in self.items.items():
+            reasons[reason] += n
+        ordered = sorted(self.items.items(), key=lambda kv: (-kv[1], kv[0]))
+        return {
+            "runs": self.runs,
+            "items": sum(self.items.values()),
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "by": [{"kind": kind, "reason": reason, "items": n} for (kind, reason), n in ordered],
+        }
+
+
+class UnscoredAccumulator:
+    """Counts unscored runs and items, one record at a time; merges exactly (counts only)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.checks: dict[str, _CheckUnscored] = {}
+
+    def add(self, record: TrajectoryResult) -> None:
+        """Take one graded trajectory."""
+        blocks = {name: _block(result) for name, result in record.checks.items()}
+        undecided = False
+        for name, block in blocks.items():
+            items = unscored_items(name, block)
+            if not items:
+                continue
+            undecided = True
+            tally = self.checks.setdefault(name, _CheckUnscored())
+            tally.runs += check_status(name, block) == "unscored"
+            tally.items.update((i.kind, i.reason) for i in items)
+        if undecided:  # a run with no undecided item cannot be unscored
+            self.runs += aggregate_status(blocks, record.aggregate.passed) == "unscored"
+
+    def merge(self, other: UnscoredAccumulator) -> None:
+        """Add another's counts."""
+        self.runs += other.runs
+        for name, tally in other.checks.items():
+            self.checks.setdefault(name, _CheckUnscored()).merge(tally)
+
+    @property
+    def used(self) -> bool:
+        """Whether any item was unscored."""
+        return bool(self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        """`{runs, checks: {check: {runs, items, reasons: {reason: n},
+        by: [{kind, reason, items}]}}}` (kind: field, route or recovery quality)."""
+        return {"runs": self.runs,
+                "checks": {name: self.checks[name].to_json() for name in sorted(self.checks)}}
