@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.importers import import_tau2, import_tau_bench
-from toolgrade.importers.tau_bench import WRITE_TOOLS
+from toolgrade.importers.tau_domains import WRITE_TOOLS
 from toolgrade.scoring.runner import grade, validate_inputs
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -142,6 +142,30 @@ def test_normalize_option_folds_strings_like_bfcl() -> None:
     )
 
 
+def test_strict_option_keeps_integers_and_floats_apart() -> None:
+    # Lenient by default, as JSON Schema is: 5.0 is the integer 5.
+    assert status({"exact": 5}, 5.0) == "match"
+    assert status({"exact": 5, "strict": True}, 5.0) == "wrong"
+    assert status({"exact": 5, "strict": True}, 5) == "match"
+    assert status({"exact": 2.0, "strict": True}, 2) == "wrong"
+    assert status({"exact": 5, "strict": True}, True) == "wrong"
+    # At any depth, and through one_of to its options.
+    assert status({"exact": [1, 2], "strict": True}, [1, 2.0]) == "wrong"
+    assert status({"one_of": [3, 4], "strict": True}, 4.0) == "wrong"
+    assert status({"one_of": [3, 4], "strict": True}, 4) == "match"
+    assert status({"one_of": [3, {"absent": True}], "strict": True}, None, present=False) == (
+        "match")
+    assert not typed_equal(1, 1.0, strict=True)
+    assert typed_equal({"a": [1]}, {"a": [1.0]})
+
+
+def test_strict_option_must_be_a_flag() -> None:
+    assert any("'strict' must be true or false" in p
+               for p in validate_arg_spec({"exact": 1, "strict": "yes"}))
+    problems = validate_arg_spec({"approx": 1, "strict": True})
+    assert any("unknown key 'strict'" in p for p in problems)
+
+
 # --- one_of, any, absent ---------------------------------------------------------------------
 
 

@@ -104,7 +104,8 @@ def test_string_constraints_bfcl_does_not_check_leave_the_schema() -> None:
 def test_optional_string_parameter_becomes_one_of_with_absent(
         cases: dict[str, dict[str, Any]]) -> None:
     args = cases["simple_python_0"]["expected"]["arguments"][0]["args"]
-    assert args == {"base": {"exact": 10}, "height": {"exact": 5},
+    # Integer parameters: strict, as BFCL's Python type check (5.0 fails there).
+    assert args == {"base": {"exact": 10, "strict": True}, "height": {"exact": 5, "strict": True},
                     "unit": {"one_of": ["units", {"absent": True}], "normalize": True}}
 
 
@@ -142,12 +143,26 @@ def test_variable_values_are_compared_as_written_like_bfcl() -> None:
         "smoke": {"one_of": [False, "no"]}}  # the first value's type decides, as in BFCL
 
 
+def test_integer_parameters_compare_strictly_like_bfcl() -> None:
+    # BFCL fails 5.0 for an integer (its type check is Python's); an int for a float passes.
+    from toolgrade.importers.bfcl_answers import expected_call
+    schema = {"properties": {"n": {"type": "integer"}, "x": {"type": "number"},
+                             "ns": {"type": "array", "items": {"type": "integer"}},
+                             "v": {"type": "integer"}}}
+    call = expected_call("f", {"n": [5, ""], "x": [2.0], "ns": [[1, 2]], "v": ["dontcare"]},
+                         schema)
+    assert call["args"]["n"] == {"one_of": [5, {"absent": True}], "strict": True}
+    assert call["args"]["x"] == {"exact": 2.0}
+    assert call["args"]["ns"] == {"exact": [1, 2], "strict": True}
+    assert call["args"]["v"] == {"exact": "dontcare"}  # a "variable": nothing numeric to type
+
+
 def test_lists_stay_ordered_and_optional_lists_keep_absent(
         cases: dict[str, dict[str, Any]]) -> None:
     args = cases["simple_python_2"]["expected"]["arguments"][0]["args"]
     assert args["location"] == {"one_of": [[40.71, -74.0], {"absent": True}]}
     multiples = cases["parallel_multiple_0"]["expected"]["arguments"][0]["args"]["multiples"]
-    assert multiples == {"exact": [3, 5]}
+    assert multiples == {"exact": [3, 5], "strict": True}  # an array of integers
 
 
 def test_parallel_answers_are_a_multiset(cases: dict[str, dict[str, Any]]) -> None:

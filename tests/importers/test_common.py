@@ -98,16 +98,30 @@ PROPERTY = settings(max_examples=40, deadline=None,
 
 
 @PROPERTY
-@given(tasks=TASKS, domain=st.sampled_from(["retail", "airline", "other"]))
+@given(tasks=TASKS, domain=st.sampled_from([None, "retail", "airline", "other"]))
 def test_tau_bench_imports_always_load(
-    tmp_path_factory: pytest.TempPathFactory, tasks: list[dict[str, Any]], domain: str
+    tmp_path_factory: pytest.TempPathFactory, tasks: list[dict[str, Any]], domain: str | None
 ) -> None:
     folder = tmp_path_factory.mktemp("prop")
     (folder / "tasks.json").write_text(json.dumps(tasks))
     runs = [{"task_id": i, "trial": 0, "reward": 1.0, "traj": _traj(t["actions"])}
             for i, t in enumerate(tasks)]
     (folder / "runs.json").write_text(json.dumps(runs))
-    import_tau_bench(folder / "tasks.json", folder / "runs.json", folder / "out", domain=domain)
+    names = {a["name"] for t in tasks for a in t["actions"]}
+    mixed = {"cancel_pending_order", "book_reservation"} <= names
+    contradicted = (domain == "retail" and "book_reservation" in names) or (
+        domain == "airline" and "cancel_pending_order" in names) or (
+        domain == "other" and not mixed and names & {"cancel_pending_order", "book_reservation"}
+        and (names <= {"book_reservation", "think"} or names <= {"cancel_pending_order", "think"}))
+    try:
+        import_tau_bench(folder / "tasks.json", folder / "runs.json", folder / "out",
+                         domain=domain)
+    except InputError as exc:
+        # The only refusal of well-formed data: tools of two domains, or of another domain
+        # than the one named.
+        assert mixed or contradicted, exc.problems
+        return
+    assert not contradicted and not (mixed and domain is None)
     assert len(load_suite(folder / "out" / "suite.jsonl")) == len(tasks)
     assert len(load_runs([folder / "out" / "runs.jsonl"])) == len(tasks)
 

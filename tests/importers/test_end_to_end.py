@@ -104,3 +104,33 @@ def test_tau_bench_runs_grade(tmp_path: Path) -> None:
     wrong_reason = graded[("tau-retail-run-0", 0)]
     assert wrong_reason["checks"]["selection"]["passed"] is True
     assert "wrong_value" in _failures(wrong_reason, "arguments")
+
+
+TAU_AIRLINE_TASKS = TAU_TASKS.parent / "tau_airline_tasks.json"
+TAU_AIRLINE_RUNS = TAU_TASKS.parent / "tau_airline_runs.json"
+
+
+@pytest.mark.parametrize(("tasks", "runs", "domain"), [
+    (TAU_AIRLINE_TASKS, TAU_AIRLINE_RUNS, "airline"), (TAU_TASKS, TAU_RUNS, "retail")])
+def test_tau_bench_without_domain_grades_what_the_reward_looks_at(
+        tmp_path: Path, tasks: Path, runs: Path, domain: str) -> None:
+    # No --domain: inferred from the tools, so airline writes are the route, not free reads.
+    import_tau_bench(tasks, runs, tmp_path)
+    cases = {c["id"]: c for c in read_lines(tmp_path / "suite.jsonl")}
+    assert all(c["metadata"]["domain"] == domain for c in cases.values())
+    graded = _graded(tmp_path)
+    rewards = {(r["case_id"], r["trial"]): r["metadata"]["reward"]
+               for r in read_lines(tmp_path / "runs.jsonl")}
+    assert {k: bool(g["aggregate"]["passed"]) for k, g in graded.items()} == {
+        k: r == 1.0 for k, r in rewards.items()}
+
+
+def test_tau_bench_airline_failures_name_what_went_wrong(tmp_path: Path) -> None:
+    import_tau_bench(TAU_AIRLINE_TASKS, TAU_AIRLINE_RUNS, tmp_path)
+    graded = _graded(tmp_path)
+    assert _failures(graded[("tau-airline-0", 2)], "selection") == ["missing_tool"]
+    assert _failures(graded[("tau-airline-1", 0)], "arguments") == ["wrong_value"]
+    assert _failures(graded[("tau-airline-2", 1)], "recovery") == ["missing_mention"]
+    # Skipped and extra reads are free: neither missing nor extra.
+    assert graded[("tau-airline-0", 1)]["checks"]["selection"]["passed"] is True
+    assert graded[("tau-airline-0", 0)]["checks"]["selection"]["passed"] is True

@@ -119,8 +119,38 @@ def test_an_empty_input_file_exits_2_naming_it_once(
 
 
 def test_unknown_tau_bench_domain_infers_writes_and_says_so(tmp_path: Path) -> None:
-    result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--domain", "banking",
-                                        "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0
-    assert "domain 'banking' has no known write-tool list: writes inferred" in result.output
-    assert (tmp_path / "o" / "suite.jsonl").exists()
+    tasks = tmp_path / "bank.json"
+    tasks.write_text(json.dumps([{"instruction": "Move 20 to savings", "actions": [
+        {"name": "get_balance", "kwargs": {"account": "A-1"}},
+        {"name": "transfer_funds", "kwargs": {"source": "A-1", "amount": 20}}]}]))
+    for extra in ([], ["--domain", "banking"]):
+        out = tmp_path / f"o{len(extra)}"
+        result = RUNNER.invoke(import_app, ["tau-bench", str(tasks), *extra, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "writes inferred from tool names" in result.output
+        assert "graded as writes (the route): transfer_funds" in result.output
+        assert "free reads (not graded): get_balance" in result.output
+        assert (out / "suite.jsonl").exists()
+    assert "domain: unknown (no known domain's tools in the data" in RUNNER.invoke(
+        import_app, ["tau-bench", str(tasks), "--out", str(tmp_path / "o9")]).output
+
+
+def test_tau_bench_domain_the_data_contradicts_exits_2_naming_the_tools(tmp_path: Path) -> None:
+    for domain in ("airline", "banking"):
+        result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--domain", domain,
+                                            "--out", str(tmp_path / "o")])
+        assert result.exit_code == 2, result.output
+        assert f"--domain {domain} contradicts the data" in result.output
+        assert "cancel_pending_order" in result.output and "(they are retail's)" in result.output
+        assert not (tmp_path / "o").exists()
+
+
+def test_tau_bench_summary_says_what_is_graded_and_what_is_free(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["tau-bench", str(TAU_TASKS), "--trajectories",
+                                        str(TAU_RUNS), "--out", str(tmp_path)])
+    assert "domain: retail (inferred from the tool names; its known write list)" in (
+        result.output)
+    writes = next(line for line in result.output.splitlines() if line.startswith("graded as"))
+    reads = next(line for line in result.output.splitlines() if line.startswith("free reads"))
+    assert "cancel_pending_order" in writes and "get_product_details" not in writes
+    assert "get_product_details" in reads

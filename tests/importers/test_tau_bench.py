@@ -15,7 +15,8 @@ from toolgrade.checks.base import GradeContext
 from toolgrade.checks.ordering import OrderingCheck
 from toolgrade.errors import InputError
 from toolgrade.importers import import_tau_bench
-from toolgrade.importers.tau_bench import WRITE_TOOLS, write_order
+from toolgrade.importers.tau_bench import write_order
+from toolgrade.importers.tau_domains import WRITE_TOOLS
 from toolgrade.loaders import load_runs, load_suite
 from toolgrade.models import Case, Expected, OrderingExpectation, ToolCall, Trajectory
 
@@ -112,7 +113,8 @@ def test_task_without_writes_expects_no_write_with_reads_allowed(
         cases: dict[str, dict[str, Any]]) -> None:
     no_actions = {"selection": {"tools": [], "allow_reads": True, "allow_failed": True}}
     assert cases["tau-retail-2"]["expected"] == no_actions
-    assert cases["tau-retail-1"]["expected"] == no_actions  # only a read in its actions
+    # Only a read in its actions; its `outputs` are what the agent must say.
+    assert cases["tau-retail-1"]["expected"] == {**no_actions, "answer": {"mentions": ["10"]}}
 
 
 def test_mapping_literals_are_escaped_so_they_never_read_as_comparators(
@@ -130,12 +132,18 @@ def test_mapping_literals_are_escaped_so_they_never_read_as_comparators(
 
 
 def test_unknown_domain_infers_writes_from_tool_names(tmp_path: Path) -> None:
-    summary = import_tau_bench(TAU_TASKS, None, tmp_path, domain="shop")
-    tools = read_lines(tmp_path / "suite.jsonl")[0]["tools"]
-    assert tools["cancel_pending_order"]["side_effect"] is True
-    assert "side_effect" not in tools["get_product_details"]
-    assert any("writes inferred from tool names: cancel_pending_order" in n
-               for n in summary.notes)
+    tasks = tmp_path / "shop.json"
+    tasks.write_text(json.dumps([{"instruction": "buy", "outputs": [], "actions": [
+        {"name": "get_cart", "kwargs": {"cart": "c1"}},
+        {"name": "checkout_cart", "kwargs": {"cart": "c1"}},
+        {"name": "get_user_details", "kwargs": {"user_id": "u1"}}]}]))
+    summary = import_tau_bench(tasks, None, tmp_path / "out", domain="shop")
+    case = read_lines(tmp_path / "out" / "suite.jsonl")[0]
+    assert case["id"] == "tau-shop-0"
+    assert case["tools"]["checkout_cart"]["side_effect"] is True
+    assert "side_effect" not in case["tools"]["get_cart"]
+    assert "graded as writes (the route): checkout_cart" in summary.notes
+    assert "free reads (not graded): get_cart, get_user_details" in summary.notes
 
 
 def test_runs_keep_openai_messages_and_load(imported: Path) -> None:

@@ -29,8 +29,8 @@ COMPARATOR_KEYS = (
 )  # fmt: skip
 #: Options allowed beside each comparator key.
 OPTIONS: dict[str, frozenset[str]] = {
-    "exact": frozenset({"normalize"}),
-    "one_of": frozenset({"normalize"}),
+    "exact": frozenset({"normalize", "strict"}),
+    "one_of": frozenset({"normalize", "strict"}),
     "approx": frozenset({"tol", "rel"}),
     "date": frozenset({"tz"}),
     "semantic": frozenset({"rubric"}),
@@ -53,11 +53,14 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class Exact:
-    """Equal after type-aware normalisation; `normalize` also applies BFCL string folding."""
+    """Equal after type-aware normalisation; `normalize` also applies BFCL string folding;
+    `strict` keeps integers and floats apart (5.0 is not 5, as for a benchmark that checks
+    Python types)."""
 
     value: Any
     normalize: bool
     raw: Any
+    strict: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,21 +189,25 @@ class _Parser:
     def problem(self, path: str, reason: str) -> None:
         self.problems.append(f"{path}: {reason}" if path else reason)
 
-    def parse(self, spec: Any, path: str, normalize: bool = False) -> Comparator:
+    def parse(
+        self, spec: Any, path: str, normalize: bool = False, strict: bool = False
+    ) -> Comparator:
         if isinstance(spec, Mapping):
             keys = [k for k in spec if k in COMPARATOR_KEYS]
             if not keys:
-                # `normalize` from an enclosing one_of reaches bare values at any depth.
+                # `normalize` and `strict` from an enclosing one_of reach bare values at any
+                # depth.
                 fields = {
-                    str(k): self.parse(v, join_path(path, str(k)), normalize)
+                    str(k): self.parse(v, join_path(path, str(k)), normalize, strict)
                     for k, v in spec.items()
                 }
                 return Fields(fields, spec)
             return self.comparator(spec, keys, path)
         if isinstance(spec, list):
-            items = (self.parse(x, join_path(path, i), normalize) for i, x in enumerate(spec))
+            items = (self.parse(x, join_path(path, i), normalize, strict)
+                     for i, x in enumerate(spec))
             return InOrder(tuple(items), spec)
-        return Exact(spec, normalize, spec)
+        return Exact(spec, normalize, spec, strict)
 
     def comparator(self, spec: Mapping[str, Any], keys: list[str], path: str) -> Comparator:
         if len(keys) > 1:
@@ -251,17 +258,20 @@ class _Parser:
 
 
 def _exact(p: _Parser, spec: Mapping[str, Any], path: str) -> Comparator:
-    return Exact(spec["exact"], p.flag(spec, "normalize", path), spec)
+    return Exact(spec["exact"], p.flag(spec, "normalize", path), spec,
+                 p.flag(spec, "strict", path))
 
 
 def _one_of(p: _Parser, spec: Mapping[str, Any], path: str) -> Comparator:
     normalize = p.flag(spec, "normalize", path)
+    strict = p.flag(spec, "strict", path)
     allow_absent, options = False, []
     for i, option in enumerate(p.items(spec, "one_of", path)):
         if isinstance(option, Mapping) and set(option) == {"absent"} and option["absent"] is True:
             allow_absent = True
         else:
-            options.append(p.parse(option, join_path(join_path(path, "one_of"), i), normalize))
+            where = join_path(join_path(path, "one_of"), i)
+            options.append(p.parse(option, where, normalize, strict))
     return OneOf(tuple(options), allow_absent, spec)
 
 
@@ -385,15 +395,22 @@ def fold(text: str) -> str:
     return " ".join(folded.split())
 
 
-def typed_equal(expected: Any, actual: Any, normalize: bool = False) -> bool:
+def typed_equal(
+    expected: Any, actual: Any, normalize: bool = False, strict: bool = False
+) -> bool:
     """Deep equality where 5 == 5.0 but True != 1 and "5" != 5.
 
-    With `normalize`, strings (at any depth) compare after `bfcl_normalize`. A reference date
-    or datetime (YAML reads unquoted timestamps as such) equals its ISO text.
+    With `normalize`, strings (at any depth) compare after `bfcl_normalize`. With `strict`
+    (at any depth), numbers must also have the same JSON type: an integer equals only an
+    integer and a float only a float (5.0 is not 5), as for a benchmark that checks Python
+    types. A reference date or datetime (YAML reads unquoted timestamps as such) equals its
+    ISO text.
     """
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if is_number(expected) or is_number(actual):
+        if strict and isinstance(expected, int) != isinstance(actual, int):
+            return False
         return is_number(expected) and is_number(actual) and expected == actual
     if isinstance(expected, str) or isinstance(actual, str):
         if isinstance(expected, date) and isinstance(actual, str):
@@ -407,13 +424,14 @@ def typed_equal(expected: Any, actual: Any, normalize: bool = False) -> bool:
         return (
             isinstance(actual, Mapping)
             and set(expected) == set(actual)
-            and all(typed_equal(v, actual[k], normalize) for k, v in expected.items())
+            and all(typed_equal(v, actual[k], normalize, strict) for k, v in expected.items())
         )
     if isinstance(expected, list | tuple):
         return (
             isinstance(actual, list | tuple)
             and len(expected) == len(actual)
-            and all(typed_equal(e, a, normalize) for e, a in zip(expected, actual, strict=True))
+            and all(typed_equal(e, a, normalize, strict)
+                    for e, a in zip(expected, actual, strict=True))
         )
     return type(expected) is type(actual) and bool(expected == actual)
 
@@ -457,7 +475,7 @@ def leaf_mismatch(cmp: Comparator, value: Any) -> str | None:
     if isinstance(cmp, AnyValue):
         return None
     if isinstance(cmp, Exact):
-        return None if typed_equal(cmp.value, value, cmp.normalize) else "not equal"
+        return None if typed_equal(cmp.value, value, cmp.normalize, cmp.strict) else "not equal"
     if isinstance(cmp, Approx):
         return _approx_mismatch(cmp, value)
     if isinstance(cmp, SameDate):

@@ -2,22 +2,24 @@
 
 Per fault (declared in ``expected.recovery.faults``, or observed in the run when
 ``grade_observed_errors`` is set) the check reads what followed the faulted call and labels the
-stage reached (DESIGN section 4). Environment-state assertions (``expected.state``) are part of
-this check. LLM judges (recovery quality, result interpretation) are asked through the injected
-port and never change a deterministic stage; with ``judge_quality: true`` a recovery_quality
-``fail`` adds a ``poor_recovery`` failure (checks/adjudication.py). docs/recovery.md states every
-rule below for users.
+stage reached (DESIGN section 4). Environment-state assertions (``expected.state``) and what
+the agent must say (``expected.answer.mentions``, checks/mentions.py) are part of this check:
+the run's outcome, beside how it got there. LLM judges (recovery quality, result
+interpretation) are asked through the injected port and never change a deterministic stage;
+with ``judge_quality: true`` a recovery_quality ``fail`` adds a ``poor_recovery`` failure
+(checks/adjudication.py). docs/recovery.md states every rule below for users.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from toolgrade.checks.adjudication import quality_failures, quality_outcome
 from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.mentions import MentionOutcome, check_mentions, mention_failure
 from toolgrade.checks.state import StateOutcome, check_state
 from toolgrade.models import (
     Case,
@@ -325,7 +327,9 @@ def _which_call(fault: Fault) -> str:
     return "every call" if fault.nth == "all" else f"call {fault.nth}"
 
 
-def findings(outcomes: list[Outcome], states: list[StateOutcome]) -> list[str]:
+def findings(
+    outcomes: list[Outcome], states: list[StateOutcome], mentions: Sequence[MentionOutcome] = ()
+) -> list[str]:
     """What went wrong, as short sentences for the result-interpretation judge."""
     out = [
         f"{o.fault.tool} {_which_call(o.fault)} failed ({o.fault.kind}), not recovered: {o.stage}"
@@ -337,6 +341,7 @@ def findings(outcomes: list[Outcome], states: list[StateOutcome]) -> list[str]:
         for s in states
         if not s.passed
     ]
+    out += [f"the agent never said {m.text!r}" for m in mentions if not m.passed]
     return out
 
 
@@ -382,29 +387,35 @@ class RecoveryCheck:
     name: CheckName = "recovery"
 
     def grade(self, case: Case, run: Trajectory, ctx: GradeContext) -> CheckResult:
-        """Stage every fault, check every state assertion, then ask the judges."""
+        """Stage every fault, check every state assertion and mention, then ask the judges."""
         rec = case.expected.recovery
         assertions = case.expected.state
-        if rec is None and assertions is None:
+        wanted = case.expected.answer.mentions if case.expected.answer is not None else []
+        if rec is None and assertions is None and not wanted:
             return CheckResult.not_applicable(self.name)
         outcomes = grade_faults(rec, run.calls) if rec is not None else []
         states = check_state(assertions or [], run.final_state, ctx.base_dir)
+        mentions = check_mentions(wanted, run)
         graded = [o for o in outcomes if o.stage != "not_triggered"]
         figures: dict[str, Any] = {
             "faults": [o.to_json() for o in outcomes],
             "state": [s.to_json() for s in states],
             "judges": "off" if ctx.judge is None else "on",
         }
-        total = len(graded) + len(states)
+        if mentions:
+            figures["mentions"] = [m.to_json() for m in mentions]
+        total = len(graded) + len(states) + len(mentions)
         if total == 0:
             # Every declared fault missed the run and nothing else was graded: no evidence at all.
             return CheckResult(check=self.name, applicable=False, figures=figures)
-        good = sum(o.stage == "recovered" for o in graded) + sum(s.passed for s in states)
+        good = (sum(o.stage == "recovered" for o in graded) + sum(s.passed for s in states)
+                + sum(m.passed for m in mentions))
         failures = [fault_failure(o) for o in graded if o.stage != "recovered"]
         failures += [state_failure(s) for s in states if not s.passed]
+        failures += [mention_failure(m) for m in mentions if not m.passed]
         if ctx.judge is not None:
             figures["judge_recovery"] = judge_recovery(case, run, graded, ctx)
-            found = findings(graded, states)
+            found = findings(graded, states, mentions)
             if found:
                 record, extra = judge_interpretation(case, run, found, ctx)
                 figures["judge_interpretation"] = record
@@ -441,6 +452,8 @@ class RecoveryAccumulator:
         self.stages: Counter[str] = Counter()
         self.state_total = 0
         self.state_met = 0
+        self.mention_total = 0
+        self.mention_met = 0
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
         """Count one trajectory's recovery result."""
@@ -457,6 +470,9 @@ class RecoveryAccumulator:
         for s in result.figures.get("state", []):
             self.state_total += 1
             self.state_met += bool(s["passed"])
+        for m in result.figures.get("mentions", []):
+            self.mention_total += 1
+            self.mention_met += bool(m["passed"])
 
     def merge(self, other: RecoveryAccumulator) -> None:
         """Add another's counts (the runs after these; see `checks.base.MergingAccumulator`)."""
@@ -465,12 +481,19 @@ class RecoveryAccumulator:
         self.stages.update(other.stages)
         self.state_total += other.state_total
         self.state_met += other.state_met
+        self.mention_total += other.mention_total
+        self.mention_met += other.mention_met
 
     def summary(self) -> dict[str, Any]:
-        """`{pass_rate, applicable, stages: {stage: count}, state_pass_rate}`."""
-        return {
+        """`{pass_rate, applicable, stages: {stage: count}, state_pass_rate}`, and
+        `mention_pass_rate` when some case expects mentions."""
+        out = {
             "pass_rate": pass_rate(self.passed, self.applicable),
             "applicable": self.applicable,
             "stages": dict(sorted(self.stages.items())),
             "state_pass_rate": pass_rate(self.state_met, self.state_total),
         }
+        if self.mention_total:
+            # Only then: a suite without mentions keeps its summary as it was.
+            out["mention_pass_rate"] = pass_rate(self.mention_met, self.mention_total)
+        return out

@@ -75,13 +75,14 @@ def tau_bench_command(
         str, typer.Option("--agent", help="Agent name recorded on each run.")
     ] = "tau-bench",
     domain: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--domain",
-            help="tau-bench domain: retail or airline (known write tools); any other name "
-            "infers the write tools from tool names.",
+            help="tau-bench domain (default: inferred from the tasks' tool names). retail and "
+            "airline have known write tools; any other name infers them from tool names. A "
+            "domain the data contradicts is refused.",
         ),
-    ] = "retail",
+    ] = None,
 ) -> None:
     """Import tau-bench tasks and optionally recorded trajectories."""
     from toolgrade.importers import import_tau_bench

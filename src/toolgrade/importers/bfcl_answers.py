@@ -24,7 +24,7 @@ OPTIONAL = ""
 #: Keys that make a mapping a comparator in the case format (DESIGN section 1), options included.
 _COMPARATOR_KEYS = frozenset({
     "exact", "one_of", "approx", "tol", "rel", "date", "tz", "casefold", "regex", "semantic",
-    "rubric", "any", "absent", "unordered", "normalize",
+    "rubric", "any", "absent", "unordered", "normalize", "strict",
 })
 _MAX_EXPANSION = 64
 _OMIT = object()  # a field left out in one literal form of a nested answer
@@ -151,12 +151,42 @@ def is_variable(values: Any, declared: Any) -> bool:
     return bool(rest) and isinstance(declared, str) and infer_json_type(rest[0]) != declared
 
 
+def integer_valued(values: Any, declared: Any) -> bool:
+    """Whether BFCL checks these acceptable values as Python ints: the parameter is declared
+    `integer` (or an array of `integer`) and every value is an int (a list of ints). BFCL
+    fails 5.0 there (its type check is `type(value) == int`), where JSON Schema and toolgrade's
+    default accept it."""
+    if not isinstance(values, list) or not isinstance(declared, dict):
+        return False
+    rest = [v for v in values if v != OPTIONAL]
+    kind = declared.get("type")
+    items = declared.get("items")
+    if kind == "array" and isinstance(items, dict) and items.get("type") == "integer":
+        return bool(rest) and all(isinstance(v, list) and all(_is_int(x) for x in v)
+                                  for v in rest)
+    return kind == "integer" and bool(rest) and all(_is_int(v) for v in rest)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _typed(comparator: Any, values: Any, declared: Any) -> Any:
+    """The comparator with `strict: true` (integers and floats kept apart) where BFCL checks
+    the values' Python type (`integer_valued`)."""
+    if (integer_valued(values, declared) and isinstance(comparator, dict)
+            and ("exact" in comparator or "one_of" in comparator)):
+        return {**comparator, "strict": True}
+    return comparator
+
+
 def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """One expected call from the question's declared (not yet widened) schema. Parameters
     the answer does not mention must be left out, as in BFCL."""
     properties = schema.get("properties", {})
-    args = {param: acceptable(values, lenient=not is_variable(
-                values, properties.get(param, {}).get("type")))
+    args = {param: _typed(acceptable(values, lenient=not is_variable(
+                values, properties.get(param, {}).get("type"))), values,
+                properties.get(param, {}))
             for param, values in params.items()}
     for prop in schema.get("properties", {}):
         args.setdefault(prop, {"absent": True})

@@ -27,7 +27,8 @@ from toolgrade.importers.common import (
     require_items,
     write_outputs,
 )
-from toolgrade.importers.tau_bench import domain_writes, write_order
+from toolgrade.importers.tau_bench import write_order
+from toolgrade.importers.tau_domains import domain_writes
 
 AGENT = "assistant"
 USER = "user"

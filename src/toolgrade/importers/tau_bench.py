@@ -11,7 +11,7 @@ and the differences from tau-bench's own reward are in docs/importers.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,46 +21,21 @@ from toolgrade.importers.common import (
     ImportSummary,
     Located,
     build_catalogue,
-    inferred_writes,
     literal,
     read_json_array,
     require_items,
     write_outputs,
+)
+from toolgrade.importers.tau_domains import (
+    domain_writes,
+    resolve_domain,
+    tool_notes,
 )
 
 T = TypeVar("T")
 
 #: Where a run's embedded task sits, prefixed to the fields of its problems.
 _EMBEDDED = "info.task."
-
-#: The side-effecting tools of tau-bench's domains (the reward compares the database they change).
-WRITE_TOOLS: dict[str, frozenset[str]] = {
-    "retail": frozenset({
-        "cancel_pending_order",
-        "modify_pending_order_address",
-        "modify_pending_order_items",
-        "modify_pending_order_payment",
-        "modify_user_address",
-        "return_delivered_order_items",
-        "exchange_delivered_order_items",
-    }),
-    "airline": frozenset({
-        "book_reservation",
-        "cancel_reservation",
-        "update_reservation_baggages",
-        "update_reservation_flights",
-        "update_reservation_passengers",
-        "send_certificate",
-    }),
-}
-
-
-def domain_writes(domain: str, names: Iterable[str]) -> frozenset[str]:
-    """The write tools of a domain: its known list (retail, airline), else inferred from the
-    tool names (`importers.common.inferred_writes`)."""
-    known = WRITE_TOOLS.get(domain)
-    return known if known is not None else inferred_writes(names)
-
 
 def case_id(domain: str, index: int) -> str:
     """The case id of a task: its position in the task list, as tau-bench's `task_id` is."""
@@ -159,6 +134,10 @@ def build_case(
     pairs = write_order(actions, writes)
     if pairs:
         expected["ordering"] = {"before": pairs}
+    outputs = [o for o in task.get("outputs", []) if o]
+    if outputs:
+        # tau-bench's reward needs each output said (lower case, commas dropped): a mention.
+        expected["answer"] = {"mentions": outputs}
     metadata: dict[str, Any] = {
         "source": "tau-bench", "domain": domain, "outputs": list(task.get("outputs", [])),
         "reference_reads": [a["name"] for a in actions if a["name"] not in writes]}
@@ -283,37 +262,61 @@ def _count_calls(runs: list[dict[str, Any]]) -> int:
                if isinstance(m, dict))
 
 
+def _raw_names(items: list[Located]) -> tuple[set[str], set[str]]:
+    """The tool names of the runs' embedded tasks and of their calls, read leniently (before
+    the runs are checked): they decide the domain, which the case ids need."""
+    reference: set[str] = set()
+    called: set[str] = set()
+    for item in items:
+        data = item.value if isinstance(item.value, dict) else {}
+        embedded = _embedded_task(data)
+        actions = embedded.get("actions") if isinstance(embedded, dict) else None
+        if isinstance(actions, list):
+            reference |= {a["name"] for a in actions if _is_action(a)}
+        traj = data.get("traj")
+        called |= _called_names(traj) if isinstance(traj, list) else set()
+    return reference, called
+
+
 def import_tau_bench(
     tasks: Path,
     trajectories: Path | None,
     out: Path,
     agent: str = "tau-bench",
-    domain: str = "retail",
+    domain: str | None = None,
 ) -> ImportSummary:
     """Import tau-bench tasks (and optionally recorded runs) into `out`.
 
-    Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: reason) on
-    malformed input, before writing anything.
+    The domain is inferred from the tool names of the tasks' actions (else the runs' calls)
+    unless `domain` names it; a `domain` the data contradicts is an InputError naming the
+    tools that do not belong. Writes `out/suite.jsonl` and `out/runs.jsonl`; raises
+    InputError (file:line: reason) on malformed input, before writing anything.
     """
     items = require_items(tasks, read_json_array(tasks), "tasks")
-    index = TaskIndex(_collect(items, _task), domain)
+    task_list = _collect(items, _task)
     raw_runs = [] if trajectories is None else (
         require_items(trajectories, read_json_array(trajectories), "trajectories"))
+    embedded, run_calls = _raw_names(raw_runs)
+    reference = {name for name, _ in reference_calls(task_list)}
+    resolved = resolve_domain(domain, reference | embedded, run_calls, str(tasks))
+    index = TaskIndex(task_list, resolved)
     runs = _collect(raw_runs, lambda item: build_run(item, index, agent))
     called = set().union(*(_called_names(r["messages"]) for r in runs)) if runs else set()
-    task_list = [t for _, t in index.entries]
-    seen_names = called | {a["name"] for t in task_list for a in t.get("actions", [])}
-    writes = domain_writes(domain, seen_names)
-    catalogue = build_catalogue(reference_calls(task_list), called, writes)
-    cases = [build_case(cid, t, catalogue, domain, writes) for cid, t in index.entries]
+    entries = [t for _, t in index.entries]
+    seen_names = called | {a["name"] for t in entries for a in t.get("actions", [])}
+    writes = domain_writes(resolved, seen_names)
+    catalogue = build_catalogue(reference_calls(entries), called, writes)
+    cases = [build_case(cid, t, catalogue, resolved, writes) for cid, t in index.entries]
     write_outputs(out, cases, runs)
     rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
                for r in runs if "metadata" in r}
-    notes = [f"{index.extra} runs embed a task the tasks file lacks: imported as extra cases "
-             f"tau-{domain}-run-<task_id>"] if index.extra else []
-    if domain not in WRITE_TOOLS:
-        notes.append(f"domain {domain!r} has no known write-tool list: writes inferred from "
-                     f"tool names: {', '.join(sorted(writes)) or 'none'}")
+    notes = tool_notes(resolved, domain is not None, writes, seen_names)
+    if index.extra:
+        notes.append(f"{index.extra} runs embed a task the tasks file lacks: imported as extra "
+                     f"cases tau-{resolved}-run-<task_id>")
+    mentions = sum(len(t.get("outputs", [])) for t in entries)
+    if mentions:
+        notes.append(f"{mentions} required outputs graded as mentions (expected.answer)")
     seen = {r["case_id"] for r in runs}
     missing = sum(1 for c in cases if c["id"] not in seen) if trajectories is not None else 0
     return ImportSummary(out=out, cases=len(cases), runs=len(runs), calls=_count_calls(runs),

@@ -211,14 +211,31 @@ class StateAssertion(StrictModel):
         return self
 
 
+class AnswerExpectation(StrictModel):
+    """What the agent must tell the user, checked deterministically on its messages.
+
+    Each mention must appear in some assistant message of the run (any of them, not only the
+    final answer), as a case-insensitive substring, with commas ignored on both sides (`1,234`
+    reads as `1234`), as tau-bench and tau2 check their required outputs. Graded by the
+    recovery check beside the state assertions (the run's outcome); a mention not said is a
+    `missing_mention` failure.
+    """
+
+    mentions: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="Texts the agent must say, each somewhere."
+    )
+
+
 class Expected(StrictModel):
-    """One named field per check; each grader reads only its own."""
+    """One named field per check; each grader reads only its own (`state` and `answer`
+    belong to the recovery check, which grades the run's outcome)."""
 
     selection: SelectionExpectation | None = None
     arguments: list[ArgumentExpectation] | None = None
     ordering: OrderingExpectation | None = None
     recovery: RecoveryExpectation | None = None
     state: list[StateAssertion] | None = None
+    answer: AnswerExpectation | None = None
 
 
 GroundedKind = Literal["id", "email", "phone", "number"]

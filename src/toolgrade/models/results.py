@@ -41,6 +41,7 @@ FailureName = Literal[
     "false_success_claim",
     "state_mismatch",
     "poor_recovery",
+    "missing_mention",
 ]
 
 
