@@ -204,13 +204,18 @@ def variants(task: dict[str, Any], rng: random.Random) -> list[tuple[str, float,
             _reads(t, writes, rng, more)
         for name, kwargs, content in calls:
             t.call(name, kwargs, content)
-        t.say("Done. Anything else?")
+        # tau-bench rewards a run only if every one of the task's outputs is said to the user,
+        # so a run meant to earn its reward says them (a missing_mention run leaves them out).
+        said = [] if kind == "missing_mention" else [str(o) for o in task.get("outputs", [])]
+        t.say(" ".join(["Done.", *(f"The answer is {o}." for o in said), "Anything else?"]))
         out.append((kind, reward, t))
 
     ok = [(a["name"], a["kwargs"], '{"status": "done"}') for a in writes]
     build("correct", 1.0, ok)
     build("correct_more_reads", 1.0, ok, more=True)
     build("correct_no_reads", 1.0, ok, reads=False)
+    if task.get("outputs"):
+        build("missing_mention", 0.0, ok)
     if writes:
         first = writes[0]
         failed = copy.deepcopy(first["kwargs"])

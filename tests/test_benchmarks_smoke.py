@@ -95,6 +95,8 @@ def test_importer_agreement_measures_small_files(tmp_path: Path) -> None:
     tau2 = agreement.measure_tau2(results, tmp_path)
     assert (tau2["agent_actions"], tau2["agreement"]) == (3, 1.0)
     tau = agreement.measure_tau_bench(TAU_TASKS, TAU_RUNS, tmp_path, seed=0)
-    assert tau["runs"] == 19 and tau["agreement_by_kind"]["correct"] == 1.0
+    # 19 runs plus one missing_mention run for the one task with outputs.
+    assert tau["runs"] == 20 and tau["agreement_by_kind"]["correct"] == 1.0
+    assert tau["agreement_by_kind"]["missing_mention"] == 1.0
     assert tau["aggregate_auc"] is not None
     assert agreement.auc([0.0, 1.0, 1.0], [0, 1, 0]) == 0.75
