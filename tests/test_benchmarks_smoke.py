@@ -100,3 +100,14 @@ def test_importer_agreement_measures_small_files(tmp_path: Path) -> None:
     assert tau["agreement_by_kind"]["missing_mention"] == 1.0
     assert tau["aggregate_auc"] is not None
     assert agreement.auc([0.0, 1.0, 1.0], [0, 1, 0]) == 0.75
+
+
+def test_tau2_agreement_separates_reward_per_domain(tmp_path: Path) -> None:
+    bench = _load("tau2_agreement")
+    for domain, tasks, solo in (("airline", bench._airline_tasks(), False),
+                                ("retail", bench._retail_tasks(), False),
+                                ("telecom", bench._telecom_solo_tasks(), True)):
+        figures = bench.measure(domain, tasks, solo, tmp_path, seed=0)
+        assert 0 < figures["reward_1"] < figures["runs"], domain
+        assert figures["aggregate_auc"] >= 0.9, (domain, figures)
+        assert figures["action_agreement"] >= 0.97, (domain, figures)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,23 @@ from toolgrade.importers.common import (
     require_items,
     write_outputs,
 )
+from toolgrade.importers.tau2_basis import (
+    AGENT,
+    STOP_TOOL,
+    USER,
+    Mode,
+    actions,
+    basis_notes,
+    mentions,
+    not_reproduced,
+    reference_reads,
+    reward_basis,
+    route_actions,
+    solo_mode,
+)
 from toolgrade.importers.tau_bench import write_order
 from toolgrade.importers.tau_domains import domain_writes
 
-AGENT = "assistant"
-USER = "user"
 #: A reference argument tau2 does not compare (not in `compare_args`): any value, or none.
 NOT_COMPARED: dict[str, Any] = {"one_of": [{"any": True}, {"absent": True}]}
 
@@ -125,16 +138,6 @@ def _collect(items: list[Located], problems_of: Callable[[Located], list[InputPr
 # --- tasks to cases --------------------------------------------------------------------------
 
 
-def _actions(task: dict[str, Any]) -> list[dict[str, Any]]:
-    criteria = task.get("evaluation_criteria") or {}
-    return list(criteria.get("actions") or [])
-
-
-def agent_actions(task: dict[str, Any]) -> list[dict[str, Any]]:
-    """The reference actions the agent must take (`requestor: assistant`, tau2's default)."""
-    return [a for a in _actions(task) if a.get("requestor", AGENT) == AGENT]
-
-
 def expected_args(action: dict[str, Any]) -> dict[str, Any]:
     """One reference action's arguments as tau2 compares them: with `compare_args`, only those
     keys, exactly; the other keys may hold anything or be left out."""
@@ -159,27 +162,46 @@ def task_input(task: dict[str, Any]) -> str:
 
 
 def build_case(
-    task: dict[str, Any], catalogue: dict[str, Any], domain: str, writes: frozenset[str]
+    task: dict[str, Any], catalogue: dict[str, Any], domain: str, mode: Mode
 ) -> dict[str, Any]:
-    """One tau2 task as a case mapping."""
-    actions = agent_actions(task)
+    """One tau2 task as a case mapping, graded on what its `reward_basis` rewards."""
+    route = route_actions(task, mode)
     expected: dict[str, Any] = {
-        "selection": {"tools": [a["name"] for a in actions], "allow_reads": True,
+        "selection": {"tools": [a["name"] for a in route], "allow_reads": True,
                       "allow_failed": True}}
-    if actions:
-        expected["arguments"] = [{"tool": a["name"], "args": expected_args(a)} for a in actions]
-    pairs = write_order([{"name": a["name"]} for a in actions], writes)
+    if route:
+        expected["arguments"] = [{"tool": a["name"], "args": expected_args(a)} for a in route]
+    pairs = write_order([{"name": a["name"]} for a in route], mode.writes)
     if pairs:
         expected["ordering"] = {"before": pairs}
-    criteria = task.get("evaluation_criteria") or {}
+    said = mentions(task)
+    if said:
+        expected["answer"] = {"mentions": said}
+    return {"id": task["id"], "task_type": f"tau2-{domain}", "input": task_input(task),
+            "tools": catalogue, "expected": expected,
+            "metadata": case_metadata(task, domain, mode, route)}
+
+
+def case_metadata(task: dict[str, Any], domain: str, mode: Mode,
+                  route: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the case keeps of the task beside its grading: ids, the user's actions, the reads
+    left free, and the reward parts no trajectory can recompute."""
     metadata: dict[str, Any] = {
         "source": "tau2", "domain": domain,
-        "action_ids": [a.get("action_id") for a in actions],
-        "user_actions": [{"name": a["name"], "arguments": a.get("arguments") or {}}
-                         for a in _actions(task) if a.get("requestor") == USER],
-        "reward_basis": criteria.get("reward_basis")}
-    return {"id": task["id"], "task_type": f"tau2-{domain}", "input": task_input(task),
-            "tools": catalogue, "expected": expected, "metadata": metadata}
+        "action_ids": [a.get("action_id") for a in route],
+        "user_actions": [] if mode.solo else [
+            {"name": a["name"], "arguments": a.get("arguments") or {}}
+            for a in actions(task) if a.get("requestor") == USER],
+        "reward_basis": reward_basis(task)}
+    reads = reference_reads(task, mode)
+    if reads:
+        metadata["reference_reads"] = reads
+    rest = not_reproduced(task)
+    if rest:
+        metadata["not_reproduced"] = rest
+    if mode.solo:
+        metadata["mode"] = "solo"
+    return metadata
 
 
 # --- simulations to runs ---------------------------------------------------------------------
@@ -206,7 +228,16 @@ def _user_call_text(call: dict[str, Any], result: dict[str, Any] | None) -> str:
     return f"(the user's own tool call on their device) {call['name']}({args}) returned: {said}"
 
 
-def build_steps(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+def _caller(call: dict[str, Any], role: Any, solo: bool) -> Any:
+    """Who made a call: its `requestor`; in solo mode every call of the agent's messages is
+    the agent's (it holds the user's device tools itself)."""
+    if solo and role == AGENT:
+        return AGENT
+    return call.get("requestor", role)
+
+
+def build_steps(messages: list[dict[str, Any]],
+                solo: bool = False) -> tuple[list[dict[str, Any]], int]:
     """Normalised steps of a simulation, and how many user tool calls became context."""
     results = _results_by_id(messages)
     used: set[str] = set()
@@ -222,12 +253,12 @@ def build_steps(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], i
         if message.get("content"):
             steps.append({"role": speaker, "content": message["content"]})
         calls = message.get("tool_calls") or []
-        n_agent = sum(1 for c in calls if c.get("requestor", role) == AGENT)
+        n_agent = sum(1 for c in calls if _caller(c, role, solo) == AGENT)
         for call in calls:
             result = results.get(call.get("id")) if isinstance(call.get("id"), str) else None
             if result is not None:
                 used.add(call["id"])
-            if call.get("requestor", role) != AGENT:
+            if _caller(call, role, solo) != AGENT:
                 user_calls += 1
                 steps.append({"role": "user", "content": _user_call_text(call, result)})
                 continue
@@ -266,9 +297,10 @@ def run_metadata(sim: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
-def build_run(sim: dict[str, Any], agent: str) -> tuple[dict[str, Any], int]:
+def build_run(sim: dict[str, Any], agent: str,
+              solo: bool = False) -> tuple[dict[str, Any], int]:
     """One simulation as a run mapping with normalised steps; and its user calls kept."""
-    steps, user_calls = build_steps(sim["messages"])
+    steps, user_calls = build_steps(sim["messages"], solo)
     run = {"case_id": sim["task_id"], "trial": sim.get("trial", 0), "agent": agent,
            "format": "steps", "steps": steps, "metadata": run_metadata(sim)}
     return run, user_calls
@@ -277,9 +309,9 @@ def build_run(sim: dict[str, Any], agent: str) -> tuple[dict[str, Any], int]:
 # --- the import ------------------------------------------------------------------------------
 
 
-def _agent_called(sims: Iterable[dict[str, Any]]) -> set[str]:
+def _agent_called(sims: Iterable[dict[str, Any]], solo: bool) -> set[str]:
     return {c["name"] for s in sims for m in s["messages"] for c in m.get("tool_calls") or []
-            if c.get("requestor", m.get("role")) == AGENT}
+            if _caller(c, m.get("role"), solo) == AGENT}
 
 
 def _agent_name(whole: dict[str, Any], agent: str | None) -> str:
@@ -318,16 +350,32 @@ def import_tau2(results: Path, out: Path, agent: str | None = None) -> ImportSum
     _collect(arrays["simulations"], lambda item: simulation_problems(item, set(ids)))
     sims = [item.value for item in arrays["simulations"]]
     domain = _domain(whole)
-    called = _agent_called(sims)
-    writes = domain_writes(domain, called | {a["name"] for t in tasks for a in agent_actions(t)})
-    reference = [(a["name"], a.get("arguments") or {}) for t in tasks for a in agent_actions(t)]
-    catalogue = build_catalogue(reference, called, writes)
-    cases = [build_case(t, catalogue, domain, writes) for t in tasks]
+    mode = _mode(whole, tasks, sims, domain)
+    called = _agent_called(sims, mode.solo)
+    owned = [a for t in tasks for a in actions(t) if mode.is_route_requestor(
+        a.get("requestor", AGENT))]
+    reference = [(a["name"], a.get("arguments") or {}) for a in owned]
+    catalogue = build_catalogue(reference, called, mode.writes)
+    cases = [build_case(t, catalogue, domain, mode) for t in tasks]
     name = _agent_name(whole, agent)
-    built = [build_run(sim, name) for sim in sims]
+    built = [build_run(sim, name, mode.solo) for sim in sims]
     runs = [run for run, _ in built]
     write_outputs(out, cases, runs)
-    return _summary(out, domain, writes, cases, runs, sum(n for _, n in built))
+    summary = _summary(out, domain, mode.writes, cases, runs, sum(n for _, n in built))
+    return replace(summary, notes=(*summary.notes, *basis_notes(tasks, mode)))
+
+
+def _mode(whole: dict[str, Any], tasks: list[dict[str, Any]], sims: list[dict[str, Any]],
+          domain: str) -> Mode:
+    """The file's grading mode: solo or not, and the write tools of what the agent used."""
+    user_names = {a["name"] for t in tasks for a in actions(t) if a.get("requestor") == USER}
+    solo = solo_mode(whole.get("info"), sims, user_names)
+    probe = Mode(frozenset(), solo)
+    names = _agent_called(sims, solo) | {
+        a["name"] for t in tasks for a in actions(t)
+        if probe.is_route_requestor(a.get("requestor", AGENT))}
+    # The solo agent's stop tool ends the episode and changes nothing.
+    return Mode(domain_writes(domain, names) - {STOP_TOOL}, solo)
 
 
 def _summary(out: Path, domain: str, writes: frozenset[str], cases: list[dict[str, Any]],

@@ -1,0 +1,147 @@
+"""What a tau2 task is rewarded on (`reward_basis`), and which reference actions are the route.
+
+tau2 rewards a task on what its `evaluation_criteria.reward_basis` names:
+
+- `DB`: the final database. Only writes change it, so the route is the write actions and reads
+  are free (the reference reads stay in the case's `metadata.reference_reads`).
+- `ACTION`: every reference action must be matched by a call, so every action is the route.
+- `COMMUNICATE`: the agent must say each `communicate_info` string; graded as
+  `expected.answer.mentions` (case-insensitive, commas ignored, as tau2 matches them).
+- `ENV_ASSERTION` (and `NL_ASSERTION`): checks on the environment after the run (or by an LLM)
+  that a trajectory cannot recompute; the case names them in `metadata.not_reproduced` and the
+  import summary counts the tasks that rest on them.
+
+In tau2's no-user ("solo") mode the agent holds the user's device tools itself and no simulated
+user speaks; the `requestor: user` actions are then the agent's route too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+AGENT = "assistant"
+USER = "user"
+#: The tool a solo-mode agent calls to end the episode: it changes nothing.
+STOP_TOOL = "done"
+#: Reward parts a trajectory cannot recompute (the environment after the run, an LLM's reading).
+NOT_REPRODUCIBLE = ("ENV_ASSERTION", "NL_ASSERTION")
+#: `info.*_info.implementation` values of tau2's no-user mode.
+SOLO_AGENTS = ("llm_agent_solo",)
+SOLO_USERS = ("dummy_user",)
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How one results file is graded: its write tools, and whether the agent ran alone."""
+
+    writes: frozenset[str]
+    solo: bool = False
+
+    def is_route_requestor(self, requestor: str) -> bool:
+        """Whether actions of `requestor` are the agent's to take."""
+        return requestor == AGENT or (self.solo and requestor == USER)
+
+
+def criteria(task: dict[str, Any]) -> dict[str, Any]:
+    """A task's `evaluation_criteria` (an empty mapping when there is none)."""
+    value = task.get("evaluation_criteria")
+    return value if isinstance(value, dict) else {}
+
+
+def reward_basis(task: dict[str, Any]) -> list[str]:
+    """The task's `reward_basis`; tau2's default is `[DB, COMMUNICATE]`."""
+    basis = criteria(task).get("reward_basis")
+    if isinstance(basis, list) and all(isinstance(b, str) for b in basis):
+        return list(basis)
+    return ["DB", "COMMUNICATE"]
+
+
+def actions(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every reference action of the task, whoever is to take it."""
+    return list(criteria(task).get("actions") or [])
+
+
+def owned_actions(task: dict[str, Any], mode: Mode) -> list[dict[str, Any]]:
+    """The reference actions the agent must take itself (the user's too in solo mode)."""
+    return [a for a in actions(task) if mode.is_route_requestor(a.get("requestor", AGENT))]
+
+
+def route_actions(task: dict[str, Any], mode: Mode) -> list[dict[str, Any]]:
+    """The actions that are the case's route: the writes alone when the database decides the
+    reward and the actions themselves do not, else every action the agent must take."""
+    owned = owned_actions(task, mode)
+    basis = reward_basis(task)
+    if "DB" in basis and "ACTION" not in basis:
+        return [a for a in owned if a["name"] in mode.writes]
+    return owned
+
+
+def reference_reads(task: dict[str, Any], mode: Mode) -> list[str]:
+    """The agent's reference actions left out of the route (free reads), by name."""
+    kept = {id(a) for a in route_actions(task, mode)}
+    return [a["name"] for a in owned_actions(task, mode) if id(a) not in kept]
+
+
+def mentions(task: dict[str, Any]) -> list[str]:
+    """What the agent must say: `communicate_info`, when the reward counts it."""
+    if "COMMUNICATE" not in reward_basis(task):
+        return []
+    info = criteria(task).get("communicate_info") or []
+    return [str(item) for item in info if str(item).strip()]
+
+
+def not_reproduced(task: dict[str, Any]) -> list[str]:
+    """The parts of the task's reward a trajectory cannot recompute."""
+    return [b for b in reward_basis(task) if b in NOT_REPRODUCIBLE]
+
+
+def solo_mode(info: Any, sims: Iterable[dict[str, Any]],
+              user_action_names: set[str]) -> bool:
+    """Whether the file was recorded in tau2's no-user mode.
+
+    tau2's `info` says so (`agent_info.implementation: llm_agent_solo`, `user_info.
+    implementation: dummy_user`); a file without that `info` still shows it in its data: the
+    agent itself calls a tool that only the user's actions name, or marks a call `requestor:
+    user`.
+    """
+    if isinstance(info, dict) and (_implementation(info, "agent_info") in SOLO_AGENTS
+                                   or _implementation(info, "user_info") in SOLO_USERS):
+        return True
+    for sim in sims:
+        for message in sim.get("messages") or []:
+            if message.get("role") != AGENT:
+                continue
+            for call in message.get("tool_calls") or []:
+                if call.get("requestor") == USER or call.get("name") in user_action_names:
+                    return True
+    return False
+
+
+def _implementation(info: dict[str, Any], key: str) -> str | None:
+    part = info.get(key)
+    value = part.get("implementation") if isinstance(part, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def basis_notes(tasks: Sequence[dict[str, Any]], mode: Mode) -> list[str]:
+    """The import summary's lines on what the tasks are rewarded on and how each is graded."""
+    counts: Counter[str] = Counter(b for t in tasks for b in reward_basis(t))
+    notes = ["reward_basis: " + ", ".join(f"{b} {n}" for b, n in sorted(counts.items()))]
+    on_db = sum(1 for t in tasks if "DB" in reward_basis(t) and "ACTION" not in reward_basis(t))
+    if on_db:
+        notes.append(f"{on_db} tasks rewarded on the database: their route is the write "
+                     "actions; reference reads are free (metadata.reference_reads)")
+    said = sum(len(mentions(t)) for t in tasks)
+    if said:
+        notes.append(f"{said} communicate_info items graded as mentions (expected.answer)")
+    rest = sum(1 for t in tasks if not_reproduced(t))
+    if rest:
+        notes.append(f"{rest} tasks rest on ENV_ASSERTION or NL_ASSERTION, which a trajectory "
+                     "cannot recompute (metadata.not_reproduced): graded on actions only")
+    if mode.solo:
+        notes.append("no-user (solo) mode: the agent's own device calls and the user's "
+                     "reference actions are graded as the agent's route")
+    return notes
