@@ -1,13 +1,15 @@
 """tau2-bench results files to toolgrade cases and runs.
 
 A results file (`{timestamp, info, tasks, simulations}`) holds the tasks and the recorded
-simulations together. Each task's `evaluation_criteria.actions` that the agent must take
-(`requestor: assistant`) are the route, compared as tau2 compares them (only the keys in
-`compare_args` when it is set); the domain's reads are free calls. The simulated user's own tool
-calls (`requestor: user`, on its own device in the telecom domain) stay in the run as user
-messages, so no check counts them. tau2's own verdicts (`reward_info.reward`, each action's
-`action_match`) go to the run's metadata. The mapping and where it differs from tau2's reward are
-in docs/importers.md.
+simulations together. Each task is graded on what its `reward_basis` rewards
+(`importers/tau2_basis.py`): the write actions for `DB`, every action the agent must take for
+`ACTION`, `communicate_info` as mentions for `COMMUNICATE`; actions are compared as tau2
+compares them (only the keys in `compare_args` when it is set) and the domain's reads are free
+calls. The simulated user's own tool calls (`requestor: user`, on its own device in the telecom
+domain) stay in the run as user messages, so no check counts them, except in tau2's no-user
+(solo) mode, where the agent makes them and they are its route. tau2's own verdicts
+(`reward_info.reward`, each action's `action_match`) go to the run's metadata. The mapping and
+where it differs from tau2's reward are in docs/importers.md.
 """
 
 from __future__ import annotations
