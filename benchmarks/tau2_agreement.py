@@ -12,7 +12,7 @@ prints one JSON object of figures per domain:
   failed write retried correctly. Long tool results, several turns, messy ids.
 - `telecom_solo`: tau2's no-user mode (`llm_agent_solo`): the agent calls the user's device
   tools itself and ends with `done`; tasks rewarded on `ACTION`. Runs: correct, a missing
-  device action, a wrong argument, an extra read.
+  device action, a wrong argument, an extra read, a device setting toggled twice more.
 
 A run's reward is tau2's rule for what the task's basis names: `DB` is 1 when the successful
 write calls are the reference writes (same name, equal compared arguments), `COMMUNICATE` when
@@ -272,8 +272,15 @@ def run_plans(task: dict[str, Any], writes: frozenset[str], rng: random.Random) 
 def solo_plans(task: dict[str, Any], rng: random.Random) -> list[Plan]:
     """(kind, calls, says) for one solo telecom task; every plan ends with `done`."""
     acts = [(a["name"], a["arguments"], False) for a in task["evaluation_criteria"]["actions"]]
+    users = {a["name"] for a in task["evaluation_criteria"]["actions"] if a["requestor"] == "user"}
+    device = next(a for a in acts if a[0] in users)
     plans = [("correct", acts), ("missing_device_action", acts[:-1]),
-             ("extra_read", [("check_status_bar", {}, False), *acts])]
+             ("extra_read", [("check_status_bar", {}, False), *acts]),
+             # Troubleshooting toggles a setting off and on again, looking at the status bar
+             # in between: the end state is the same. (Three identical toggles in a row with
+             # nothing between would be a `loop` here, which tau2's reward does not see.)
+             ("device_toggled_twice", [*acts, device, ("check_status_bar", {}, False),
+                                       device])]
     with_args = [i for i, a in enumerate(acts) if a[1]]
     if with_args:
         i = with_args[0]

@@ -123,7 +123,8 @@ def _solo_sim(calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
 def test_solo_mode_grades_the_users_actions_as_the_agents_route(tmp_path: Path) -> None:
     info = {"agent_info": {"implementation": "llm_agent_solo"}}
     both = [("toggle_airplane_mode", {}), ("enable_roaming", {"customer_id": "C1"})]
-    sims = [_solo_sim(both), _solo_sim(both[1:])]
+    again = [*both, ("check_status_bar", {}), ("toggle_airplane_mode", {})]
+    sims = [_solo_sim(both), _solo_sim(both[1:]), _solo_sim(again)]
     folder = _import(tmp_path, [_solo_task()], sims, info=info, domain="telecom")
     case = read_lines(folder / "suite.jsonl")[0]
     assert sorted(case["expected"]["selection"]["tools"]) == [
@@ -134,6 +135,9 @@ def test_solo_mode_grades_the_users_actions_as_the_agents_route(tmp_path: Path) 
     assert graded[2]["aggregate"]["passed"] is True
     assert graded[1]["aggregate"]["passed"] is False
     assert [f["name"] for f in graded[1]["checks"]["selection"]["failures"]] == ["missing_tool"]
+    # Toggling a device setting again is free: only the device's end state counts.
+    assert case["expected"]["selection"]["allowed"] == ["toggle_airplane_mode"]
+    assert graded[4]["aggregate"]["passed"] is True
 
 
 def test_solo_mode_is_seen_in_the_data_without_info() -> None:

@@ -176,6 +176,9 @@ def build_case(
     pairs = write_order([{"name": a["name"]} for a in route], mode.writes)
     if pairs:
         expected["ordering"] = {"before": pairs}
+    free = sorted(mode.device_tools)
+    if free:
+        expected["selection"]["allowed"] = free
     said = mentions(task)
     if said:
         expected["answer"] = {"mentions": said}
@@ -377,7 +380,13 @@ def _mode(whole: dict[str, Any], tasks: list[dict[str, Any]], sims: list[dict[st
         a["name"] for t in tasks for a in actions(t)
         if probe.is_route_requestor(a.get("requestor", AGENT))}
     # The solo agent's stop tool ends the episode and changes nothing.
-    return Mode(domain_writes(domain, names) - {STOP_TOOL}, solo)
+    devices = frozenset(user_names | _user_called(sims)) if solo else frozenset()
+    return Mode(domain_writes(domain, names) - {STOP_TOOL}, solo, devices)
+
+
+def _user_called(sims: Iterable[dict[str, Any]]) -> set[str]:
+    return {c["name"] for s in sims for m in s["messages"] for c in m.get("tool_calls") or []
+            if c.get("requestor") == USER}
 
 
 def _summary(out: Path, domain: str, writes: frozenset[str], cases: list[dict[str, Any]],

@@ -12,7 +12,9 @@ tau2 rewards a task on what its `evaluation_criteria.reward_basis` names:
   import summary counts the tasks that rest on them.
 
 In tau2's no-user ("solo") mode the agent holds the user's device tools itself and no simulated
-user speaks; the `requestor: user` actions are then the agent's route too.
+user speaks; the `requestor: user` actions are then the agent's route too, and further device
+calls are free (troubleshooting toggles a setting twice; only the end state counts, and that
+is an `ENV_ASSERTION`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ class Mode:
 
     writes: frozenset[str]
     solo: bool = False
+    #: The user's device tools (solo mode): beyond the route they are free calls, since the
+    #: database does not hold the device and tau2's action check ignores extra calls.
+    device_tools: frozenset[str] = frozenset()
 
     def is_route_requestor(self, requestor: str) -> bool:
         """Whether actions of `requestor` are the agent's to take."""
