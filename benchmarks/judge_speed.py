@@ -68,9 +68,9 @@ def _show(row: dict[str, Any]) -> None:
 
 def _last_feed() -> tuple[int, int]:
     """(prompt tokens, tokens evaluated afresh) of the local model's last request."""
-    from toolgrade.judging import local_runtime
+    from toolgrade.judging.local import provider
 
-    handler = local_runtime._handler
+    handler = provider._handler
     loaded = handler.server._loaded if handler is not None else None
     return getattr(loaded[1], "last_feed", (0, 0)) if loaded else (0, 0)
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                         "PROMPT_CHUNK); for measuring its cost only")
     args = parser.parse_args(argv)
     if args.chunk is not None:
-        from toolgrade.judging import local_runtime
+        from toolgrade.judging.local import runtime as local_runtime
 
         local_runtime.PROMPT_CHUNK = args.chunk
     if not local_available():

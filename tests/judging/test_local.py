@@ -19,15 +19,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.judging import local
-from toolgrade.judging import local_runtime as rt
 from toolgrade.judging.local import (
     LOCAL_MODEL,
     LocalModelError,
     ModelSpec,
     assemble_model,
     ensure_model_file,
+    register_local_provider,
 )
+from toolgrade.judging.local import files as local
+from toolgrade.judging.local import provider as rt
+from toolgrade.judging.local import runtime as lr
 
 # litellm as the runtime module imported it: that import sets the offline cost-map default
 # first, so no test waits on a network fetch.
@@ -174,7 +176,7 @@ SCHEMA = {"type": "object", "properties": {"verdict": {"enum": ["pass", "fail"]}
 
 def test_json_schema_becomes_a_grammar_constrained_json_object() -> None:
     fmt = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": SCHEMA}}
-    request = rt.translate_request([{"role": "user", "content": "q"}], {"response_format": fmt})
+    request = lr.translate_request([{"role": "user", "content": "q"}], {"response_format": fmt})
     assert request.params["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert request.top_logprobs is None
 
@@ -189,16 +191,16 @@ def test_json_schema_becomes_a_grammar_constrained_json_object() -> None:
     ],
 )
 def test_other_response_formats(fmt: Any, expected: Any) -> None:
-    assert rt.translate_response_format(fmt) == expected
+    assert lr.translate_response_format(fmt) == expected
 
 
 def test_unknown_response_format_is_refused() -> None:
     with pytest.raises(LocalModelError, match="unsupported response_format"):
-        rt.translate_response_format({"type": "xml"})
+        lr.translate_response_format({"type": "xml"})
 
 
 def test_defaults_and_passthrough_drop_unknown_params() -> None:
-    request = rt.translate_request(
+    request = lr.translate_request(
         [{"role": "system", "content": "s"}, {"role": "user", "content": [
             {"type": "text", "text": "a"}, {"type": "image_url", "image_url": "x"},
             {"type": "text", "text": "b"}]}],
@@ -214,12 +216,12 @@ def test_defaults_and_passthrough_drop_unknown_params() -> None:
 
 def test_logprob_requests_use_the_logprob_path_and_cap_top_n() -> None:
     msgs = [{"role": "user", "content": "q"}]
-    assert rt.translate_request(msgs, {"logprobs": True, "top_logprobs": 5}).top_logprobs == 5
-    assert rt.translate_request(msgs, {"logprobs": True, "top_logprobs": 99}).top_logprobs == 20
-    assert rt.translate_request(msgs, {"logprobs": True}).top_logprobs == 1
-    assert rt.translate_request(msgs, {"logprobs": False, "top_logprobs": 5}).top_logprobs is None
+    assert lr.translate_request(msgs, {"logprobs": True, "top_logprobs": 5}).top_logprobs == 5
+    assert lr.translate_request(msgs, {"logprobs": True, "top_logprobs": 99}).top_logprobs == 20
+    assert lr.translate_request(msgs, {"logprobs": True}).top_logprobs == 1
+    assert lr.translate_request(msgs, {"logprobs": False, "top_logprobs": 5}).top_logprobs is None
     with pytest.raises(LocalModelError, match="do not combine"):
-        rt.translate_request(msgs, {"logprobs": True, "response_format": {"type": "json_object"}})
+        lr.translate_request(msgs, {"logprobs": True, "response_format": {"type": "json_object"}})
 
 
 # ---- the log-probability path on a fake token model -----------------------------------------
@@ -261,7 +263,7 @@ class FakeTokenModel:
 
 def test_one_token_verdict_reports_sorted_top_logprobs_in_openai_shape() -> None:
     model = FakeTokenModel([[2.0, 1.0, 0.0, -1.0, -5.0, -5.0]])
-    text, content, n_prompt, n_out, finish = rt.greedy_with_logprobs(
+    text, content, n_prompt, n_out, finish = lr.greedy_with_logprobs(
         model, [{"role": "user", "content": "q"}], max_tokens=1, top_n=3
     )
     assert (text, n_prompt, n_out, finish) == ("yes", 2, 1, "length")
@@ -275,7 +277,7 @@ def test_one_token_verdict_reports_sorted_top_logprobs_in_openai_shape() -> None
 
 def test_decoding_stops_at_the_end_token_and_feeds_each_chosen_token() -> None:
     model = FakeTokenModel([[0, 5, 0, 0, 0, 0], [0, 0, 0, 9, 0, 0]])
-    text, content, _, n_out, finish = rt.greedy_with_logprobs(model, [], max_tokens=8, top_n=2)
+    text, content, _, n_out, finish = lr.greedy_with_logprobs(model, [], max_tokens=8, top_n=2)
     assert (text, n_out, finish) == ("no", 1, "stop")
     assert [step["token"] for step in content] == ["no"]  # the end token is not reported
     assert model.fed == [[]] and model.appended == [[1]]  # the chosen token follows the prompt
@@ -283,7 +285,7 @@ def test_decoding_stops_at_the_end_token_and_feeds_each_chosen_token() -> None:
 
 def test_an_immediate_end_still_reports_the_first_distribution() -> None:
     model = FakeTokenModel([[0, 0, 0, 9, 1, 0]])
-    text, content, _, _, finish = rt.greedy_with_logprobs(model, [], max_tokens=1, top_n=2)
+    text, content, _, _, finish = lr.greedy_with_logprobs(model, [], max_tokens=1, top_n=2)
     assert text == "" and finish == "stop"
     assert [t["token"] for t in content[0]["top_logprobs"]] == ["<end>", "pass"]
 
@@ -291,7 +293,7 @@ def test_an_immediate_end_still_reports_the_first_distribution() -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(-50, 50), min_size=2, max_size=40))
 def test_log_softmax_is_a_distribution_and_keeps_order(logits: list[float]) -> None:
-    lp = rt.log_softmax(np.array(logits, dtype=np.float32))
+    lp = lr.log_softmax(np.array(logits, dtype=np.float32))
     assert math.isclose(float(np.exp(lp).sum()), 1.0, rel_tol=1e-9)
     assert np.all(lp <= 1e-12)
     # Monotone: a larger logit never gets a smaller log-probability (ties may round together).
@@ -319,7 +321,7 @@ class RecordingContext:
 
 def grid_model() -> tuple[Any, RecordingContext]:
     context = RecordingContext()
-    model = rt.LlamaTokenModel.__new__(rt.LlamaTokenModel)  # no real model behind it
+    model = lr.LlamaTokenModel.__new__(lr.LlamaTokenModel)  # no real model behind it
     model._llama = context
     model._whole_chunks = 0
     return model, context
@@ -352,7 +354,7 @@ def test_a_batch_always_starts_on_the_grid_whatever_came_before() -> None:
         context.batches.clear()
         model.feed(prompt)
         seen.append(context.batches)
-        assert all(start % rt.PROMPT_CHUNK == 0 for start, _ in context.batches)
+        assert all(start % lr.PROMPT_CHUNK == 0 for start, _ in context.batches)
         assert context.batches[-1] == (192, 8)
     assert seen[0] == [(0, 64), (64, 64), (128, 64), (192, 8)]
 
@@ -378,7 +380,7 @@ class FakeLlama:
 
     def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
         self.calls.append(kwargs)
-        return rt.chat_result('{"verdict": "pass", "reason": "same"}', 40, 9, "stop")
+        return lr.chat_result('{"verdict": "pass", "reason": "same"}', 40, 9, "stop")
 
 
 #: What the judge engine's client adds to every litellm call.
@@ -423,8 +425,8 @@ def test_logprob_mode_through_litellm_completion(provider: Any) -> None:
     )
     top = response.choices[0].logprobs.content[0].top_logprobs
     assert [(t.token, round(t.logprob, 4)) for t in top] == [
-        ("no", round(float(rt.log_softmax(np.array([0.5, 3.0, 0, 0, 0, 0]))[1]), 4)),
-        ("yes", round(float(rt.log_softmax(np.array([0.5, 3.0, 0, 0, 0, 0]))[0]), 4)),
+        ("no", round(float(lr.log_softmax(np.array([0.5, 3.0, 0, 0, 0, 0]))[1]), 4)),
+        ("yes", round(float(lr.log_softmax(np.array([0.5, 3.0, 0, 0, 0, 0]))[0]), 4)),
     ]
     assert response.choices[0].message.content == "no"
     assert response.usage.completion_tokens == 1
@@ -442,8 +444,8 @@ def test_async_completion_is_served_too(provider: Any) -> None:
 def test_registration_is_idempotent_and_loads_nothing() -> None:
     saved = list(litellm.custom_provider_map)
     try:
-        local.register_local_provider()
-        local.register_local_provider()
+        register_local_provider()
+        register_local_provider()
         mine = [p for p in litellm.custom_provider_map if p["provider"] == "local"]
         assert len(mine) == 1
         handler = mine[0]["custom_handler"]

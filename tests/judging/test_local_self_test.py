@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolgrade.judging import runtime_check as rc
 from toolgrade.judging.local import LocalModelError
+from toolgrade.judging.local import self_test as rc
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,7 +46,7 @@ def test_a_passing_self_test_is_remembered_per_build(tmp_path: Path) -> None:
     assert marker is not None and marker.is_file()
     rc.ensure_runtime_ok(tmp_path / "m.gguf", run=child, files=files, cache_dir=tmp_path / "c")
     assert len(child.calls) == 1  # the second load trusts the marker
-    assert child.calls[0][1:3] == ["-m", "toolgrade.judging.runtime_check"]
+    assert child.calls[0][1:3] == ["-m", "toolgrade.judging.local.self_test"]
 
 
 def test_a_rebuilt_runtime_is_tested_again(tmp_path: Path) -> None:

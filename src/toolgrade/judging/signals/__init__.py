@@ -8,42 +8,29 @@ total: any input shape the loaders accept gives signals, never an exception.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from toolgrade.judging.signals.base import Extractor, Signals
+from toolgrade.judging.signals.recovery import recovery_signals
+from toolgrade.judging.signals.results import result_signals
+from toolgrade.judging.signals.routes import route_signals
 from toolgrade.models import JudgeDimension
 
 if TYPE_CHECKING:
     from toolgrade.calibration.calibrate import SignalSource
 
-
-@dataclass(frozen=True)
-class Signals:
-    """Named signal values (0/1 flags and small counts) and notes for the ones that fired."""
-
-    values: dict[str, float]
-    notes: list[str] = field(default_factory=list)
-
-
-Extractor = Callable[[Mapping[str, Any]], Signals]
-
-
-def _extractors() -> dict[JudgeDimension, Extractor]:
-    from toolgrade.judging.signals.recovery import recovery_signals
-    from toolgrade.judging.signals.results import result_signals
-    from toolgrade.judging.signals.routes import route_signals
-
-    return {
-        "alternate_route": route_signals,
-        "recovery_quality": recovery_signals,
-        "result_interpretation": result_signals,
-    }
+#: The extractor of each dimension that has one.
+EXTRACTORS: dict[JudgeDimension, Extractor] = {
+    "alternate_route": route_signals,
+    "recovery_quality": recovery_signals,
+    "result_interpretation": result_signals,
+}
 
 
 def signals_for(dimension: JudgeDimension, inputs: Mapping[str, Any]) -> Signals:
     """The signals of one request; a dimension without an extractor has none."""
-    extractor = _extractors().get(dimension)
+    extractor = EXTRACTORS.get(dimension)
     return extractor(inputs) if extractor is not None else Signals({})
 
 
@@ -59,4 +46,4 @@ def signal_source(dimension: JudgeDimension) -> SignalSource:
     )
 
 
-__all__ = ["Extractor", "Signals", "signal_source", "signals_for"]
+__all__ = ["EXTRACTORS", "Extractor", "Signals", "signal_source", "signals_for"]

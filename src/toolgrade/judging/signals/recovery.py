@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolgrade.judging.signals import Signals
+from toolgrade.judging.signals.base import Signals
 from toolgrade.judging.signals.text import (
     admits_trouble,
     claims_done,
