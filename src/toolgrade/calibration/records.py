@@ -259,6 +259,12 @@ def judges_as_fitted(record: CalibrationRecord, threshold: float, combination: A
     return abs(threshold - record.cv_threshold) < 1e-9 and combination == record.combination
 
 
+#: The kappa floor a deciding judge must reach when none is configured: the lower bound of its
+#: kappa's 95% interval at "substantial" agreement (Landis and Koch), since its verdicts change
+#: check outcomes instead of sitting beside them.
+DECIDING_KAPPA_FLOOR = 0.6
+
+
 def check_floor(
     record: CalibrationRecord | None, floor: float | None, *, fitted: bool = False
 ) -> str | None:

@@ -37,8 +37,7 @@ def _allowed(dimension: JudgeDimension, model: str, record: Any, settings: Judge
              deciding: Mapping[JudgeDimension, list[str]], notify: Callable[[str], None]) -> bool:
     """May the escalation judge answer `dimension`? Always, unless the suite makes it decide
     outcomes and it has no record over the floor (then only with require_calibration off)."""
-    from toolgrade.calibration.records import check_floor
-    from toolgrade.cli.judges import DECIDING_KAPPA_FLOOR
+    from toolgrade.calibration.records import DECIDING_KAPPA_FLOOR, check_floor
 
     if not deciding.get(dimension):
         return True

@@ -7,14 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgrade.calibration.records import DECIDING_KAPPA_FLOOR
 from toolgrade.errors import ConfigError
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
 from toolgrade.settings import JudgeSettings, Settings
-
-#: The kappa floor a deciding judge must reach when none is configured: the lower bound of its
-#: kappa's 95% interval at "substantial" agreement (Landis and Koch), since its verdicts change
-#: check outcomes instead of sitting beside them.
-DECIDING_KAPPA_FLOOR = 0.6
 
 #: The case key that makes each dimension decide.
 DECIDING_KEYS: dict[JudgeDimension, str] = {
@@ -123,10 +119,7 @@ def _calibration(
     from toolgrade.calibration.records import (
         calibration_dir,
         check_floor,
-        find_record,
         judges_as_fitted,
-        record_mismatch,
-        shipped_records_dir,
         summary_for_run,
     )
 
@@ -140,20 +133,8 @@ def _calibration(
         if not dim_settings.enabled:
             continue  # not judged: no record to show, no floor to apply
         model = model_for(dimension)
-        # The user's own records first; then the records shipped for the default local judge.
-        # A record of another mode or template is passed over (the next one may match); when
-        # none matches, the first mismatch is the reason given.
-        record, mismatch = None, None
-        for folder in (directory, shipped_records_dir()):
-            candidate = find_record(folder, model, dimension, mode=dim_settings.mode)
-            candidate = candidate or find_record(folder, model, dimension)  # to say why not
-            if candidate is None:
-                continue
-            why = record_mismatch(candidate, dim_settings.mode, template_hash_for(dimension))
-            if why is None:
-                record, mismatch = candidate, None
-                break
-            mismatch = mismatch or why
+        record, mismatch = _matching_record(directory, model, dimension, dim_settings.mode,
+                                            template_hash_for(dimension))
         found[dimension] = summary_for_run(record)
         fitted = record is not None and judges_as_fitted(
             record, dim_settings.threshold, dim_settings.combination)
@@ -175,14 +156,46 @@ def _calibration(
         raise ConfigError("judge refused by its kappa floor: " + "; ".join(refusals))
     if undecidable and settings.require_calibration is True:
         raise ConfigError("; ".join(undecidable))
-    if not undecidable:
-        return found
+    if undecidable:
+        _withhold_undecidable(settings, below, notify, withheld)
+    return found
+
+
+def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mode: str,
+                     template_hash: str | None) -> tuple[Any, str | None]:
+    """The calibration record that applies to `model` on `dimension`, and why the closest one
+    does not when none does.
+
+    The user's own records first; then the records shipped for the default local judge. A
+    record of another mode or template is passed over (the next one may match); when none
+    matches, the first mismatch is the reason given.
+    """
+    from toolgrade.calibration.records import find_record, record_mismatch, shipped_records_dir
+
+    mismatch = None
+    for folder in (directory, shipped_records_dir()):
+        candidate = find_record(folder, model, dimension, mode=mode)
+        candidate = candidate or find_record(folder, model, dimension)  # to say why not
+        if candidate is None:
+            continue
+        why = record_mismatch(candidate, mode, template_hash)
+        if why is None:
+            return candidate, None
+        mismatch = mismatch or why
+    return None, mismatch
+
+
+def _withhold_undecidable(settings: JudgeSettings, below: dict[JudgeDimension, tuple[str, int]],
+                          notify: Callable[[str], None] | None,
+                          withheld: dict[JudgeDimension, str] | None) -> None:
+    """Deciding dimensions under their floor: let decide with a warning (`require_calibration
+    = false`), else withhold their decisions (unscored, awaiting adjudication), saying so."""
     names = ", ".join(below)
     if settings.require_calibration is False:
         if notify is not None:
             notify(f"warning: [judge] require_calibration = false: {names} decide(s) outcomes "
                    "with no calibration record over the floor; their verdicts are not measured")
-        return found
+        return
     from toolgrade.judging.withhold import awaiting_reason
 
     for dimension, (model, _) in below.items():
@@ -194,7 +207,6 @@ def _calibration(
                f"{n_cases} case(s) is left unscored, awaiting adjudication (`toolgrade adjudicate "
                "DIR`); calibrate it (`toolgrade calibrate`) or set [judge] require_calibration "
                "= true to refuse such runs")
-    return found
 
 
 def setup_judges(
