@@ -50,8 +50,13 @@ test: $(STAMP)
 test-local: $(LOCAL_STAMP)
 	$(BIN)/python -m pytest -m local_model
 
+# ruff (style, complexity) and the import contracts of pyproject.toml (layers, no cycles,
+# litellm only in judging/); `make typecheck` is mypy strict on src/. `.ci/run` runs both.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
 	$(BIN)/mypy src
 
 # Benchmarks run in their own virtualenv (.venv-bench): toolgrade editable plus the pinned peers.
