@@ -35,7 +35,7 @@ from typing import Any
 
 from common import iter_lines, rate
 
-from toolgrade.checks.schema_fastpath import fast_checker
+from toolgrade.checks.arguments.schema_fastpath import fast_checker
 from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case

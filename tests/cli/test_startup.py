@@ -90,7 +90,7 @@ def test_a_command_that_judges_nothing_imports_no_judge_or_slow_module(
 def test_validating_a_suite_alone_loads_no_check_runner_or_run_reader() -> None:
     loaded = _modules_after(_cli("validate", str(EXAMPLE_SUITE)))
     for module in (
-        "toolgrade.checks.arguments",
+        "toolgrade.checks.arguments.check",
         "toolgrade.checks.selection",
         "toolgrade.scoring.runner",
         "toolgrade.loaders.runs",

@@ -1,7 +1,10 @@
 """The four checks. Each imports only `toolgrade.models`, the standard library and scipy.
 
-The names below are imported on first use (PEP 562): loading a suite needs
-`checks.validation` alone, not every check (`toolgrade validate` without runs grades nothing).
+`selection.py`, `arguments/` (the heaviest: comparators, pairing, schema, grounding),
+`ordering.py` and `recovery.py` (with `state.py` and `mentions.py`); `base.py` is what they
+share. The names below are imported on first use (PEP 562): loading a suite needs
+`checks.arguments.validation` alone, not every check (`toolgrade validate` without runs grades
+nothing).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ if TYPE_CHECKING:
     from toolgrade.checks.selection import SelectionCheck
 
 _WHERE = {
-    "ArgumentsCheck": "toolgrade.checks.arguments",
+    "ArgumentsCheck": "toolgrade.checks.arguments.check",
     "Check": "toolgrade.checks.base",
     "CheckAccumulator": "toolgrade.checks.base",
     "GradeContext": "toolgrade.checks.base",

@@ -21,7 +21,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from toolgrade.checks.validation import raw_argument_spec_problems, raw_ordering_problems
+from toolgrade.checks.arguments.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.json_schema import Draft202012Validator, SchemaError
 from toolgrade.loaders.adjudications import is_adjudications_file
@@ -339,7 +339,7 @@ def default_case_validators() -> list[CaseValidator]:
 
 def _check_validators() -> Iterable[CaseValidator]:
     # The checks own their reference syntax (comparators, ordering groups); ask them to vet it.
-    from toolgrade.checks.validation import case_validators
+    from toolgrade.checks.arguments.validation import case_validators
 
     return case_validators()
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
-from toolgrade.checks.arguments_figures import GivenSelection
+from toolgrade.checks.arguments.figures import GivenSelection
 from toolgrade.checks.base import can_merge
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolgrade.checks.memo import IdentityMemo
+from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.models import Case, Failure, Message, ToolCall, Trajectory
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")

@@ -9,14 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from toolgrade.checks.schema_fastpath import eligible, fast_checker
-from toolgrade.checks.schema_validity import (
+from toolgrade.checks.arguments.schema import (
     Validity,
     _flat_plan,
     _flat_undeclared,
     undeclared_keys,
     validate_call,
 )
+from toolgrade.checks.arguments.schema_fastpath import eligible, fast_checker
 from toolgrade.models import ToolCall, ToolSpec
 
 NUMBERS = {

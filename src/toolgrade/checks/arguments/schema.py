@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from toolgrade.checks.comparators import join_path, jsonable
-from toolgrade.checks.schema_fastpath import FastCheck, fast_checker
+from toolgrade.checks.arguments.comparators import join_path, jsonable
+from toolgrade.checks.arguments.schema_fastpath import FastCheck, fast_checker
 from toolgrade.json_schema import Draft202012Validator, SchemaError, ValidationError, best_match
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
 

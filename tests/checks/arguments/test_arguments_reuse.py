@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from builders_arguments import REFUND_SCHEMA, FakeJudge, case, grade, run
-from toolgrade.checks import arguments
-from toolgrade.checks.matching import compare
+from toolgrade.checks.arguments import check as arguments
+from toolgrade.checks.arguments.pairing import compare
 
 TOOLS = {"refund": REFUND_SCHEMA}
 CALL = {"order_id": "A123", "amount": 25.0, "reason": "it broke"}

@@ -20,7 +20,7 @@ Figures: `calls` (one entry per agent call and per unpaired reference call: tool
 ref_index, exact, valid, field_accuracy, fields, and `extra_fields` on a paired call that sent
 fields the reference does not name), `field_accuracy` (mean over paired calls),
 `invalid`, `wrong` (paired, valid calls with a wrong or missing field), `unscored_fields`,
-`schema_errors` and `ungrounded` (values that came from nowhere, checks/grounding.py: reported
+`schema_errors` and `ungrounded` (values that came from nowhere, grounding.py: reported
 on every run, with a reference or not; they fail the check as `ungrounded_value` when the case
 has `grounding`, which also makes the check applicable to a case without reference calls).
 A field the judge could not decide is `unscored`: never a match, left out of
@@ -37,9 +37,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from toolgrade.checks.arguments_figures import ArgumentsAccumulator
-from toolgrade.checks.base import GradeContext
-from toolgrade.checks.comparators import (
+from toolgrade.checks.arguments.comparators import (
     Comparator,
     Fields,
     InOrder,
@@ -50,10 +48,12 @@ from toolgrade.checks.comparators import (
     jsonable,
     parse_args,
 )
-from toolgrade.checks.grounding import Ungrounded, ungrounded_values
-from toolgrade.checks.matching import AskJudge, FieldResult, compare, optimal_pairs
-from toolgrade.checks.memo import IdentityMemo
-from toolgrade.checks.schema_validity import Validity, validate_call
+from toolgrade.checks.arguments.figures import ArgumentsAccumulator
+from toolgrade.checks.arguments.grounding import Ungrounded, ungrounded_values
+from toolgrade.checks.arguments.memo import IdentityMemo
+from toolgrade.checks.arguments.pairing import AskJudge, FieldResult, compare, optimal_pairs
+from toolgrade.checks.arguments.schema import Validity, validate_call
+from toolgrade.checks.base import GradeContext
 from toolgrade.models import (
     ArgumentExpectation,
     Case,

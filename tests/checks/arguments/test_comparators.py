@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolgrade.checks.comparators import (
+from toolgrade.checks.arguments.comparators import (
     SpecError,
     bfcl_normalize,
     parse_date,
@@ -19,7 +19,7 @@ from toolgrade.checks.comparators import (
     typed_equal,
     validate_arg_spec,
 )
-from toolgrade.checks.matching import FieldResult, compare, optimal_pairs
+from toolgrade.checks.arguments.pairing import FieldResult, compare, optimal_pairs
 
 
 def check(spec: Any, value: Any, present: bool = True, ask: Any = None) -> FieldResult:

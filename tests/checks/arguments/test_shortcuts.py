@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from toolgrade.checks.matching import optimal_pairs
+from toolgrade.checks.arguments.pairing import optimal_pairs
 from toolgrade.checks.selection_figures import Counts, multiset_counts
 
 #: Few distinct values, some a tie-break apart, so that ties and near-ties are common.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolgrade.checks.memo import IdentityMemo
+from toolgrade.checks.arguments.memo import IdentityMemo
 
 
 def test_made_once_per_object_and_bounded() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from builders_arguments import REFUND_SCHEMA, FakeJudge, ForbiddenJudge, case, grade, names, run
 from toolgrade.checks.arguments import ArgumentsCheck, call_agreement
-from toolgrade.checks.comparators import parse_args
+from toolgrade.checks.arguments.comparators import parse_args
 from toolgrade.models import JUDGE_INPUTS, Aggregate, Message, ToolCall, TrajectoryResult
 
 TOOLS = {"refund": REFUND_SCHEMA}

@@ -32,7 +32,7 @@ def raw_argument_spec_problems(data: Any) -> CaseProblems:
 
 def _args_problems(args_of_calls: Iterable[Any]) -> CaseProblems:
     """The comparator problems of each expected call's `args` (anything not a mapping: none)."""
-    from toolgrade.checks.comparators import validate_arg_spec
+    from toolgrade.checks.arguments.comparators import validate_arg_spec
 
     out: CaseProblems = []
     for i, args in enumerate(args_of_calls):

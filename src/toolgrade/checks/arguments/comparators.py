@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from typing import Any, Literal, TypeAlias
 
-from toolgrade.checks.dates import day_in, in_zone, parse_date, parse_tz
+from toolgrade.checks.arguments.dates import day_in, in_zone, parse_date, parse_tz
 
 COMPARATOR_KEYS = (
     "exact", "one_of", "approx", "date", "casefold", "regex", "semantic", "any", "absent",

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from builders_arguments import REFUND_SCHEMA, FakeJudge, case, grade, run
 from toolgrade.checks.arguments import ArgumentsCheck
-from toolgrade.checks.arguments_figures import FieldCounts, field_prf
+from toolgrade.checks.arguments.figures import FieldCounts, field_prf
 from toolgrade.judging.prompts import serialise
 from toolgrade.models import Aggregate, CheckResult, TrajectoryResult
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from builders_arguments import REFUND_SCHEMA
-from toolgrade.checks.schema_validity import Validity, undeclared_keys, validate_call
+from toolgrade.checks.arguments.schema import Validity, undeclared_keys, validate_call
 from toolgrade.models import ToolCall, ToolSpec
 
 GOOD = {"order_id": "A123", "amount": 25.0}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from builders_arguments import REFUND_SCHEMA, grade
-from toolgrade.checks.grounding import ungrounded_values, value_kind
+from toolgrade.checks.arguments.grounding import ungrounded_values, value_kind
 from toolgrade.errors import InputError
 from toolgrade.loaders import load_suite
 from toolgrade.models import Case, Message, ToolCall, ToolResult, Trajectory

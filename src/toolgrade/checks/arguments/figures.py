@@ -12,7 +12,7 @@ the number of distinct `tool.field` names.
   precision, recall and F1 (`field_prf` below), so one enum field that fails constantly stands
   out while the rest of the schema is fine. `field_precision`, `field_recall` and `field_f1`
   pool them.
-- `ungrounded`: `{values, runs}`, argument values that came from nowhere (checks/grounding.py),
+- `ungrounded`: `{values, runs}`, argument values that came from nowhere (grounding.py),
   counted over every run, with or without a reference.
 """
 

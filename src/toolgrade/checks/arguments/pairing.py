@@ -19,8 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolgrade.checks.assignment import linear_assignment
-from toolgrade.checks.comparators import (
+from toolgrade.checks.arguments.comparators import (
     Absent,
     Comparator,
     Fields,
@@ -36,6 +35,7 @@ from toolgrade.checks.comparators import (
     leaf_mismatch,
     typed_equal,
 )
+from toolgrade.checks.assignment import linear_assignment
 
 #: Weight of the positional tie-break: far below any real score difference (scores are sums of
 #: per-field agreements in [0, 1]), so it only decides between equally good assignments.
