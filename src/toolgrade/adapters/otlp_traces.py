@@ -37,7 +37,7 @@ from toolgrade.adapters.otlp_conventions import (
 )
 from toolgrade.adapters.otlp_spans import Span
 from toolgrade.models import Message, Step, ToolCall
-from toolgrade.otlp_case import CASE_ATTRIBUTE as CASE_ATTRIBUTE
+from toolgrade.vocabulary import CASE_ATTRIBUTE as CASE_ATTRIBUTE
 
 #: The attributes (on any span of the trace, or its resource) that name the run (and
 #: CASE_ATTRIBUTE, which names its case).

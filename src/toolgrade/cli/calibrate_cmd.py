@@ -15,7 +15,7 @@ from rich.table import Table
 
 from toolgrade.cli.common import EXIT_GATE as EXIT_FAILED
 from toolgrade.cli.common import EXIT_INPUT, err, fail, input_errors_exit, out
-from toolgrade.judge_dimensions import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.vocabulary import JUDGE_DIMENSIONS, JudgeDimension
 
 if TYPE_CHECKING:
     from toolgrade.calibration.calibrate import CalibrationSet

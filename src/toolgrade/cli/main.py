@@ -30,7 +30,7 @@ from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.cli.show_cmd import show
-from toolgrade.otlp_case import CASE_ATTRIBUTE
+from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.models import Case

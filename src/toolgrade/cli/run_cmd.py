@@ -17,7 +17,7 @@ from toolgrade.cli.common import (
     out,
 )
 from toolgrade.errors import ConfigError
-from toolgrade.otlp_case import CASE_ATTRIBUTE
+from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.cli.judges import JudgeSetup

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from toolgrade.judge_dimensions import JudgeDimension
+from toolgrade.vocabulary import JudgeDimension
 
 RouteKey = tuple[str, ...]
 

@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-CheckName = Literal["selection", "arguments", "ordering", "recovery"]
-CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
+from toolgrade.vocabulary import CHECK_NAMES as CHECK_NAMES
+from toolgrade.vocabulary import CheckName as CheckName
 
 #: The pseudo-tool that stands for the agent's final reply in ordering constraints.
 ANSWER = "answer"

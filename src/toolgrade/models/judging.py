@@ -10,8 +10,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolgrade.judge_dimensions import JUDGE_DIMENSIONS as JUDGE_DIMENSIONS
-from toolgrade.judge_dimensions import JudgeDimension as JudgeDimension
+from toolgrade.vocabulary import JUDGE_DIMENSIONS as JUDGE_DIMENSIONS
+from toolgrade.vocabulary import JudgeDimension as JudgeDimension
 
 #: The template variables each dimension's request carries (the contract between the checks that
 #: ask and the templates in `judge_prompts/`). Values are plain JSON data.

@@ -6,43 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolgrade.models.case import CheckName
 from toolgrade.models.status import Status, aggregate_status, check_status
-
-FailureName = Literal[
-    # selection
-    "missing_tool",
-    "extra_tool",
-    "substitution",
-    "forbidden_tool",
-    "unauthorized_side_effect",
-    "unknown_tool",
-    "unexpected_tool_use",
-    # arguments
-    "missing_required",
-    "type_mismatch",
-    "out_of_range",
-    "hallucinated_param",
-    "unparseable_arguments",
-    "wrong_value",
-    "missing_expected_arg",
-    "ungrounded_value",
-    # ordering
-    "order_violation",
-    "loop",
-    "redundant_call",
-    "over_budget",
-    # recovery
-    "no_retry",
-    "retry_loop",
-    "wrong_fallback",
-    "missing_escalation",
-    "misread_result",
-    "false_success_claim",
-    "state_mismatch",
-    "poor_recovery",
-    "missing_mention",
-]
+from toolgrade.vocabulary import CheckName
+from toolgrade.vocabulary import FailureName as FailureName
 
 
 class Failure(BaseModel):

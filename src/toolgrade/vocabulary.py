@@ -1,0 +1,103 @@
+"""toolgrade's closed vocabulary: check names, failure names, judge dimensions, the OTLP case
+attribute. One module, importing nothing, so the command line can show these names (help
+texts, defaults) without loading the pydantic models, and a renamed name is a type error
+everywhere at once.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+CheckName = Literal["selection", "arguments", "ordering", "recovery"]
+#: The four checks, in report order.
+CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
+
+#: Every failure a check reports (DESIGN section 3).
+FailureName = Literal[
+    # selection
+    "missing_tool",
+    "extra_tool",
+    "substitution",
+    "forbidden_tool",
+    "unauthorized_side_effect",
+    "unknown_tool",
+    "unexpected_tool_use",
+    # arguments
+    "missing_required",
+    "type_mismatch",
+    "out_of_range",
+    "hallucinated_param",
+    "unparseable_arguments",
+    "wrong_value",
+    "missing_expected_arg",
+    "ungrounded_value",
+    # ordering
+    "order_violation",
+    "loop",
+    "redundant_call",
+    "over_budget",
+    # recovery
+    "no_retry",
+    "retry_loop",
+    "wrong_fallback",
+    "missing_escalation",
+    "misread_result",
+    "false_success_claim",
+    "state_mismatch",
+    "poor_recovery",
+    "missing_mention",
+]
+
+#: Which check reports each failure.
+FAILURES_BY_CHECK: dict[CheckName, tuple[FailureName, ...]] = {
+    "selection": (
+        "missing_tool",
+        "extra_tool",
+        "substitution",
+        "forbidden_tool",
+        "unauthorized_side_effect",
+        "unknown_tool",
+        "unexpected_tool_use",
+    ),
+    "arguments": (
+        "missing_required",
+        "type_mismatch",
+        "out_of_range",
+        "hallucinated_param",
+        "unparseable_arguments",
+        "wrong_value",
+        "missing_expected_arg",
+        "ungrounded_value",
+    ),
+    "ordering": (
+        "order_violation",
+        "loop",
+        "redundant_call",
+        "over_budget",
+    ),
+    "recovery": (
+        "no_retry",
+        "retry_loop",
+        "wrong_fallback",
+        "missing_escalation",
+        "misread_result",
+        "false_success_claim",
+        "state_mismatch",
+        "poor_recovery",
+        "missing_mention",
+    ),
+}
+
+JudgeDimension = Literal[
+    "argument_equivalence", "alternate_route", "recovery_quality", "result_interpretation"
+]
+JUDGE_DIMENSIONS: tuple[JudgeDimension, ...] = (
+    "argument_equivalence",
+    "alternate_route",
+    "recovery_quality",
+    "result_interpretation",
+)
+
+#: The span or resource attribute holding an OTLP trace's case id, unless `--case-attribute`
+#: says otherwise.
+CASE_ATTRIBUTE = "toolgrade.case_id"
