@@ -19,9 +19,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from toolgrade import json_out
+from toolgrade.jsonio import out as json_out
+from toolgrade.jsonio.lines import MAX_DEPTH, too_deep
 from toolgrade.loaders.fast_runs import STEP_ROLES
-from toolgrade.loaders.jsonl import MAX_DEPTH, too_deep
 from toolgrade.models import (
     Case,
     FaultSpec,

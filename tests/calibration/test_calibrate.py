@@ -269,7 +269,7 @@ def test_malformed_set_names_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_set(path, "argument_equivalence")
     text = str(caught.value)
-    assert f"{path}:3: invalid JSON" in text
+    assert f"{path}:3: malformed JSON" in text
     assert f"{path}:4: inputs.extra: unknown key for argument_equivalence" in text
     assert f"{path}:4: inputs.rubric: missing" in text
     assert f"{path}:5: label:" in text
@@ -353,3 +353,11 @@ def test_line_numbers_count_newlines_only() -> None:
     with pytest.raises(InputError) as caught:
         parse_set(data, dimension="recovery_quality", source="s.jsonl")
     assert [p.line for p in caught.value.problems] == [2]
+
+
+def test_a_label_written_twice_is_refused_not_read_as_the_last(tmp_path: Path) -> None:
+    text = json.dumps(_good(1))[:-1] + ', "label": "fail"}'
+    path = write_set(tmp_path / "dup.jsonl", [text])
+    with pytest.raises(InputError) as caught:
+        load_set(path, "argument_equivalence")
+    assert f"{path}:1: not valid JSON: duplicate key 'label'" in str(caught.value)

@@ -229,7 +229,7 @@ def test_malformed_lines_are_located(tmp_path: Path) -> None:
     bad.write_text(BFCL_QUESTIONS.read_text().splitlines()[0] + "\n{not json\n")
     with pytest.raises(InputError) as err:
         import_bfcl(bad, BFCL_ANSWERS, None, tmp_path / "out")
-    assert f"{bad}:2: not valid JSON" in str(err.value)
+    assert f"{bad}:2: malformed JSON" in str(err.value)
     assert not (tmp_path / "out").exists()  # nothing written on bad input
 
 
@@ -311,3 +311,12 @@ def test_a_line_separator_inside_a_question_does_not_split_its_line(tmp_path: Pa
     import_bfcl(path, BFCL_ANSWERS, None, tmp_path / "out")
     case = by_id(read_lines(tmp_path / "out" / "suite.jsonl"))[first["id"]]
     assert "\u2028and\u0085more\u2029" in json.dumps(case["input"], ensure_ascii=False)
+
+
+def test_a_key_written_twice_is_refused_not_read_as_the_last(tmp_path: Path) -> None:
+    bad = tmp_path / "dup.json"
+    first = BFCL_QUESTIONS.read_text().splitlines()[0]
+    bad.write_text(first + "\n" + '{"id": "x", "id": "y", "question": [], "function": []}\n')
+    with pytest.raises(InputError) as err:
+        import_bfcl(bad, BFCL_ANSWERS, None, tmp_path / "out")
+    assert f"{bad}:2: not valid JSON: duplicate key 'id'" in str(err.value)

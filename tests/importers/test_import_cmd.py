@@ -58,7 +58,7 @@ def test_bad_input_exits_2_with_location(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["bfcl", str(bad), str(BFCL_ANSWERS),
                                         "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
-    assert f"{bad}:1: not valid JSON" in result.output
+    assert f"{bad}:1: malformed JSON" in result.output
 
 
 def test_missing_file_exits_2(tmp_path: Path) -> None:

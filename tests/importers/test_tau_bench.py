@@ -182,7 +182,7 @@ def test_malformed_tasks_are_located(tmp_path: Path) -> None:
     tasks.write_text('[{"instruction": "a",]')
     with pytest.raises(InputError) as err:
         import_tau_bench(tasks, None, tmp_path / "out")
-    assert "not valid JSON" in str(err.value)
+    assert "malformed JSON" in str(err.value)
 
 
 def test_every_problem_of_every_task_is_reported(tmp_path: Path) -> None:

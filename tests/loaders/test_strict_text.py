@@ -14,8 +14,8 @@ import pytest
 
 from builders_foundation import steps_run, write_yaml_suite
 from toolgrade.errors import ConfigError, InputError
+from toolgrade.jsonio.lines import MAX_DEPTH, decode_line
 from toolgrade.loaders import load_runs, load_suite
-from toolgrade.loaders.jsonl import MAX_DEPTH, decode_line
 from toolgrade.loaders.runs import parse_line, read_line
 from toolgrade.settings import load_settings
 

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders_jobs import chunked, graded_runs, synthetic_suite
-from toolgrade import json_out
 from toolgrade.checks import Check, default_checks
+from toolgrade.jsonio import out as json_out
 from toolgrade.models import Aggregate, Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.runner import Graded, ValidatedInputs
 from toolgrade.scoring.summary import OrderedSum, SuiteSummary

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from toolgrade.adjudication.items import JudgeItem, decide_item, find_item
 from toolgrade.adjudication.routes import RouteGroup, decide_group, find_group
 from toolgrade.errors import InputError, InputProblem, ToolgradeError
-from toolgrade.loaders.jsonl import iter_jsonl
+from toolgrade.jsonio.lines import iter_jsonl
 from toolgrade.loaders.locate import problems_from_validation
 from toolgrade.models import ItemDecision, RouteDecision
 

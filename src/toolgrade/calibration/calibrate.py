@@ -8,7 +8,6 @@ repeats together.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,7 +33,7 @@ from toolgrade.calibration.records import (
     shipped_set_bytes,
 )
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, decode_utf8
-from toolgrade.loaders.jsonl import numbered_lines
+from toolgrade.jsonio.lines import decode_line, numbered_lines
 from toolgrade.models import (
     JUDGE_DIMENSIONS,
     JUDGE_INPUTS,
@@ -117,10 +116,10 @@ def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
     except NotUtf8Error as exc:
         raise InputError([InputProblem(source, exc.line, "", str(exc))]) from exc
     for line_no, raw in numbered_lines(text):
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(InputProblem(source, line_no, "", f"invalid JSON: {exc.msg}"))
+        # The run and suite readers' rules and wording: a key written twice is refused.
+        obj, problem = decode_line(Path(source), line_no, raw, unique_keys=True)
+        if problem is not None:
+            problems.append(problem)
             continue
         if not isinstance(obj, dict):
             problems.append(InputProblem(source, line_no, "", "expected a JSON object"))

@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toolgrade import json_out
 from toolgrade.errors import ConfigError
+from toolgrade.jsonio import out as json_out
 from toolgrade.models import Combination, JudgeDimension
 
 #: Environment variable naming the records directory (below the settings, above the default).

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgrade import json_out
 from toolgrade.errors import InputError, InputProblem
-from toolgrade.loaders.jsonl import numbered_lines
+from toolgrade.jsonio import out as json_out
+from toolgrade.jsonio.keys import DuplicateKeyError, unique_keys
+from toolgrade.jsonio.lines import decode_line, numbered_lines
 
 SUITE_FILE = "suite.jsonl"
 RUNS_FILE = "runs.jsonl"
@@ -80,10 +81,12 @@ def read_jsonl(path: Path) -> list[Located]:
     values: list[Located] = []
     problems: list[InputProblem] = []
     for number, raw in numbered_lines(text):
-        try:
-            values.append(Located(json.loads(raw), str(path), number))
-        except json.JSONDecodeError as exc:
-            problems.append(InputProblem(str(path), number, "", f"not valid JSON: {exc.msg}"))
+        # The run and suite readers' rules and wording: a key written twice is refused.
+        value, problem = decode_line(path, number, raw, unique_keys=True)
+        if problem is not None:
+            problems.append(problem)
+        else:
+            values.append(Located(value, str(path), number))
     if problems:
         raise InputError(problems)
     return values
@@ -113,10 +116,12 @@ def read_json_array(path: Path) -> list[Located]:
 def _parse(path: Path, text: str) -> Any:
     """The JSON value of a whole file, or an input problem at the line where it breaks."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
-        problem = InputProblem(str(path), exc.lineno, "", f"not valid JSON: {exc.msg}")
-        raise InputError([problem]) from None
+        reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
+        raise InputError([InputProblem(str(path), exc.lineno, "", reason)]) from None
+    except DuplicateKeyError as exc:
+        raise InputError([InputProblem(str(path), None, "", f"not valid JSON: {exc}")]) from None
 
 
 def require_items(path: Path, items: list[Located], what: str) -> list[Located]:

@@ -13,12 +13,13 @@ instructions" phrase) so that ordinary text ("reply YES to confirm", "operating 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
+from toolgrade.jsonio.leaves import keys_and_scalars
 from toolgrade.models import JudgeDimension
 
 #: Inputs written by the case author (trusted) are not screened.
@@ -117,18 +118,15 @@ class InjectionFinding:
 
 
 def _texts(value: Any) -> Iterator[str]:
-    """Every string inside a JSON-like value (keys included: a key can carry text too)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield str(key)
-            yield from _texts(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _texts(item)
-    elif value is not None:
-        yield json.dumps(value, default=str)
+    """Every string inside a JSON-like value (keys included: a key can carry text too), as
+    written and, where a string holds JSON, decoded too: a forged verdict shows in the raw
+    text, and text hidden behind escapes in an encoded tool result shows only decoded, as
+    the model and the judge signals read it."""
+    seen: set[str] = set()
+    for text in chain(keys_and_scalars(value), keys_and_scalars(value, decode=True)):
+        if text not in seen:
+            seen.add(text)
+            yield text
 
 
 def _excerpt(text: str, match: re.Match[str]) -> str:

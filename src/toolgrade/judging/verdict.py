@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from toolgrade.json_keys import unique_keys
+from toolgrade.jsonio.keys import unique_keys
 from toolgrade.models import JudgeDimension
 
 #: Labels the result_interpretation judge may attach; "none" is stored as no label.

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from toolgrade import json_out
 from toolgrade.errors import InputProblem
-from toolgrade.loaders.jsonl import iter_jsonl
+from toolgrade.jsonio import out as json_out
+from toolgrade.jsonio.lines import iter_jsonl
 from toolgrade.loaders.locate import problems_from_validation
 from toolgrade.models import HumanDecisions, ItemDecision, RouteDecision
 

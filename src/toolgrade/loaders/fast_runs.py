@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
-from toolgrade.loaders.jsonl import utf8_error
+from toolgrade.jsonio.lines import utf8_error
 from toolgrade.models import Message, ToolCall, Trajectory
 
 #: Keys a plain call step may have: `raw_arguments` is the model's own field, not input.

@@ -25,7 +25,7 @@ from toolgrade.adapters.otlp_conventions import classify
 from toolgrade.adapters.otlp_spans import Span, read_export
 from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE, TraceRun, assemble
 from toolgrade.errors import InputProblem, NotUtf8Error, read_utf8
-from toolgrade.loaders.jsonl import MAX_DEPTH, decode_line, iter_text_lines, too_deep
+from toolgrade.jsonio.lines import MAX_DEPTH, decode_line, iter_text_lines, too_deep
 from toolgrade.models import Trajectory
 
 Layout = Literal["lines", "document"]

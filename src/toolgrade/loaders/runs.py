@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
+from toolgrade.jsonio.lines import decode_line, iter_text_lines
 from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajectory
-from toolgrade.loaders.jsonl import decode_line, iter_text_lines
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
 from toolgrade.loaders.otlp import OtlpOptions, OtlpReader, OtlpStats, RunRow, otlp_layout
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory

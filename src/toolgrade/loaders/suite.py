@@ -24,8 +24,8 @@ from referencing.jsonschema import DRAFT202012
 from toolgrade.checks.arguments.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.json_schema import Draft202012Validator, SchemaError
+from toolgrade.jsonio.lines import iter_jsonl
 from toolgrade.loaders.adjudications import is_adjudications_file
-from toolgrade.loaders.jsonl import iter_jsonl
 from toolgrade.loaders.locate import (
     Path_,
     dotted,

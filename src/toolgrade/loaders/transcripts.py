@@ -14,8 +14,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import IO, Any
 
-from toolgrade import json_out
-from toolgrade.loaders.jsonl import iter_text_lines
+from toolgrade.jsonio import out as json_out
+from toolgrade.jsonio.lines import iter_text_lines
 from toolgrade.loaders.runs import read_line
 from toolgrade.models import Message, ToolCall, Trajectory
 

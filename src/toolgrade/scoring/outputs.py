@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Protocol
 
-from toolgrade import json_out
+from toolgrade.jsonio import out as json_out
 from toolgrade.loaders.transcripts import transcript_text
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.summary import SuiteSummary

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from toolgrade import json_out
 from toolgrade.checks import Check, GradeContext, default_checks
 from toolgrade.errors import InputError, InputProblem
+from toolgrade.jsonio import out as json_out
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats

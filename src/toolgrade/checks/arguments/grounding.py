@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.checks.arguments.memo import IdentityMemo
+from toolgrade.jsonio.leaves import leaves
 from toolgrade.models import Case, Failure, Message, ToolCall, Trajectory
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
@@ -107,15 +108,10 @@ def _is_phone(text: str) -> bool:
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
-    """Every scalar in an arguments value, with its dotted path (`items[0].sku`)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _leaves(item, f"{path}[{i}]")
-    else:
-        yield path, value
+    """Every scalar in an arguments value, with its dotted path (`items[0].sku`); strings are
+    kept as the agent wrote them (an ID inside a JSON string is still that string's text)."""
+    for leaf in leaves(value, path=path):
+        yield leaf.path, leaf.value
 
 
 def _text(content: Any) -> str:

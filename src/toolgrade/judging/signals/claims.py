@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from toolgrade.jsonio.leaves import leaves
+
 #: Status families: a word of one family contradicts a result whose statuses are all of others.
 _FAMILIES: dict[str, tuple[str, ...]] = {
     "done": ("approved", "complete", "completed", "delivered", "sent", "resolved", "confirmed",
@@ -44,25 +46,20 @@ _COMMON = frozenset({
 })
 
 
-def _walk(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except (ValueError, RecursionError):
-            yield key, value
-            return
-        if isinstance(parsed, dict | list):
-            yield from _walk(parsed, key)
-        else:
-            yield key, parsed
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _walk(v, str(k))
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v, key)
-    else:
-        yield key, value
+def _walk(value: Any) -> Iterator[tuple[str, Any]]:
+    """(nearest key, scalar) of every leaf, JSON in strings decoded; a string that encodes a
+    scalar (`"false"`, `"12"`) is read as that scalar, as a tool's stringly result means it."""
+    for leaf in leaves(value, decode=True):
+        yield leaf.key, _scalar(leaf.value)
+
+
+def _scalar(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return value
 
 
 def _family(word: str) -> str | None:

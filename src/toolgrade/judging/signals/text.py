@@ -7,11 +7,11 @@ verdict by itself, so a word list that misses a phrasing costs a little weight, 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolgrade.jsonio.leaves import keys_and_scalars
 from toolgrade.judging.evidence import extract_facts
 
 #: Phrases by which an answer says an action was carried out.
@@ -63,18 +63,9 @@ def objects(value: Any) -> list[Mapping[str, Any]]:
 
 
 def flat_text(value: Any) -> str:
-    """Any JSON value as one string of its keys and scalars (for fact extraction)."""
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except (ValueError, RecursionError):
-            return value
-        return value if isinstance(parsed, str) else flat_text(parsed)
-    if isinstance(value, dict):
-        return " ".join(f"{k} {flat_text(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return " ".join(flat_text(v) for v in value)
-    return "" if value is None else str(value)
+    """Any JSON value as one string of its keys and scalars, JSON held in strings decoded
+    (for fact extraction)."""
+    return " ".join(keys_and_scalars(value, decode=True))
 
 
 #: "1,250.00" -> "1250.00": thousands separators would split a number in two.

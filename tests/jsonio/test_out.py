@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolgrade import json_out
+from toolgrade.jsonio import out as json_out
 
 
 def _strict_loads(text: str) -> Any:

@@ -6,7 +6,7 @@ line, never passed on to a crash later. The bare tokens `NaN`, `Infinity` and `-
 Python's `json.dumps` writes by default but JSON does not allow, are read as those strings: a
 recorded trace is not refused for them, and every output stays valid JSON. A number too large
 for a float (`1e999`, valid JSON) reads as infinity, as in every JSON reader; outputs write it
-with `json_out`.
+with `jsonio.out`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolgrade import json_keys
 from toolgrade.errors import InputProblem
+from toolgrade.jsonio import keys as json_keys
 
 #: The deepest nesting of arrays and objects a line may hold. Outputs nest a run's values a few
 #: levels deeper, still far from the interpreter's recursion limit.
