@@ -18,16 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate([
-        ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-        ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-        ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-        ("december", "dec"),
-    ])
-    for m in names
-}
+from toolgrade.units import KG_PER_LB, KG_PER_OZ, M_PER_MILE, MONTH_NUMBERS
+
+_MONTHS = MONTH_NUMBERS
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORD = r"(?:st|nd|rd|th)?"
 _DATE_PATTERNS = (
@@ -49,13 +42,13 @@ _WORD_NUMBERS = {
 _UNITS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("mass", 1.0)),
     **dict.fromkeys(("g", "gram", "grams"), ("mass", 0.001)),
-    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), ("mass", 0.45359237)),
-    **dict.fromkeys(("oz", "ounce", "ounces"), ("mass", 0.028349523)),
+    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), ("mass", KG_PER_LB)),
+    **dict.fromkeys(("oz", "ounce", "ounces"), ("mass", KG_PER_OZ)),
     **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers"),
                     ("length", 1000.0)),
     **dict.fromkeys(("m", "metre", "metres", "meter", "meters"), ("length", 1.0)),
     **dict.fromkeys(("cm",), ("length", 0.01)),
-    **dict.fromkeys(("mi", "mile", "miles"), ("length", 1609.344)),
+    **dict.fromkeys(("mi", "mile", "miles"), ("length", M_PER_MILE)),
     **dict.fromkeys(("day", "days"), ("duration", 1.0)),
     **dict.fromkeys(("week", "weeks"), ("duration", 7.0)),
     **dict.fromkeys(("night", "nights"), ("nights", 1.0)),

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from toolgrade.jsonio.leaves import leaves
+from toolgrade.units import MONTH_NAMES
 
 #: Status families: a word of one family contradicts a result whose statuses are all of others.
 _FAMILIES: dict[str, tuple[str, ...]] = {
@@ -41,8 +42,7 @@ _COMMON = frozenset({
     "The", "Your", "You", "Yes", "No", "It", "Its", "This", "That", "There", "We", "Our",
     "Please", "Sorry", "Unfortunately", "Good", "Great", "Thanks", "Thank", "Let", "If",
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Today",
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December", "UTC", "Want", "Would", "Shall", "Should", "Done",
+    *MONTH_NAMES, "UTC", "Want", "Would", "Shall", "Should", "Done",
 })
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from toolgrade.jsonio.leaves import keys_and_scalars
 from toolgrade.judging.evidence import extract_facts
+from toolgrade.units import KG_PER_LB, KM_PER_MILE, LB_PER_KG
 
 #: Phrases by which an answer says an action was carried out.
 _DONE = re.compile(
@@ -73,7 +74,7 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 #: 12/06/2025 or 6/12: either reading may be the meant one.
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
 #: Unit conversions agents write beside a value ("23 kg (about 50 lb)").
-_FACTORS = (1.0, 2.20462, 1 / 2.20462, 1.60934, 1 / 1.60934, 1000.0, 0.001)
+_FACTORS = (1.0, LB_PER_KG, KG_PER_LB, KM_PER_MILE, 1 / KM_PER_MILE, 1000.0, 0.001)
 #: Fact kinds holding a plain number.
 _RAW_KINDS = frozenset({"number", "raw"})
 _TOLERANCE = 0.03  # "about 50 lb" for 23 kg; "around 64 °F" for 18 °C
