@@ -4,6 +4,8 @@ outages (down from the start, killed mid-run) that cost the cache and never a ve
 from __future__ import annotations
 
 import logging
+import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from builders_judging import all_requests, no_sleep, request_for, settings
 from builders_redis import RedisServer, free_port
 from toolgrade.cache_settings import CacheSettings
+from toolgrade.errors import ConfigError
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.cache import VerdictCache
 from toolgrade.judging.cache_layered import LayeredCache, open_cache
@@ -194,3 +197,33 @@ def test_open_cache_builds_the_named_backend(tmp_path: Path, redis_server: Redis
         for store in (disk, layered, only):
             assert store is not None
             store.close()
+
+
+def test_a_server_that_never_answers_times_out_once_then_rests(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A listening socket that accepts connections and never replies: a hung server.
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(16)
+        url = f"redis://127.0.0.1:{hung.getsockname()[1]}/0"
+        client = FakeClient([verdict_json("pass")])
+        cache = shared(url, timeout_s=0.2)
+        with caplog.at_level(logging.WARNING):
+            store = RedisVerdictCache(cache)
+            with JudgeEngine(settings(tmp_path, cache=cache), client, cache=store,
+                             sleep=no_sleep) as judge:
+                verdicts = [judge.judge(r) for r in many_requests(6)]
+        assert not store.available  # resting: the six requests did not wait on it
+    assert [v.verdict for v in verdicts] == ["pass"] * 6 and client.calls == 6
+    assert len(outage_lines(caplog)) == 1 and "TimeoutError" in outage_lines(caplog)[0]
+
+
+def test_without_the_redis_client_the_backend_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "redis", None)  # `import redis` now raises ImportError
+    cache = shared("redis://127.0.0.1:6379/0")
+    with pytest.raises(ConfigError, match=r"pip install 'toolgrade\[redis\]'"):
+        open_cache(settings(tmp_path, cache=cache))
+    assert not (tmp_path / "judge-cache").exists()  # redis alone: no local folder made
