@@ -81,3 +81,10 @@ def test_redis_urls_are_checked_without_connecting() -> None:
     )
     assert masked_url("redis://u:pw@h:1/0") == "redis://u:***@h:1/0"
     assert masked_url("redis://h:1/0") == "redis://h:1/0"
+
+
+def test_the_documented_table_loads(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "cache.md").read_text()
+    block = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    cache = load_settings(write(tmp_path, block)).cache
+    assert (cache.backend, cache.url, cache.ttl_s) == ("layered", "redis://10.0.0.5:6379/0", 604800)

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from toolgrade.cache_settings import CacheSettings, masked_url
-from toolgrade.errors import ConfigError
+from toolgrade.errors import ConfigError, ToolgradeError
 from toolgrade.judging.cache import canonical_json, decode_record
 
 if TYPE_CHECKING:
@@ -167,15 +167,16 @@ def _batches(client: redis.Redis, prefix: str) -> Iterator[list[Any]]:
         yield batch
 
 
-def _unreachable(settings: CacheSettings, exc: BaseException) -> ConfigError:
-    return ConfigError(
+def _unreachable(settings: CacheSettings, exc: BaseException) -> ToolgradeError:
+    # Not a ConfigError: the settings may be right and the server down (still exit 2).
+    return ToolgradeError(
         f"judge cache {masked_url(str(settings.url))}: Redis cannot be reached "
         f"({type(exc).__name__}: {exc})"
     )
 
 
 def redis_stats(settings: CacheSettings) -> RedisStats:
-    """Entries under the prefix and their stored size; ConfigError when the server is down."""
+    """Entries under the prefix and their stored size; ToolgradeError when the server is down."""
     client = connect(settings)
     entries = size = 0
     try:
