@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import socket
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from builders_redis import RedisServer, free_port
 from toolgrade.cache_settings import CacheSettings
 from toolgrade.errors import ConfigError
 from toolgrade.judging import JudgeEngine
-from toolgrade.judging.cache import VerdictCache
+from toolgrade.judging.cache import CacheStorageError, VerdictCache
 from toolgrade.judging.cache_layered import LayeredCache, open_cache
 from toolgrade.judging.cache_redis import RedisVerdictCache
 from toolgrade.judging.client import ChatRequest
@@ -227,3 +228,37 @@ def test_without_the_redis_client_the_backend_says_how_to_install_it(
     with pytest.raises(ConfigError, match=r"pip install 'toolgrade\[redis\]'"):
         open_cache(settings(tmp_path, cache=cache))
     assert not (tmp_path / "judge-cache").exists()  # redis alone: no local folder made
+
+
+class _BrokenFolder(VerdictCache):
+    """A local folder whose disk has failed: every read and write raises."""
+
+    def get(self, key: str) -> dict[str, object] | None:
+        raise CacheStorageError(f"judge cache {self.directory}: cannot be read (disk I/O error)")
+
+    def set(self, key: str, record: Mapping[str, object]) -> None:
+        raise CacheStorageError(f"judge cache {self.directory}: cannot be written (disk full)")
+
+
+def test_a_failing_local_layer_is_warned_once_and_redis_still_serves(
+    tmp_path: Path, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = LayeredCache(_BrokenFolder(tmp_path / "c"), RedisVerdictCache(shared(redis_server.url)))
+    client = FakeClient([verdict_json("pass")])
+    with caplog.at_level(logging.WARNING), JudgeEngine(
+        settings(tmp_path), client, cache=store, sleep=no_sleep
+    ) as judge:
+        first = [judge.judge(r) for r in many_requests(3)]
+    assert [v.verdict for v in first] == ["pass"] * 3
+    assert redis_server.client().dbsize() == 3  # the shared layer got every verdict
+    local = [r.getMessage() for r in caplog.records if "shared cache only" in r.getMessage()]
+    assert len(local) == 1 and "disk I/O error" in local[0]
+    again = LayeredCache(_BrokenFolder(tmp_path / "c"), RedisVerdictCache(shared(redis_server.url)))
+    try:
+        assert again.get(next(iter(_redis_keys(redis_server)))) is not None
+    finally:
+        again.close()
+
+
+def _redis_keys(server: RedisServer) -> list[str]:
+    return [k.decode().removeprefix("toolgrade:verdict:") for k in server.client().keys("*")]

@@ -11,8 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+from typer.testing import CliRunner
+
 from builders_adjudication import copy_example
 from builders_redis import RedisServer, free_port
+from toolgrade.cli.main import app
 
 #: Every reply a verdict, so every answer is cached (an unparsed reply is asked again).
 SCRIPT = {"rules": [{"when": "Where is my parcel", "reply": {"reason": "tracking", "verdict":
@@ -77,3 +81,37 @@ def test_a_run_with_redis_down_grades_everything_and_warns_once(tmp_path: Path) 
     # The local layer kept every verdict: the same machine asks nothing the second time.
     _, again = run(folder, tmp_path / "machine-a", "out-2")
     assert calls(again) == 0 and hits(again) == calls(judges)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--cache-backend", "redis"], 'backend "redis" needs url'),
+        (["--cache-url", "http://cache:6379", "--cache-backend", "layered"],
+         "'http://cache:6379': not a Redis URL (scheme 'http')"),
+    ],
+)
+def test_bad_cache_options_stop_the_run_before_grading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: list[str], message: str
+) -> None:
+    folder = copy_example(tmp_path)
+    monkeypatch.chdir(folder)
+    result = CliRunner().invoke(app, ["run", "suite.yaml", "runs", "--out", "out", *options])
+    assert result.exit_code == 2
+    assert f"configuration error: cache options: {message}" in result.output
+    assert not (folder / "out").exists()  # nothing written
+
+
+def test_the_command_line_backend_reaches_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, redis_server: RedisServer
+) -> None:
+    folder = machine(tmp_path, redis_server.url)
+    config = folder / "toolgrade.toml"
+    config.write_text(config.read_text().split("\n[cache]\n")[0])  # no [cache] in the file
+    monkeypatch.chdir(folder)
+    result = CliRunner().invoke(app, [
+        "run", "suite.yaml", "runs", "--out", "out", "--cache-dir", str(tmp_path / "a"),
+        "--cache-backend", "redis", "--cache-url", redis_server.url, "--quiet"])
+    assert result.exit_code in (0, 1), result.output
+    assert redis_server.client().dbsize() == 4
+    assert not (tmp_path / "a").exists()  # redis alone: the folder is never made
