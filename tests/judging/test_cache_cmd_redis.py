@@ -88,3 +88,15 @@ def test_a_malformed_url_is_a_configuration_error() -> None:
     assert result.exit_code == 2
     assert "configuration error: cache options: 'http://cache:6379': not a Redis URL" \
         in result.output
+
+
+def test_stats_counts_a_foreign_key_under_the_prefix_without_failing(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    fill(tmp_path, redis_server.url)
+    redis_server.client().hset("toolgrade:verdict:someone-elses-hash", "f", "v")
+    result = runner.invoke(
+        cache_app, ["stats", "--cache-backend", "redis", "--cache-url", redis_server.url]
+    )
+    assert result.exit_code == 0, result.output
+    assert "entries:   5" in result.output

@@ -262,3 +262,21 @@ def test_a_failing_local_layer_is_warned_once_and_redis_still_serves(
 
 def _redis_keys(server: RedisServer) -> list[str]:
     return [k.decode().removeprefix("toolgrade:verdict:") for k in server.client().keys("*")]
+
+
+def test_an_error_reply_costs_that_call_only(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisVerdictCache(shared(redis_server.url))
+    store.set("before", {"verdict": "pass"})
+    raw = redis_server.client()
+    raw.config_set("maxmemory", "1")  # every write is now refused: OOM
+    raw.config_set("maxmemory-policy", "noeviction")
+    with caplog.at_level(logging.WARNING):
+        store.set("k", {"verdict": "pass"})
+        store.set("k2", {"verdict": "pass"})
+        assert store.available  # the server answered: no rest
+        assert store.get("before") == {"verdict": "pass"}
+    store.close()
+    assert len(outage_lines(caplog)) == 1 and "OutOfMemoryError" in outage_lines(caplog)[0]
+    assert raw.exists("toolgrade:verdict:k") == 0

@@ -5,9 +5,10 @@ request, so a verdict one machine paid for is a hit on every other machine using
 
 An outage (connection refused, a timeout, the server killed mid-run, an error reply) never stops
 grading and never loses a verdict: the call is a miss, or the entry is not written, and the run
-goes on without the shared cache. It is warned once per process and server; the server is then
-left alone for `[cache] retry_s` before it is tried again, so a dead server costs one timeout
-per interval, not one per request.
+goes on without the shared cache. It is warned once per process and server. A server that cannot
+be reached is then left alone for `[cache] retry_s` before it is tried again, so a dead server
+costs one timeout per interval, not one per request; one that answers with an error (out of
+memory, read-only) costs only that call.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ class RedisVerdictCache:
         self._retry_s = settings.retry_s
         self._clock = clock
         self._errors = outage_errors()
+        self._refusals = _redis().exceptions.ResponseError
         self._resting_until = 0.0
         # Said now, before grading, when the server is not there at all.
         self._call(self._client.ping)
@@ -134,6 +136,11 @@ class RedisVerdictCache:
             return None
         try:
             return method(*args, **kwargs)
+        except self._refusals as exc:
+            # The server answered (out of memory, a read-only replica, a foreign key's type):
+            # this call is lost, the connection is fine, so no rest.
+            _warn_outage(self.url, exc)
+            return None
         except self._errors as exc:
             self._resting_until = self._clock() + self._retry_s
             _warn_outage(self.url, exc)
@@ -184,7 +191,9 @@ def redis_stats(settings: CacheSettings) -> RedisStats:
             pipe = client.pipeline(transaction=False)
             for key in batch:
                 pipe.strlen(key)
-            size += sum(int(n) for n in pipe.execute())
+            # A foreign key of another type under the prefix answers an error: not counted.
+            lengths = pipe.execute(raise_on_error=False)
+            size += sum(n for n in lengths if isinstance(n, int))
             entries += len(batch)
     except outage_errors() as exc:
         raise _unreachable(settings, exc) from exc
