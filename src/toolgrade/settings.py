@@ -18,8 +18,10 @@ from pydantic import (
     StrictInt,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
+from toolgrade.cache_settings import CacheSettings
 from toolgrade.errors import ConfigError, NotUtf8Error, read_utf8
 from toolgrade.models import Combination, JudgeDimension
 
@@ -65,6 +67,9 @@ class JudgeSettings(_Settings):
     concurrency: StrictInt = Field(default=4, ge=1)
     use_cache: StrictBool = True
     cache_dir: Path | None = None
+    # Written as the top-level [cache] table; carried here so every engine built from judge
+    # settings (escalation, calibration, worker processes) reaches the same store.
+    cache: CacheSettings = Field(default_factory=CacheSettings)
     kappa_floor: StrictFloat | None = Field(
         default=None, ge=-1.0, le=1.0, description="Refuse a judge whose kappa CI low is below."
     )
@@ -125,6 +130,25 @@ class Settings(_Settings):
     progress: StrictBool = True
     source: str | None = Field(default=None, description="The file the settings came from.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _cache_rides_with_the_judge(cls, data: Any) -> Any:
+        # The file's top-level [cache] table becomes judge.cache (see JudgeSettings.cache).
+        if not isinstance(data, dict) or "cache" not in data:
+            return data
+        data = dict(data)
+        cache = data.pop("cache")
+        judge = data.get("judge", {})
+        if not isinstance(judge, dict) or "cache" in judge:
+            raise ValueError("set the cache once, in the [cache] table")
+        data["judge"] = {**judge, "cache": cache}
+        return data
+
+    @property
+    def cache(self) -> CacheSettings:
+        """The `[cache]` table (kept in `judge.cache`)."""
+        return self.judge.cache
+
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
@@ -167,6 +191,13 @@ def find_config(
     return None, {}
 
 
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    """A validation error's location as the file spells it ([cache] lives in judge.cache)."""
+    if loc[:2] == ("judge", "cache"):
+        loc = loc[1:]
+    return ".".join(str(part) for part in loc)
+
+
 def load_settings(explicit: Path | None = None, cwd: Path | None = None) -> Settings:
     """Load and validate settings; errors name the file and the key."""
     path, table = find_config(explicit, cwd)
@@ -177,7 +208,7 @@ def load_settings(explicit: Path | None = None, cwd: Path | None = None) -> Sett
         # In a pyproject.toml the fields sit under [tool.toolgrade]: name them as written there.
         prefix = f"{PYPROJECT_TABLE}." if path is not None and path.name == "pyproject.toml" else ""
         problems = "; ".join(
-            f"{prefix}{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            f"{prefix}{_field_name(err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise ConfigError(f"{where}: {problems}") from exc
     return settings

@@ -24,7 +24,7 @@ EXAMPLE_RUNS = ROOT / "examples" / "helpdesk" / "runs" / "mid-agent.steps.jsonl"
 OTLP_EXPORTS = ROOT / "examples" / "otel" / "exports"
 
 #: Never imported by a command that grades nothing with them.
-JUDGE_STACK = ("litellm", "jinja2", "diskcache", "tenacity", "llama_cpp")
+JUDGE_STACK = ("litellm", "jinja2", "diskcache", "tenacity", "llama_cpp", "redis")
 SLOW_IMPORTS = ("rfc3987_syntax", "scipy", "numpy")
 
 

@@ -13,6 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
+from toolgrade.cli.cache_options import CacheBackendOption, CacheUrlOption, with_cache_options
 from toolgrade.cli.common import EXIT_GATE as EXIT_FAILED
 from toolgrade.cli.common import EXIT_INPUT, err, fail, input_errors_exit, out
 from toolgrade.vocabulary import JUDGE_DIMENSIONS, JudgeDimension
@@ -210,6 +211,8 @@ def calibrate(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the cache.")
     ] = False,
+    cache_backend: CacheBackendOption = None,
+    cache_url: CacheUrlOption = None,
     config: Annotated[Path | None, typer.Option("--config", help="Settings file (TOML).")] = None,
 ) -> None:
     """Measure a judge's agreement with a labelled calibration set and write the record."""
@@ -227,6 +230,8 @@ def calibrate(
             fail(f"toolgrade: --out {out_path} is a folder; name the record's file")
         loaded = load_set(set_path, dim)
         settings = load_settings(config)
+        judge = with_cache_options(settings.judge, cache_backend, cache_url)
+        settings = settings.model_copy(update={"judge": judge})
         # Repeats through a cache would replay the first verdict and hide every flip.
         judge_settings = _judge_settings(
             settings.judge,

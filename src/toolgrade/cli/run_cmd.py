@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from toolgrade.cli.cache_options import CacheBackendOption, CacheUrlOption, with_cache_options
 from toolgrade.cli.common import (
     CASE_ATTRIBUTE_HELP,
     DEFAULT_OUT,
@@ -101,6 +102,8 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the cache.")
     ] = False,
+    cache_backend: CacheBackendOption = None,
+    cache_url: CacheUrlOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar or scorecard.")
     ] = False,
@@ -132,6 +135,8 @@ def run(
 
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
+        judge = with_cache_options(settings.judge, cache_backend, cache_url)
+        settings = settings.model_copy(update={"judge": judge})
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import diskcache
 
@@ -70,12 +70,42 @@ def cache_key(
     return hashlib.sha256(canonical_json(material).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def decode_record(raw: object) -> dict[str, Any] | None:
+    """A stored entry (JSON text, or its bytes) as a record; None for anything else (a corrupt
+    or foreign entry is a miss, so the request is asked again)."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(raw, str):
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 #: What the database raises when its disk is full, read-only or locked past diskcache's timeout.
 _STORAGE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
 
 
 class CacheStorageError(Exception):
     """The cache's database could not be read or written (full or read-only disk, lock)."""
+
+
+class VerdictStore(Protocol):
+    """What the judge engine needs of a verdict cache (disk, Redis, or both layered)."""
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record, or None for a miss."""
+
+    def set(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store a record under `key`."""
+
+    def close(self) -> None:
+        """Release connections and handles."""
 
 
 class VerdictCache:
@@ -85,9 +115,10 @@ class VerdictCache:
     engine can keep a verdict it already paid for instead of losing it to a full disk.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, ttl_s: int | None = None) -> None:
         self.directory = directory.expanduser()
         self._cache = _open(self.directory)
+        self._ttl_s = ttl_s  # None: entries live until `toolgrade cache clear`
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record, or None (also for a corrupt entry, which is then re-asked)."""
@@ -96,18 +127,14 @@ class VerdictCache:
         except _STORAGE_ERRORS as exc:
             reason = f"judge cache {self.directory}: cannot be read ({exc})"
             raise CacheStorageError(reason) from exc
-        if not isinstance(raw, str):
-            return None
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return None
-        return value if isinstance(value, dict) else None
+        return decode_record(raw)
 
     def set(self, key: str, record: Mapping[str, Any]) -> None:
         """Store a record (stored as JSON text so entries stay readable across versions)."""
         try:
-            self._cache.set(key, canonical_json(record))
+            # `expire` only when a TTL is set: without one the entry is stored as before.
+            expiry = {} if self._ttl_s is None else {"expire": self._ttl_s}
+            self._cache.set(key, canonical_json(record), **expiry)
         except _STORAGE_ERRORS as exc:
             raise CacheStorageError(
                 f"judge cache {self.directory}: cannot be written ({exc})"

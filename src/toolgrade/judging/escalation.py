@@ -9,8 +9,8 @@ which judge did not decide and why. What the escalation judge cannot decide eith
 
 The escalation judge is an engine of its own: reasoned mode (the first judge's cut, combination
 and band were fitted for the first judge's model, not this one), the first judge's sampling,
-retries, concurrency and cache folder, and the cache role "escalation", so its verdicts are
-cached under keys of their own even on the same model.
+retries, concurrency and cache (folder and backend), and the cache role "escalation", so its
+verdicts are cached under keys of their own even on the same model.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ ESCALATION_ROLE = "escalation"
 
 #: Settings of the first judge the escalation judge keeps (the rest are the first model's own).
 _SHARED = ("temperature", "max_tokens", "timeout_s", "max_attempts", "concurrency", "use_cache",
-           "cache_dir", "calibration_dir", "require_calibration")
+           "cache_dir", "cache", "calibration_dir", "require_calibration")
 
 
 def escalation_models(settings: JudgeSettings) -> dict[JudgeDimension, str]:

@@ -1,10 +1,10 @@
 """The judge engine: one `JudgePort` serving all four dimensions, each with its own template.
 
-For each request: in-run memo (identical requests are made once, even concurrently) -> disk cache
--> render (random delimiters) -> model call under a concurrency bound, with tenacity retries on
-transient provider errors -> parse; a reply that does not parse is asked again once, then recorded
-`unscored`. `judge()` never raises for model or provider failures, and never turns a failure into
-a pass.
+For each request: in-run memo (identical requests are made once, even concurrently) -> verdict
+cache (disk, Redis, or both: `[cache] backend`) -> render (random delimiters) -> model call under
+a concurrency bound, with tenacity retries on transient provider errors -> parse; a reply that
+does not parse is asked again once, then recorded `unscored`. `judge()` never raises for model or
+provider failures, and never turns a failure into a pass.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 from tenacity.wait import wait_base
 
-from toolgrade.judging.cache import CacheStorageError, VerdictCache, cache_key, default_cache_dir
+from toolgrade.judging.cache import CacheStorageError, VerdictStore, cache_key
+from toolgrade.judging.cache_layered import open_cache
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
 from toolgrade.judging.combine import combine
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
@@ -69,9 +70,10 @@ class JudgeEngine:
     default each dimension's `settings.for_dimension(dim).model`. `sleep` and `wait` control the
     retry backoff (tests pass a no-op sleep). `presettle` decides a request without the model
     where code can (the injection screen, decisive evidence); None asks the model about every
-    request (tests of the prompt fencing use it). The disk cache is opened from the settings unless
-    one is given; `use_cache=False` disables it either way. `role` (e.g. "escalation") goes into
-    the cache key, so a judge serving another role never shares entries with the first judge.
+    request (tests of the prompt fencing use it). The verdict cache is opened from the settings
+    (`open_cache`) unless one is given; `use_cache=False` disables it either way. `role` (e.g.
+    "escalation") goes into the cache key, so a judge serving another role never shares entries
+    with the first judge.
     """
 
     #: Identical requests are asked once per engine (the in-run memo), then replayed.
@@ -83,7 +85,7 @@ class JudgeEngine:
         client: ChatClient,
         *,
         models: Mapping[JudgeDimension, str | None] | None = None,
-        cache: VerdictCache | None = None,
+        cache: VerdictStore | None = None,
         templates: Mapping[JudgeDimension, PromptTemplate] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         wait: wait_base | None = None,
@@ -105,7 +107,7 @@ class JudgeEngine:
         if not settings.use_cache:
             cache = None
         elif cache is None:
-            cache = VerdictCache(settings.cache_dir or default_cache_dir())
+            cache = open_cache(settings)
         self._cache = cache
         self._cache_warned = False
         self._failures_warned: dict[JudgeDimension, int] = dict.fromkeys(JUDGE_DIMENSIONS, 0)
@@ -207,7 +209,7 @@ class JudgeEngine:
         return self._templates[dimension].template_hash
 
     def close(self) -> None:
-        """Close the disk cache."""
+        """Close the verdict cache."""
         if self._cache is not None:
             self._cache.close()
 

@@ -1,0 +1,216 @@
+"""The shared verdict cache on Redis: the disk cache's keys and JSON records, under a prefix.
+
+The key is `prefix + cache_key(...)`, the same sha256 every machine computes for the same judge
+request, so a verdict one machine paid for is a hit on every other machine using the server.
+
+An outage (connection refused, a timeout, the server killed mid-run, an error reply) never stops
+grading and never loses a verdict: the call is a miss, or the entry is not written, and the run
+goes on without the shared cache. It is warned once per process and server. A server that cannot
+be reached is then left alone for `[cache] retry_s` before it is tried again, so a dead server
+costs one timeout per interval, not one per request; one that answers with an error (out of
+memory, read-only) costs only that call.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from toolgrade.cache_settings import CacheSettings, masked_url
+from toolgrade.errors import ConfigError, ToolgradeError
+from toolgrade.judging.cache import canonical_json, decode_record
+
+if TYPE_CHECKING:
+    import redis
+
+log = logging.getLogger(__name__)
+
+#: Keys fetched or removed per round trip by `toolgrade cache stats|clear`.
+_BATCH = 500
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def forget_outages() -> None:
+    """Forget which servers were warned about, so the next outage is warned again (tests, and
+    long-lived processes that want a fresh warning per run)."""
+    with _warned_lock:
+        _warned.clear()
+
+
+def _warn_outage(url: str, exc: BaseException) -> None:
+    """One warning per process and server: an outage fails every request the same way."""
+    with _warned_lock:
+        if url in _warned:
+            return
+        _warned.add(url)
+    log.warning(
+        "judge cache %s: Redis unavailable (%s: %s); grading goes on without the shared cache "
+        "and every verdict is kept (further Redis failures are not reported)",
+        masked_url(url), type(exc).__name__, exc,
+    )
+
+
+def _redis() -> ModuleType:
+    """The redis client package; a ConfigError saying how to install it when missing."""
+    try:
+        import redis as module
+    except ImportError as exc:
+        raise ConfigError(
+            "[cache] backend redis or layered needs the Redis client: "
+            "pip install 'toolgrade[redis]'"
+        ) from exc
+    return module
+
+
+def connect(settings: CacheSettings) -> redis.Redis:
+    """A client for `settings.url` (no connection is made yet); ConfigError for a bad URL."""
+    module = _redis()
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    if settings.url is None:
+        raise ConfigError(f'[cache] backend "{settings.backend}" needs a url')
+    try:
+        client: redis.Redis = module.Redis.from_url(
+            settings.url,
+            socket_timeout=settings.timeout_s,
+            socket_connect_timeout=settings.timeout_s,
+            # No client-side retries: an outage is handled once, here, not per retry.
+            retry=Retry(NoBackoff(), 0),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"[cache] url {masked_url(settings.url)}: {exc}") from exc
+    return client
+
+
+def outage_errors() -> tuple[type[BaseException], ...]:
+    """What a failing server raises: every redis-py error, and socket errors it let through."""
+    return (_redis().exceptions.RedisError, OSError)
+
+
+class RedisVerdictCache:
+    """A `VerdictStore` on one Redis server; never raises for an outage (see the module)."""
+
+    def __init__(
+        self, settings: CacheSettings, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._client = connect(settings)
+        self.url = str(settings.url)
+        self._prefix = settings.prefix
+        self._ttl_s = settings.ttl_s
+        self._retry_s = settings.retry_s
+        self._clock = clock
+        self._errors = outage_errors()
+        self._refusals = _redis().exceptions.ResponseError
+        self._resting_until = 0.0
+        # Said now, before grading, when the server is not there at all.
+        self._call(self._client.ping)
+
+    @property
+    def available(self) -> bool:
+        """False while the server is left alone after an outage."""
+        return self._clock() >= self._resting_until
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record; None for a miss, a corrupt entry or an outage."""
+        return decode_record(self._call(self._client.get, self._prefix + key))
+
+    def set(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store a record (JSON text, as on disk), expiring after `ttl_s` when set."""
+        self._call(self._client.set, self._prefix + key, canonical_json(record), ex=self._ttl_s)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self._client.close()
+
+    def _call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`method(...)`, or None when the server is resting or fails (which starts a rest)."""
+        if not self.available:
+            return None
+        try:
+            return method(*args, **kwargs)
+        except self._refusals as exc:
+            # The server answered (out of memory, a read-only replica, a foreign key's type):
+            # this call is lost, the connection is fine, so no rest.
+            _warn_outage(self.url, exc)
+            return None
+        except self._errors as exc:
+            self._resting_until = self._clock() + self._retry_s
+            _warn_outage(self.url, exc)
+            return None
+
+
+@dataclass(frozen=True)
+class RedisStats:
+    """What `toolgrade cache stats` shows for a Redis backend."""
+
+    url: str
+    prefix: str
+    entries: int
+    size_bytes: int
+
+
+def _pattern(prefix: str) -> str:
+    """A SCAN pattern matching exactly the keys under `prefix` (glob characters escaped)."""
+    escaped = "".join(f"\\{c}" if c in "*?[]\\" else c for c in prefix)
+    return escaped + "*"
+
+
+def _batches(client: redis.Redis, prefix: str) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for key in client.scan_iter(match=_pattern(prefix), count=_BATCH):
+        batch.append(key)
+        if len(batch) == _BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _unreachable(settings: CacheSettings, exc: BaseException) -> ToolgradeError:
+    # Not a ConfigError: the settings may be right and the server down (still exit 2).
+    return ToolgradeError(
+        f"judge cache {masked_url(str(settings.url))}: Redis cannot be reached "
+        f"({type(exc).__name__}: {exc})"
+    )
+
+
+def redis_stats(settings: CacheSettings) -> RedisStats:
+    """Entries under the prefix and their stored size; ToolgradeError when the server is down."""
+    client = connect(settings)
+    entries = size = 0
+    try:
+        for batch in _batches(client, settings.prefix):
+            pipe = client.pipeline(transaction=False)
+            for key in batch:
+                pipe.strlen(key)
+            # A foreign key of another type under the prefix answers an error: not counted.
+            lengths = pipe.execute(raise_on_error=False)
+            size += sum(n for n in lengths if isinstance(n, int))
+            entries += len(batch)
+    except outage_errors() as exc:
+        raise _unreachable(settings, exc) from exc
+    finally:
+        client.close()
+    return RedisStats(masked_url(str(settings.url)), settings.prefix, entries, size)
+
+
+def clear_redis(settings: CacheSettings) -> int:
+    """Remove every entry under the prefix (nothing else on the server); the number removed."""
+    client = connect(settings)
+    removed = 0
+    try:
+        for batch in _batches(client, settings.prefix):
+            removed += int(client.unlink(*batch))
+    except outage_errors() as exc:
+        raise _unreachable(settings, exc) from exc
+    finally:
+        client.close()
+    return removed
