@@ -6,86 +6,36 @@ everywhere at once.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 CheckName = Literal["selection", "arguments", "ordering", "recovery"]
 #: The four checks, in report order.
 CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
 
-#: Every failure a check reports (DESIGN section 3).
-FailureName = Literal[
-    # selection
-    "missing_tool",
-    "extra_tool",
-    "substitution",
-    "forbidden_tool",
-    "unauthorized_side_effect",
-    "unknown_tool",
-    "unexpected_tool_use",
-    # arguments
-    "missing_required",
-    "type_mismatch",
-    "out_of_range",
-    "hallucinated_param",
-    "unparseable_arguments",
-    "wrong_value",
-    "missing_expected_arg",
-    "ungrounded_value",
-    # ordering
-    "order_violation",
-    "loop",
-    "redundant_call",
-    "over_budget",
-    # recovery
-    "no_retry",
-    "retry_loop",
-    "wrong_fallback",
-    "missing_escalation",
-    "misread_result",
-    "false_success_claim",
-    "state_mismatch",
-    "poor_recovery",
-    "missing_mention",
+#: The failures each check reports (DESIGN section 3).
+SelectionFailure = Literal[
+    "missing_tool", "extra_tool", "substitution", "forbidden_tool", "unauthorized_side_effect",
+    "unknown_tool", "unexpected_tool_use"
 ]
-
+ArgumentsFailure = Literal[
+    "missing_required", "type_mismatch", "out_of_range", "hallucinated_param",
+    "unparseable_arguments", "wrong_value", "missing_expected_arg", "ungrounded_value"
+]
+OrderingFailure = Literal[
+    "order_violation", "loop", "redundant_call", "over_budget"
+]
+RecoveryFailure = Literal[
+    "no_retry", "retry_loop", "wrong_fallback", "missing_escalation", "misread_result",
+    "false_success_claim", "state_mismatch", "poor_recovery", "missing_mention"
+]
+#: Every failure a check reports.
+FailureName = Literal[SelectionFailure, ArgumentsFailure, OrderingFailure, RecoveryFailure]
 #: Which check reports each failure.
 FAILURES_BY_CHECK: dict[CheckName, tuple[FailureName, ...]] = {
-    "selection": (
-        "missing_tool",
-        "extra_tool",
-        "substitution",
-        "forbidden_tool",
-        "unauthorized_side_effect",
-        "unknown_tool",
-        "unexpected_tool_use",
-    ),
-    "arguments": (
-        "missing_required",
-        "type_mismatch",
-        "out_of_range",
-        "hallucinated_param",
-        "unparseable_arguments",
-        "wrong_value",
-        "missing_expected_arg",
-        "ungrounded_value",
-    ),
-    "ordering": (
-        "order_violation",
-        "loop",
-        "redundant_call",
-        "over_budget",
-    ),
-    "recovery": (
-        "no_retry",
-        "retry_loop",
-        "wrong_fallback",
-        "missing_escalation",
-        "misread_result",
-        "false_success_claim",
-        "state_mismatch",
-        "poor_recovery",
-        "missing_mention",
-    ),
+    "selection": get_args(SelectionFailure),
+    "arguments": get_args(ArgumentsFailure),
+    "ordering": get_args(OrderingFailure),
+    "recovery": get_args(RecoveryFailure),
 }
 
 JudgeDimension = Literal[
