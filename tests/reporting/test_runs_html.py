@@ -169,9 +169,11 @@ def test_above_the_limit_the_page_states_its_cut(tmp_path: Path) -> None:
                                             encoding="utf-8")
     rerender(run_dir)
     page = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert ("1,500 runs, more than 1,000: showing all 500 failing runs and 40 of 1,000 passing "
-            "runs (the first passing run of each case, at most 100).") in page
-    assert page.count('<article class="run"') == 540
+    assert ("1,500 runs, more than 600: showing 120 of 500 failing runs (the worst first, at "
+            "most 3 per case and 500 in all, and every run a failure example links to) and 40 "
+            "of 1,000 passing runs (the first passing run of each case, at most 50).") in page
+    assert "1,340 of 1,500 runs have no view on this page. `toolgrade view DIR`" in page
+    assert page.count('<article class="run"') == 160
 
 
 def test_a_route_a_person_accepted_is_shown_as_decided_not_as_listed(tmp_path: Path) -> None:
