@@ -11,6 +11,7 @@ from typing import Any
 from toolgrade.errors import ToolgradeError
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import Case
+from toolgrade.reporting.charts import ScoreHistogram
 from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
 from toolgrade.reporting.junit import JunitCases
@@ -44,6 +45,7 @@ class ReportStream:
         self.digest = Digest()
         self.junit = JunitCases()
         self.runs = RunPicker()
+        self.scores = ScoreHistogram()
         self.transcripts = transcripts
         #: No transcripts to show: no record is kept for a run view.
         self.keep_runs = transcripts is None or transcripts.is_file()
@@ -59,6 +61,7 @@ class ReportStream:
         examples = self.digest.kept
         self.digest.add(record)
         self.junit.add(record)
+        self.scores.add((record.get("aggregate") or {}).get("score"))
         if self.keep_runs:
             self.runs.offer(self.digest.lines - 1, record, linked=self.digest.kept > examples)
 
@@ -73,6 +76,8 @@ class ReportStream:
         offset = self.digest.lines
         linked = self.digest.merge(part.digest)
         self.junit.merge(part.junit)
+        for facts in part.runs:
+            self.scores.add(facts.score)
         if not self.keep_runs:
             return
         for i, facts in enumerate(part.runs):
@@ -84,7 +89,7 @@ class ReportStream:
         cases = self.cases if self.cases is not None else suite_cases(summary)
         view = build_view(summary, self.digest, runs_section(
             self.transcripts or out_dir / TRANSCRIPTS_FILE, self.runs, self.digest.lines,
-            cases))
+            cases), self.scores)
         written = [out_dir / name for name in REPORT_FILES]
         written[0].write_text(render_markdown(view), encoding="utf-8")
         written[1].write_text(render_html(view), encoding="utf-8")

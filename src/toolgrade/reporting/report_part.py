@@ -1,8 +1,8 @@
 """A chunk's share of the reports, taken in a worker process (`toolgrade run --jobs N`).
 
 The worker folds each record of its chunk into a digest and the JUnit testcases, and notes
-what the choice of run views needs (case, pass, score, failures); the parent's `ReportStream.merge` takes
-the part in input order, as if it had taken each record itself. Light to import: a worker
+what the choice of run views needs (case, pass, score, failures); the parent's
+`ReportStream.merge` takes the part in input order, as if it had taken each record itself. Light to import: a worker
 loads it, not the report templates.
 """
 

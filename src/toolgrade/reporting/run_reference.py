@@ -24,8 +24,8 @@ from toolgrade.reporting.digest import printable
 #: Longest task message or expectation shown, in characters.
 REFERENCE_CHARS = 1200
 #: The comparators of DESIGN section 1 written as `field op value` (the rest are shown as JSON).
-_OPS = {"exact": "=", "casefold": "≈ (case-insensitive)", "regex": "matches", "date": "same date as",
-        "semantic": "means", "one_of": "one of"}
+_OPS = {"exact": "=", "casefold": "≈ (case-insensitive)", "regex": "matches",
+        "date": "same date as", "semantic": "means", "one_of": "one of"}
 
 
 @dataclass(frozen=True)

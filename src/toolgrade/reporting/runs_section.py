@@ -51,7 +51,8 @@ class RunsSection:
             return ""
         budget = (f" ({self.over_budget:,} of them past the page's budget of "
                   f"{BYTE_BUDGET / 1e6:.0f} MB of run views)" if self.over_budget else "")
-        return f"{missing:,} of {self.total:,} runs have no view on this page{budget}. {VIEWER_HINT}"
+        return (f"{missing:,} of {self.total:,} runs have no view on this page{budget}. "
+                f"{VIEWER_HINT}")
 
     def link(self, case_id: str, agent: str | None, trial: int, step: int | None) -> str | None:
         """Where a failure of a run shown here is pinned (its step, or the run's own failures
@@ -111,7 +112,7 @@ def _within_budget(views: list[RunView], picker: RunPicker,
     order = sorted(range(len(views)), key=lambda i: (positions[i] not in linked,
                                                      tuple(-x for x in picker.rank.get(
                                                          positions[i], (0, 0.0, 0, 0)))))
-    spent, keep = 0, set()
+    spent, keep = 0, set[int]()
     for i in order:
         size = view_bytes(views[i])
         if spent + size > BYTE_BUDGET and keep:
