@@ -2,8 +2,8 @@
 
 The worker folds each record of its chunk into a digest and the JUnit testcases, and notes
 what the choice of run views needs (case, pass, score, failures); the parent's
-`ReportStream.merge` takes the part in input order, as if it had taken each record itself. Light to import: a worker
-loads it, not the report templates.
+`ReportStream.merge` takes the part in input order, as if it had taken each record itself.
+Light to import: a worker loads it, not the report templates.
 """
 
 from __future__ import annotations
