@@ -14,6 +14,7 @@ from typing import Any
 
 import markupsafe
 
+from toolgrade.reporting.digest import printable
 from toolgrade.reporting.tables import CHECKS
 
 #: One colour per check (the four checks keep their colour in every chart) or per agent.
@@ -50,13 +51,18 @@ class ScoreHistogram:
         return sum(self.counts)
 
 
+def _t(text: str) -> str:
+    """Label text for SVG: control characters gone (a terminal escape is not XML), escaped."""
+    return escape(printable(text))
+
+
 def _svg(label: str, body: list[str], legend: list[tuple[str, str]]) -> markupsafe.Markup:
-    items = "".join(f'<span><i style="background:{c}"></i>{escape(name)}</span>'
+    items = "".join(f'<span><i style="background:{c}"></i>{_t(name)}</span>'
                     for name, c in legend)
     svg = (f'<svg class="chart" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" role="img" '
-           f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
-           f'<title>{escape(label)}</title>{"".join(body)}</svg>')
-    return markupsafe.Markup(f'<figure class="chart"><figcaption>{escape(label)}</figcaption>'
+           f'aria-label="{_t(label)}" xmlns="http://www.w3.org/2000/svg">'
+           f'<title>{_t(label)}</title>{"".join(body)}</svg>')
+    return markupsafe.Markup(f'<figure class="chart"><figcaption>{_t(label)}</figcaption>'
                              f'{svg}<div class="chart-legend">{items}</div></figure>')
 
 
@@ -69,7 +75,7 @@ def _axes(y_max_label: str) -> list[str]:
                    f'stroke="#d1d9e0"/>')
         if text:
             out.append(f'<text x="{_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" '
-                       f'font-size="11" fill="#59636e">{escape(text)}</text>')
+                       f'font-size="11" fill="#59636e">{_t(text)}</text>')
     return out
 
 
@@ -80,7 +86,7 @@ def _y(share: float) -> float:
 def _x_label(x: float, text: str, limit: int = 16) -> str:
     short = text if len(text) <= limit else text[: limit - 1] + "…"
     return (f'<text x="{x:.1f}" y="{_H - _BOTTOM + 16}" text-anchor="middle" font-size="11" '
-            f'fill="#1f2328"><title>{escape(text)}</title>{escape(short)}</text>')
+            f'fill="#1f2328"><title>{_t(text)}</title>{_t(short)}</text>')
 
 
 def pass_rate_bars(rates: dict[str, dict[str, float | None]]) -> markupsafe.Markup | None:
@@ -101,7 +107,7 @@ def pass_rate_bars(rates: dict[str, dict[str, float | None]]) -> markupsafe.Mark
             x, y = start + c * bar_w, _y(value)
             body.append(f'<rect class="bar" data-check="{check}" x="{x:.1f}" y="{y:.1f}" '
                         f'width="{bar_w - 2:.1f}" height="{_y(0) - y:.1f}" '
-                        f'fill="{PALETTE[c]}"><title>{escape(agent)} {check}: '
+                        f'fill="{PALETTE[c]}"><title>{_t(agent)} {check}: '
                         f'{value:.3f}</title></rect>')
         body.append(_x_label(_LEFT + (g + 0.5) * group_w, agent))
     legend = [(check, PALETTE[c]) for c, check in enumerate(CHECKS)]
@@ -148,8 +154,8 @@ def pass_hat_k_lines(curves: dict[str, list[tuple[int, float]]]) -> markupsafe.M
         colour = PALETTE[n % len(PALETTE)]
         path = " ".join(f"{x(k):.1f},{_y(v):.1f}" for k, v in pts)
         body.append(f'<polyline class="curve" fill="none" stroke="{colour}" stroke-width="2" '
-                    f'points="{path}"><title>{escape(agent)}</title></polyline>')
+                    f'points="{path}"><title>{_t(agent)}</title></polyline>')
         body += [f'<circle cx="{x(k):.1f}" cy="{_y(v):.1f}" r="3" fill="{colour}"><title>'
-                 f'{escape(agent)} pass^{k}: {v:.3f}</title></circle>' for k, v in pts]
+                 f'{_t(agent)} pass^{k}: {v:.3f}</title></circle>' for k, v in pts]
         legend.append((agent, colour))
     return _svg("pass^k by k (mean over cases)", body, legend)
