@@ -197,3 +197,37 @@ def test_a_route_a_person_accepted_is_shown_as_decided_not_as_listed(tmp_path: P
     assert run_level is not None
     assert ("decided selection</span> <b>adjudicated pass</b> route track_shipment: decided "
             "pass by a person: tracking answers a parcel question") in run_level.group(1)
+
+
+def test_past_the_byte_budget_the_worst_runs_stay_and_the_page_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgrade.reporting import runs_section
+
+    monkeypatch.setattr(runs_section, "BYTE_BUDGET", 30_000)
+    records, lines = [], []
+    for i in range(700):
+        failed = i % 2 == 0
+        selection = check(passed=not failed, score=(i % 7) / 7 if failed else 1.0,
+                          failures=[failure("extra_tool", 0)] if failed else [])
+        line = record(f"case-{i % 200}", trial=i // 200, passed=not failed, selection=selection)
+        line["aggregate"]["score"] = selection["score"]
+        records.append(line)
+        lines.append(steps_record(f"case-{i % 200}", [{"tool": "t", "args": {"q": "x" * 300}}],
+                                  trial=i // 200))
+    run_dir = write_run_dir(tmp_path, records, {**small_summary(), "cases": 200,
+                                                "trajectories": 700})
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    shown = page.count('<article class="run"')
+    assert 3 < shown < 20
+    said = re.search(r"([\d,]+) of 700 runs have no view on this page \(([\d,]+) of them past "
+                     r"the budget of 0.03 MB of run views\)\. `toolgrade view DIR`", page)
+    assert said is not None and int(said.group(1).replace(",", "")) == 700 - shown
+    # The failure examples' runs (the first 20 failing ones) come first, then the worst.
+    linked = [f"case-{i}" for i in range(0, 40, 2)]
+    ids = re.findall(r'<article class="run" id="[^"]+" data-run="[^"]+">\s*<h3><code>([^<]+)',
+                     page)
+    assert ids and set(ids) <= set(linked)

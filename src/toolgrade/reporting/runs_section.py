@@ -49,8 +49,8 @@ class RunsSection:
         missing = self.total - len(self.views)
         if missing <= 0:
             return ""
-        budget = (f" ({self.over_budget:,} of them past the page's budget of "
-                  f"{BYTE_BUDGET / 1e6:.0f} MB of run views)" if self.over_budget else "")
+        budget = (f" ({self.over_budget:,} of them past the budget of "
+                  f"{BYTE_BUDGET / 1e6:g} MB of run views)" if self.over_budget else "")
         return (f"{missing:,} of {self.total:,} runs have no view on this page{budget}. "
                 f"{VIEWER_HINT}")
 
