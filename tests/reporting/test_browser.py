@@ -152,3 +152,16 @@ def test_no_horizontal_overflow_at_1280_px(
     png = tmp_path / f"{page}.png"
     assert browser.save_screenshot(str(png))
     assert struct.unpack(">II", png.read_bytes()[16:24])[0] == WIDTH  # the IHDR chunk
+
+
+def test_a_link_to_a_failure_opens_its_folded_examples(browser: Any, example: Path) -> None:
+    browser.get(example.as_uri())
+    link = browser.find_element("css selector", '#failures a[href^="#failure-"]')
+    section = link.get_attribute("href").split("#", 1)[1]
+    fold = f"return document.getElementById('{section}').querySelector('details').open"
+    assert browser.execute_script(fold) is False  # folded by default
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    assert browser.execute_script(fold) is True
+    table = browser.find_element("css selector", f"#{section} table")
+    assert table.is_displayed()
