@@ -47,8 +47,8 @@ class RunsSection:
     def left_out(self) -> str:
         """What the page leaves out and where to see it, in a sentence ("" if nothing)."""
         missing = self.total - len(self.views)
-        if missing <= 0:
-            return ""
+        if missing <= 0 or (self.missing and not self.views):
+            return ""  # no transcripts at all: `missing` says why and what to do
         budget = (f" ({self.over_budget:,} of them past the budget of "
                   f"{BYTE_BUDGET / 1e6:g} MB of run views)" if self.over_budget else "")
         return (f"{missing:,} of {self.total:,} runs have no view on this page{budget}. "
