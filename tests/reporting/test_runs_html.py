@@ -227,6 +227,7 @@ def test_past_the_byte_budget_the_worst_runs_stay_and_the_page_says_so(
     said = re.search(r"([\d,]+) of 700 runs have no view on this page \(([\d,]+) of them past "
                      r"the budget of 0.03 MB of run views\)\. `toolgrade view DIR`", page)
     assert said is not None and int(said.group(1).replace(",", "")) == 700 - shown
+    assert f'<a class="runs-link" href="#runs">runs ({shown} of 700 shown)</a>' in page
     # The failure examples' runs (the first 20 failing ones) come first, then the worst.
     linked = [f"case-{i}" for i in range(0, 40, 2)]
     ids = re.findall(r'<article class="run" id="[^"]+" data-run="[^"]+">\s*<h3><code>([^<]+)',
