@@ -2,13 +2,17 @@
 
     python benchmarks/bench_report_page.py                 # 1,000 runs
     python benchmarks/bench_report_page.py --sizes 1000,5000
+    python benchmarks/bench_report_page.py --sizes 3000,100000 --no-browser --jobs 2   # size only
 
 For each N: synthetic runs (`synth.py`, 200 cases, three agents) are graded without a judge
 into a temporary folder with every report, as `toolgrade run` writes them; then the page is
 opened in a fresh headless Chromium profile (selenium + Debian's chromium-driver) and the
 browser's own navigation timings are read: DOMContentLoaded, load, first contentful paint, and
 the time one filter change takes to hide the non-matching runs. Each open is repeated
-`--repeats` times and the median is printed. Needs `apt-get install chromium chromium-driver`.
+`--repeats` times and the median is printed. Needs `apt-get install chromium chromium-driver`,
+unless `--no-browser`, which prints the page's size, its run views and the time to grade and
+to write the reports only (the embed cap keeps report.html under ~10 MB at any N; the rest is
+for `toolgrade view DIR`).
 """
 
 from __future__ import annotations
@@ -47,18 +51,20 @@ return performance.now() - start;
 """
 
 
-def graded_folder(n_runs: int, folder: Path) -> tuple[Path, float]:
-    """Grade N synthetic runs into `folder` with every report; return the page and the seconds
-    writing the reports took."""
+def graded_folder(n_runs: int, folder: Path, jobs: int = 1) -> tuple[Path, float, float]:
+    """Grade N synthetic runs into `folder` with every report (each run view with its case's
+    task and reference, as `toolgrade run` writes them); return the page, the seconds grading
+    took and the seconds writing the reports took."""
     suite, runs = write_synthetic(folder / "inputs", n_runs)
+    start = time.perf_counter()
     inputs = validate_inputs(suite, [runs])
     out = folder / "out"
-    with ReportStream() as stream:
-        output = grade(inputs, out, on_record=stream.add)
-        start = time.perf_counter()
+    with ReportStream(cases=inputs.suite.cases) as stream:
+        output = grade(inputs, out, jobs=jobs, reports=stream)
+        graded = time.perf_counter()
         stream.write(out, output.summary)
-        seconds = time.perf_counter() - start
-    return out / "report.html", seconds
+        seconds = time.perf_counter() - graded
+    return out / "report.html", graded - start, seconds
 
 
 def open_page(page: Path, repeats: int) -> dict[str, float]:
@@ -90,13 +96,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes for grading")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="size and timings of writing only; do not open the page")
     args = parser.parse_args(argv)
-    print(f"{'runs':>6} {'views':>6} {'page MB':>8} {'render s':>9} {'DCL ms':>8} "
-          f"{'load ms':>8} {'FCP ms':>8} {'filter ms':>9}")
+    if args.no_browser:
+        print(f"{'runs':>7} {'views':>6} {'page MB':>8} {'grade s':>8} {'render s':>9}")
+    else:
+        print(f"{'runs':>6} {'views':>6} {'page MB':>8} {'render s':>9} {'DCL ms':>8} "
+              f"{'load ms':>8} {'FCP ms':>8} {'filter ms':>9}")
     for n in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="toolgrade-page-") as tmp:
-            page, render = graded_folder(n, Path(tmp))
+            page, grading, render = graded_folder(n, Path(tmp), args.jobs)
             views = page.read_text(encoding="utf-8").count('<article class="run"')
+            if args.no_browser:
+                print(f"{n:>7} {views:>6} {page.stat().st_size / 1e6:>8.2f} {grading:>8.1f} "
+                      f"{render:>9.2f}", flush=True)
+                continue
             t: dict[str, Any] = open_page(page, args.repeats)
             print(f"{n:>6} {views:>6} "
                   f"{page.stat().st_size / 1e6:>8.2f} {render:>9.2f} "

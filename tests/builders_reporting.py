@@ -173,7 +173,7 @@ def graded_example(out_dir: Path, judge: Any = None) -> Path:
     from toolgrade.scoring.runner import grade, validate_inputs
 
     inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"])
-    with ReportStream() as stream:
+    with ReportStream(cases=inputs.suite.cases) as stream:
         output = grade(inputs, out_dir, judge=judge, on_record=stream.add)
         stream.write(out_dir, output.summary)
     (out_dir / "summary.json").write_text(json.dumps(output.summary), encoding="utf-8")

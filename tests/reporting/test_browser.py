@@ -63,10 +63,10 @@ _FAILURE_LINKS = """
 return Array.from(document.querySelectorAll('section[id^="failure-"] a[href^="#run-"]'))
   .filter(a => /-(s\\d+|run)$/.test(a.getAttribute('href')))
   .map(a => [a.closest('section').querySelector('h3').textContent.replace('Failure: ', ''),
-             a.getAttribute('href').slice(1)]);
+             a.getAttribute('href').slice(1), a.closest('section').id]);
 """
 _CENTRE = """
-const a = document.querySelector(`section[id^="failure-"] a[href="#${arguments[0]}"]`);
+const a = document.getElementById(arguments[1]).querySelector(`a[href="#${arguments[0]}"]`);
 a.scrollIntoView({block: 'center'});
 return a;
 """
@@ -79,15 +79,29 @@ return [location.hash.slice(1),
 """
 
 
+_FOLD = """
+const d = document.getElementById(arguments[0]).querySelector('details');
+if (d.open) { return null; }
+d.querySelector('summary').scrollIntoView({block: 'center'});
+return d.querySelector('summary');
+"""
+
+
 def test_every_failure_link_lands_on_its_pinned_failure(browser: Any, example: Path) -> None:
     browser.get(example.as_uri())
     links = browser.execute_script(_FAILURE_LINKS)
     assert len(links) >= 80  # every failure example row of the helpdesk run
-    for name, target in links:
-        browser.execute_script(_CENTRE, target).click()  # a real click on the row's link
+    opened = 0
+    for name, target, section in links:
+        fold = browser.execute_script(_FOLD, section)  # examples are folded until opened
+        if fold is not None:
+            fold.click()
+            opened += 1
+        browser.execute_script(_CENTRE, target, section).click()  # a real click on the link
         landed, pinned, in_view, shown = browser.execute_script(_LANDED, target)
         assert landed == target and shown and in_view, target
         assert name in pinned, (name, target)
+    assert opened == len({name for name, _, _ in links})  # each failure's fold, once
 
 
 def test_the_filters_hide_runs_and_a_link_into_a_hidden_run_clears_them(
@@ -138,3 +152,16 @@ def test_no_horizontal_overflow_at_1280_px(
     png = tmp_path / f"{page}.png"
     assert browser.save_screenshot(str(png))
     assert struct.unpack(">II", png.read_bytes()[16:24])[0] == WIDTH  # the IHDR chunk
+
+
+def test_a_link_to_a_failure_opens_its_folded_examples(browser: Any, example: Path) -> None:
+    browser.get(example.as_uri())
+    link = browser.find_element("css selector", '#failures a[href^="#failure-"]')
+    section = link.get_attribute("href").split("#", 1)[1]
+    fold = f"return document.getElementById('{section}').querySelector('details').open"
+    assert browser.execute_script(fold) is False  # folded by default
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    assert browser.execute_script(fold) is True
+    table = browser.find_element("css selector", f"#{section} table")
+    assert table.is_displayed()

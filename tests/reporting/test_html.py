@@ -117,7 +117,8 @@ def test_sections_show_figures(tmp_path: Path) -> None:
                  "not calibrated", "pass@2", "pass^2", "1 gate(s) failed", "RuntimeError: kaboom",
                  "side-effect extras", "no_retry"):
         assert text in page, text
-    order = [page.index(f"<code>refund.{f}</code>") for f in ("method", "amount", "order_id")]
+    order = [page.index(f'<code title="refund.{f}">refund.{f}</code>')
+             for f in ("method", "amount", "order_id")]
     assert order == sorted(order)  # worst accuracy first
 
 
@@ -143,5 +144,7 @@ def test_a_constantly_failing_field_is_first_and_red(tmp_path: Path) -> None:
     page = _page(tmp_path)
     section = page[page.index('id="per-field"'):page.index('id="efficiency"')]
     rows = section.split("<tr")[2:]  # skip the section head and the header row
-    assert "<code>refund.method</code>" in rows[0] and 'class="low"' in rows[0]
-    assert "<code>refund.order_id</code>" in rows[-1] and 'class="high"' in rows[-1]
+    assert '<code title="refund.method">refund.method</code>' in rows[0]
+    assert 'class="low"' in rows[0]
+    assert '<code title="refund.order_id">refund.order_id</code>' in rows[-1]
+    assert 'class="high"' in rows[-1]

@@ -77,8 +77,11 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_failure_example_links_to_the_step_it_is_pinned_on(example: Path) -> None:
     page = (example / "report.html").read_text(encoding="utf-8")
     parsed = _parse(page)
-    examples = re.findall(r'<section id="(failure-[^"]+)">\s*<h3>Failure: ([^<]+)</h3>', page)
+    # Each failure's examples are folded (closed <details>), the title in the summary.
+    examples = re.findall(r'<section id="(failure-[^"]+)">\s*<details class="fold"><summary>'
+                          r'<h3>Failure: ([^<]+)</h3>', page)
     assert len(examples) >= 15  # the example's failures, by name
+    assert "<details class=\"fold\" open" not in page
     for section, name in examples:
         rows = page.split(f'<section id="{section}">')[1].split("</section>")[0].count("<tr") - 1
         steps = [link for link in parsed.links.get(section, [])
@@ -106,6 +109,7 @@ def test_a_folder_without_transcripts_still_renders_and_links_to_cases(tmp_path:
     rerender(run_dir)
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert f"No {TRANSCRIPTS_FILE} in this folder" in page
+    assert "have no view on this page" not in page  # the line above says why, once
     assert "<article" not in page and "<script" not in page and 'href="#run-' not in page
     assert 'href="#case-refund-01"' in page
 
@@ -169,9 +173,11 @@ def test_above_the_limit_the_page_states_its_cut(tmp_path: Path) -> None:
                                             encoding="utf-8")
     rerender(run_dir)
     page = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert ("1,500 runs, more than 1,000: showing all 500 failing runs and 40 of 1,000 passing "
-            "runs (the first passing run of each case, at most 100).") in page
-    assert page.count('<article class="run"') == 540
+    assert ("1,500 runs, more than 600: showing 120 of 500 failing runs (the worst first, at "
+            "most 3 per case and 500 in all, and every run a failure example links to) and 40 "
+            "of 1,000 passing runs (the first passing run of each case, at most 50).") in page
+    assert "1,340 of 1,500 runs have no view on this page. `toolgrade view DIR`" in page
+    assert page.count('<article class="run"') == 160
 
 
 def test_a_route_a_person_accepted_is_shown_as_decided_not_as_listed(tmp_path: Path) -> None:
@@ -192,3 +198,38 @@ def test_a_route_a_person_accepted_is_shown_as_decided_not_as_listed(tmp_path: P
     assert run_level is not None
     assert ("decided selection</span> <b>adjudicated pass</b> route track_shipment: decided "
             "pass by a person: tracking answers a parcel question") in run_level.group(1)
+
+
+def test_past_the_byte_budget_the_worst_runs_stay_and_the_page_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgrade.reporting import runs_section
+
+    monkeypatch.setattr(runs_section, "BYTE_BUDGET", 30_000)
+    records, lines = [], []
+    for i in range(700):
+        failed = i % 2 == 0
+        selection = check(passed=not failed, score=(i % 7) / 7 if failed else 1.0,
+                          failures=[failure("extra_tool", 0)] if failed else [])
+        line = record(f"case-{i % 200}", trial=i // 200, passed=not failed, selection=selection)
+        line["aggregate"]["score"] = selection["score"]
+        records.append(line)
+        lines.append(steps_record(f"case-{i % 200}", [{"tool": "t", "args": {"q": "x" * 300}}],
+                                  trial=i // 200))
+    run_dir = write_run_dir(tmp_path, records, {**small_summary(), "cases": 200,
+                                                "trajectories": 700})
+    (run_dir / TRANSCRIPTS_FILE).write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                            encoding="utf-8")
+    rerender(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    shown = page.count('<article class="run"')
+    assert 3 < shown < 20
+    said = re.search(r"([\d,]+) of 700 runs have no view on this page \(([\d,]+) of them past "
+                     r"the budget of 0.03 MB of run views\)\. `toolgrade view DIR`", page)
+    assert said is not None and int(said.group(1).replace(",", "")) == 700 - shown
+    assert f'<a class="runs-link" href="#runs">runs ({shown} of 700 shown)</a>' in page
+    # The failure examples' runs (the first 20 failing ones) come first, then the worst.
+    linked = [f"case-{i}" for i in range(0, 40, 2)]
+    ids = re.findall(r'<article class="run" id="[^"]+" data-run="[^"]+">\s*<h3><code>([^<]+)',
+                     page)
+    assert ids and set(ids) <= set(linked)

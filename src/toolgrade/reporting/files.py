@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from toolgrade.errors import ToolgradeError
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
+from toolgrade.models import Case
+from toolgrade.reporting.charts import ScoreHistogram
 from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
 from toolgrade.reporting.junit import JunitCases
 from toolgrade.reporting.markdown import render_markdown
 from toolgrade.reporting.report_part import ReportPart
 from toolgrade.reporting.run_sample import RunPicker
-from toolgrade.reporting.runs_section import runs_section
+from toolgrade.reporting.runs_section import runs_section, suite_cases
 from toolgrade.reporting.summary_shape import summary_problems
 from toolgrade.reporting.view import build_view
 
@@ -34,12 +36,16 @@ class ReportStream:
     steps from the folder's transcripts.jsonl when the reports are written.
     """
 
-    def __init__(self, transcripts: Path | None = None) -> None:
+    def __init__(self, transcripts: Path | None = None,
+                 cases: Mapping[str, Case] | None = None) -> None:
         """`transcripts`: the transcripts.jsonl beside the results (default: the one in the
-        folder the reports are written to)."""
+        folder the reports are written to); `cases`: the suite's cases, for the task and the
+        reference each run view shows (default: read from the summary's `suite` path)."""
+        self.cases = cases
         self.digest = Digest()
         self.junit = JunitCases()
         self.runs = RunPicker()
+        self.scores = ScoreHistogram()
         self.transcripts = transcripts
         #: No transcripts to show: no record is kept for a run view.
         self.keep_runs = transcripts is None or transcripts.is_file()
@@ -55,6 +61,7 @@ class ReportStream:
         examples = self.digest.kept
         self.digest.add(record)
         self.junit.add(record)
+        self.scores.add((record.get("aggregate") or {}).get("score"))
         if self.keep_runs:
             self.runs.offer(self.digest.lines - 1, record, linked=self.digest.kept > examples)
 
@@ -69,16 +76,20 @@ class ReportStream:
         offset = self.digest.lines
         linked = self.digest.merge(part.digest)
         self.junit.merge(part.junit)
+        for facts in part.runs:
+            self.scores.add(facts.score)
         if not self.keep_runs:
             return
-        for i, (case_id, passed) in enumerate(part.runs):
-            self.runs.take(offset + i, passed, case_id, i in linked, partial(json.loads, lines[i]))
+        for i, facts in enumerate(part.runs):
+            self.runs.take(offset + i, facts, i in linked, partial(json.loads, lines[i]))
 
     def write(self, out_dir: Path, summary: dict[str, Any]) -> list[Path]:
         """Render every report file from the summary and the records taken; return the paths."""
         out_dir.mkdir(parents=True, exist_ok=True)
+        cases = self.cases if self.cases is not None else suite_cases(summary)
         view = build_view(summary, self.digest, runs_section(
-            self.transcripts or out_dir / TRANSCRIPTS_FILE, self.runs, self.digest.lines))
+            self.transcripts or out_dir / TRANSCRIPTS_FILE, self.runs, self.digest.lines,
+            cases), self.scores)
         written = [out_dir / name for name in REPORT_FILES]
         written[0].write_text(render_markdown(view), encoding="utf-8")
         written[1].write_text(render_html(view), encoding="utf-8")

@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from toolgrade.models import Message, ToolCall, Trajectory
+from toolgrade.models import Case, Message, ToolCall, Trajectory
 from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.digest import printable
+from toolgrade.reporting.run_reference import Reference, case_reference
 from toolgrade.reporting.tables import CHECKS, DASH, anchor, fmt
 
 #: Longest argument, result or message text shown, in characters (a tool can return a page).
@@ -90,6 +91,10 @@ class RunView:
     adjudications: tuple[Pinned, ...] = ()
     #: The run's state: pass, fail, unscored (only undecided items kept it from passing), n/a.
     status: str = ""
+    #: The case's task input and expected route(s), when the suite was at hand (issue 31).
+    reference: Reference | None = None
+    #: The tools the agent called, in order, to read beside the expected route.
+    route: str = ""
 
     @property
     def verdict(self) -> str:
@@ -296,8 +301,15 @@ def _adjudications(record: dict[str, Any]) -> tuple[Pinned, ...]:
     return tuple(out)
 
 
-def build_run_view(record: dict[str, Any], run: Trajectory) -> RunView:
-    """The view of one graded run: its record (a results.jsonl line) and its steps."""
+def _called(run: Trajectory) -> str:
+    tools = [printable(s.tool) for s in run.steps if isinstance(s, ToolCall)]
+    return ", ".join(tools) if tools else "(no tool)"
+
+
+def build_run_view(record: dict[str, Any], run: Trajectory, case: Case | None = None
+                   ) -> RunView:
+    """The view of one graded run: its record (a results.jsonl line) and its steps; with
+    its `case`, the task input and the expected route(s) too."""
     by_step = _failures_by_step(record, len(run.steps))
     judges, faults = _step_judges(record), _faults(record)
     steps = [_step(i, s, by_step.get(i, []), judges.get(i, []), faults.get(i))
@@ -319,4 +331,6 @@ def build_run_view(record: dict[str, Any], run: Trajectory) -> RunView:
         adjudications=_adjudications(record),
         status=str(aggregate.get("status") or aggregate_status(
             record.get("checks") or {}, bool(aggregate.get("passed")))),
+        reference=case_reference(case) if case is not None else None,
+        route=_called(run),
     )

@@ -7,14 +7,23 @@ same (failure rows link to their case, as before).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, read_transcripts
-from toolgrade.models import Trajectory
+from toolgrade.models import Case, Trajectory
 from toolgrade.reporting.run_sample import RunPicker
 from toolgrade.reporting.run_view import RunView, build_run_view, run_anchor, step_anchor
+
+#: Bytes of run views report.html embeds at most (estimated, `view_bytes`): the rest of the
+#: page is tables of bounded size, so the page stays under ~10 MB however many runs there are.
+BYTE_BUDGET = 6_000_000
+#: Markup around a step and around a run, in bytes, for the estimate.
+_STEP_MARKUP, _RUN_MARKUP = 420, 1800
+#: Where to see every run, said wherever the page leaves runs out.
+VIEWER_HINT = "`toolgrade view DIR` serves every run, with paging, search and the same filters."
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,19 @@ class RunsSection:
     cases: list[str]
     #: The anchor of each run shown -> its number of steps.
     anchors: dict[str, int]
+    #: Runs the picker chose that the byte budget left out.
+    over_budget: int = 0
+
+    @property
+    def left_out(self) -> str:
+        """What the page leaves out and where to see it, in a sentence ("" if nothing)."""
+        missing = self.total - len(self.views)
+        if missing <= 0 or (self.missing and not self.views):
+            return ""  # no transcripts at all: `missing` says why and what to do
+        budget = (f" ({self.over_budget:,} of them past the budget of "
+                  f"{BYTE_BUDGET / 1e6:g} MB of run views)" if self.over_budget else "")
+        return (f"{missing:,} of {self.total:,} runs have no view on this page{budget}. "
+                f"{VIEWER_HINT}")
 
     def link(self, case_id: str, agent: str | None, trial: int, step: int | None) -> str | None:
         """Where a failure of a run shown here is pinned (its step, or the run's own failures
@@ -53,11 +75,61 @@ def _same_run(record: dict[str, Any], run: Trajectory) -> bool:
     return key == (run.case_id, run.agent, run.trial)
 
 
-def runs_section(path: Path, picker: RunPicker, total: int) -> RunsSection:
+def suite_cases(summary: Mapping[str, Any]) -> dict[str, Case] | None:
+    """The cases of the suite the summary names (`toolgrade run` records its path), or None
+    when it names none or it no longer loads: the run views then show no reference."""
+    from toolgrade.errors import ToolgradeError
+    from toolgrade.loaders import load_suite
+
+    where = summary.get("suite")
+    if not isinstance(where, str) or not Path(where).exists():
+        return None
+    try:
+        return load_suite(Path(where)).cases
+    except (ToolgradeError, OSError, ValueError):
+        return None
+
+
+def view_bytes(view: RunView) -> int:
+    """About how many bytes a run's view takes in report.html (its text plus markup)."""
+    size = _RUN_MARKUP + sum(len(p.message) + len(p.expected or "") + len(p.actual or "") + 200
+                             for p in (*view.run_failures, *view.judges, *view.adjudications))
+    if view.reference is not None:
+        size += sum(len(a) + len(b) + 60 for a, b in (*view.reference.task,
+                                                       *view.reference.expected))
+    for block in view.blocks:
+        for s in block.steps:
+            size += _STEP_MARKUP + len(s.args or "") + len(s.result or "") + len(s.label)
+            size += sum(len(p.message) + len(p.expected or "") + len(p.actual or "") + 200
+                        for p in (*s.failures, *s.judges))
+    return size
+
+
+def _within_budget(views: list[RunView], picker: RunPicker,
+                   positions: list[int]) -> tuple[list[RunView], int]:
+    """The views that fit the byte budget, linked ones first, then the worst; results order."""
+    linked = picker.linked
+    order = sorted(range(len(views)), key=lambda i: (positions[i] not in linked,
+                                                     tuple(-x for x in picker.rank.get(
+                                                         positions[i], (0, 0.0, 0, 0)))))
+    spent, keep = 0, set[int]()
+    for i in order:
+        size = view_bytes(views[i])
+        if spent + size > BYTE_BUDGET and keep:
+            continue
+        spent += size
+        keep.add(i)
+    return [v for i, v in enumerate(views) if i in keep], len(views) - len(keep)
+
+
+def runs_section(path: Path, picker: RunPicker, total: int,
+                 cases: Mapping[str, Case] | None = None) -> RunsSection:
     """Read the kept runs' transcripts from `path` (a transcripts.jsonl) and build their views
     (`total`: the records of results.jsonl, which the picker was not offered when there are
-    no transcripts)."""
+    no transcripts); `cases` (the suite, when at hand) give each view its task and reference.
+    """
     views: list[RunView] = []
+    positions: list[int] = []
     missing = ""
     if total and not path.is_file():
         missing = (f"No {TRANSCRIPTS_FILE} in this folder (it was written by an older "
@@ -70,12 +142,14 @@ def runs_section(path: Path, picker: RunPicker, total: int) -> RunsSection:
             if run is None or not _same_run(record, run):
                 unmatched += 1
                 continue
-            views.append(build_run_view(record, run))
+            views.append(build_run_view(record, run, (cases or {}).get(run.case_id)))
+            positions.append(position)
         if unmatched:
             missing = (f"{unmatched} run(s) have no readable transcript in {TRANSCRIPTS_FILE} "
                        "(the file is not from the same run as results.jsonl).")
+    views, over = _within_budget(views, picker, positions)
     return RunsSection(
-        views=views, total=total, cut=picker.cut(), missing=missing,
+        views=views, total=total, cut=picker.cut(), missing=missing, over_budget=over,
         checks=sorted({c for v in views for c in v.failed_checks}),
         failures=sorted({n for v in views for n in v.failure_names}),
         agents=sorted({v.agent or "" for v in views}),

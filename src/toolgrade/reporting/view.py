@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.reporting import check_tables, run_tables
+from toolgrade.reporting.chart_data import Charts, build_charts
+from toolgrade.reporting.charts import ScoreHistogram
 from toolgrade.reporting.digest import Digest
 from toolgrade.reporting.runs_section import RunsSection
 from toolgrade.reporting.tables import (
@@ -38,6 +40,8 @@ class ReportView:
     examples: list[Table]
     #: Each run's transcript with its failures pinned (report.html only).
     runs: RunsSection | None = None
+    #: Inline SVG charts (report.html only).
+    charts: Charts | None = None
 
     @property
     def gates_failed(self) -> int:
@@ -57,11 +61,13 @@ def _headline(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def build_view(
-    summary: dict[str, Any], digest: Digest, runs: RunsSection | None = None
+    summary: dict[str, Any], digest: Digest, runs: RunsSection | None = None,
+    scores: ScoreHistogram | None = None,
 ) -> ReportView:
     """Assemble every table; sections with nothing to show are None or left out.
 
-    `runs`: the run views; failure rows then link to the step they point at.
+    `runs`: the run views; failure rows then link to the step they point at. `scores`: the
+    aggregate scores' counts, for the histogram.
     """
     detail = [check_tables.coverage_table(summary),
               check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
@@ -81,4 +87,5 @@ def build_view(
         judges=run_tables.judges_table(summary),
         examples=run_tables.failure_example_tables(digest, runs),
         runs=runs,
+        charts=build_charts(summary, scores),
     )
