@@ -10,9 +10,14 @@ import pytest
 
 from builders_reporting import check, failure, small_summary, write_run_dir
 from toolgrade.errors import ToolgradeError
-from toolgrade.reporting.files import REPORT_FILES, ReportStream, rerender, write_reports
+from toolgrade.reporting.files import (
+    REPORT_FILES,
+    ReportStream,
+    rerender,
+    summary_problems,
+    write_reports,
+)
 from toolgrade.reporting.junit import JunitCases
-from toolgrade.reporting.summary_shape import summary_problems
 from toolgrade.scoring.runner import grade, validate_inputs
 
 

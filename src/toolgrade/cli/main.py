@@ -158,15 +158,23 @@ def schema(
             "--suite", help="The schema of a YAML suite file (cases, shared tools and groups)."
         ),
     ] = False,
+    summary: Annotated[
+        bool, typer.Option("--summary", help="The schema of a run's summary.json instead.")
+    ] = False,
 ) -> None:
     """Print the JSON Schema of the case format (for editor autocompletion).
 
     A YAML suite file (`cases:` at the top) needs `--suite`; without it the schema is of one
-    case, as in a JSONL suite line.
+    case, as in a JSONL suite line. `--summary` prints the schema of `summary.json`.
     """
     from toolgrade.models import Case
 
-    if suite:
+    if summary:
+        from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
+
+        document = RunSummary.model_json_schema()
+        document["title"] = f"toolgrade summary.json (shape version {SUMMARY_SCHEMA_VERSION})"
+    elif suite:
         document = suite_schema()
     else:
         document = Case.model_json_schema()

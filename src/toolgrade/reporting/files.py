@@ -8,9 +8,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from toolgrade.errors import ToolgradeError
+from toolgrade.loaders.locate import dotted
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import Case
+from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.charts import ScoreHistogram
 from toolgrade.reporting.digest import Digest, iter_records
 from toolgrade.reporting.html import render_html
@@ -19,10 +23,27 @@ from toolgrade.reporting.markdown import render_markdown
 from toolgrade.reporting.report_part import ReportPart
 from toolgrade.reporting.run_sample import RunPicker
 from toolgrade.reporting.runs_section import runs_section, suite_cases
-from toolgrade.reporting.summary_shape import summary_problems
 from toolgrade.reporting.view import build_view
 
 REPORT_FILES = ("report.md", "report.html", "junit.xml")
+
+
+def summary_problems(summary: Any) -> list[str]:
+    """`field: reason` for each way `summary` is not a toolgrade summary (`models.summary`),
+    checked strictly (no "0.9" for 0.9) before `toolgrade report` renders a file it did not
+    write: a hand-edited or foreign file would otherwise render nonsense or fail deep inside a
+    table."""
+    if not isinstance(summary, dict):
+        return ["expected a JSON object"]
+    try:
+        RunSummary.model_validate(summary, strict=True)
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors():
+            where = dotted(tuple(p for p in err["loc"] if isinstance(p, str | int)))
+            out.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
+        return out
+    return []
 
 
 class ReportStream:
