@@ -33,6 +33,7 @@ def view(
         server = make_server(index, port)
     except OSError as exc:
         fail(f"toolgrade: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")
+    index.warm()
     unread = f", {len(index.problems)} unreadable line(s)" if index.problems else ""
     out.print(f"toolgrade view: {index.runs:,} runs indexed in {index.seconds:.2f} s{unread}",
               markup=False)

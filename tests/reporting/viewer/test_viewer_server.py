@@ -48,7 +48,7 @@ def test_the_list_page_shows_a_page_of_runs_and_the_line_that_failed(base: str) 
     assert "script-src" not in headers["Content-Security-Policy"]  # no script: default-src none
     assert headers["Content-Security-Policy"].startswith("default-src 'none'")
     assert len(re.findall(r'<tr class="run-row"', body)) == 50
-    assert "runs 1–50 of 119 matching (of 119)" in body
+    assert "runs 1\N{EN DASH}50 of 119 matching (of 119)" in body
     assert "line 8: malformed JSON" in body and "page 1 of 3" in body
 
 
@@ -71,6 +71,7 @@ def test_a_run_page_shows_its_steps_and_its_pinned_failure(base: str) -> None:
     status, _, body = _get(base + "run/8?agent=(none)")
     assert status == 200
     assert "case-08" in body and 'data-failure="loop"' in body and "lookup_order" in body
+    assert '<a href="#s1">step 1</a>' in body and 'id="s1"' in body  # failure -> its step
     assert "results.jsonl line 9" in body and "transcripts.jsonl line 9" in body
     assert 'href="/run/5?agent=%28none%29"' in body  # the run before it under the filter
     assert 'href="/?agent=%28none%29"' in body  # back to the list's page 1

@@ -200,6 +200,15 @@ class RunIndex:
             text = fh.readline().decode("utf-8", errors="surrogateescape")
         return number, text
 
+    def warm(self) -> threading.Thread:
+        """Scan transcripts.jsonl for its offsets in a background thread, so the first run
+        view opened does not wait for it (a cold 200 MB file takes seconds); a view asked
+        for meanwhile waits for the scan under the same lock."""
+        thread = threading.Thread(target=self.transcript_offsets, name="transcripts-scan",
+                                  daemon=True)
+        thread.start()
+        return thread
+
     def transcript_offsets(self) -> array[int]:
         """(line number, byte offset) pairs, flat, of each transcript line: scanned once,
         the first time a run view asks (the list never needs it)."""

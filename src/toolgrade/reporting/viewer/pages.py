@@ -19,7 +19,7 @@ import jinja2
 from toolgrade.loaders.runs import read_line
 from toolgrade.models import Trajectory
 from toolgrade.reporting.digest import printable
-from toolgrade.reporting.run_view import RunView, build_run_view
+from toolgrade.reporting.run_view import Pinned, RunView, build_run_view
 from toolgrade.reporting.tables import CHECKS, fmt
 from toolgrade.reporting.viewer.index import RunIndex, RunRow
 from toolgrade.reporting.viewer.query import MAX_PAGE_SIZE, SORTS, STATUSES, Page, Query, Searcher
@@ -56,6 +56,11 @@ def url(path: str, params: dict[str, str] | None = None) -> str:
     return f"{path}?{urlencode(params)}" if params else path
 
 
+def step_failures(view: RunView) -> list[tuple[int, Pinned]]:
+    """Each failure pinned to a step, with the step's index: the run page's list of links."""
+    return [(s.index, p) for b in view.blocks for s in b.steps for p in s.failures]
+
+
 @cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -66,8 +71,8 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         finalize=_printable,
     )
-    env.globals.update(url=url, fmt=fmt, CHECKS=CHECKS, STATUSES=STATUSES, SORTS=SORTS,
-                       PAGE_SIZES=PAGE_SIZES)
+    env.globals.update(url=url, fmt=fmt, step_failures=step_failures, CHECKS=CHECKS,
+                       STATUSES=STATUSES, SORTS=SORTS, PAGE_SIZES=PAGE_SIZES)
     return env
 
 
