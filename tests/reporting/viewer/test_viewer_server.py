@@ -138,3 +138,28 @@ def test_a_transcript_of_another_run_is_not_shown_as_this_one(tmp_path: Path) ->
         body = _get(url + "run/0")[2]
     assert "transcripts.jsonl line 1 is another run (case-02" in body
     assert "order A2" not in body
+
+
+def test_a_results_file_written_again_while_serving_says_to_restart(tmp_path: Path) -> None:
+    folder = write_viewer_dir(tmp_path / "out", 6)
+    with serving(folder) as url:
+        write_viewer_dir(folder, 6, bad_lines={0: json.dumps({"case_id": "other"}) + " " * 40})
+        status, _, body = _get(url + "run/3")
+    assert status == 409 and "changed since `toolgrade view` read it: restart it" in body
+
+
+def test_every_run_of_the_helpdesk_example_has_a_view_with_its_failures(
+    tmp_path: Path,
+) -> None:
+    from builders_reporting import graded_example
+
+    folder = graded_example(tmp_path / "helpdesk")
+    with serving(folder) as url:
+        listed = _json(url + "api/runs?size=500")
+        assert listed["matched"] == listed["total"] == 90 and not listed["problems"]
+        assert {"pass", "fail", "unscored"} <= {r["status"] for r in listed["runs"]}
+        for run in listed["runs"]:
+            status, _, body = _get(url + run["url"].lstrip("/"))
+            assert status == 200 and "transcripts.jsonl line" in body, run
+            pinned = set(re.findall(r'data-failure="([^"]+)"', body))
+            assert set(run["failures"]) <= pinned, run

@@ -11,7 +11,6 @@ A line that is not a results record is kept as a problem naming its line: the re
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
@@ -37,6 +36,10 @@ NO_AGENT = "(none)"
 _BOM = b"\xef\xbb\xbf"
 #: How a check's state reads in the list, as in the run views (FAIL stands out).
 _OUTCOMES = {"pass": "pass", "fail": "FAIL", "unscored": "unscored", "n/a": "n/a"}
+
+
+class StaleIndex(ToolgradeError):
+    """results.jsonl no longer holds, at a row's offset, the run the index read there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,10 +186,21 @@ class RunIndex:
         return self.rows[index] if 0 <= index < len(self.rows) else None
 
     def record(self, row: RunRow) -> dict[str, Any]:
-        """The full results record of a row (one seek, one line parsed)."""
+        """The full results record of a row (one seek, one line parsed).
+
+        Raises StaleIndex when the line there is no longer that run's (the file was written
+        again since the index was built).
+        """
         with self.results_path.open("rb") as fh:
             fh.seek(row.offset)
-            value: dict[str, Any] = json.loads(fh.readline())
+            raw = fh.readline()
+        try:
+            value = pydantic_core.from_json(raw)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or value.get("case_id") != row.case_id:
+            raise StaleIndex(f"{self.results_path} changed since `toolgrade view` read it: "
+                             "restart it to see the new results")
         return value
 
     def transcript_line(self, index: int) -> tuple[int, str] | None:

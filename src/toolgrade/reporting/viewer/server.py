@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from toolgrade.reporting.viewer.index import RunIndex
+from toolgrade.reporting.viewer.index import RunIndex, StaleIndex
 from toolgrade.reporting.viewer.pages import (
     NotFound,
     page_json,
@@ -90,6 +90,8 @@ class ViewerHandler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, str(exc), api)
         except NotFound as exc:
             self._error(HTTPStatus.NOT_FOUND, str(exc), api)
+        except StaleIndex as exc:
+            self._error(HTTPStatus.CONFLICT, str(exc), api)
 
     def _route(self, path: str, query: Query) -> None:
         index, searcher = self.server.index, self.server.searcher
