@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -143,6 +144,14 @@ def test_transcripts_are_not_read_until_a_run_is_asked_for(tmp_path: Path) -> No
     number, text = index.transcript_line(3) or (0, "")
     assert number == 6 and json.loads(text) == line
     assert index.transcript_line(4) is None
+
+
+def test_the_collector_paused_while_indexing_is_running_again_after(tmp_path: Path) -> None:
+    build_index(write_viewer_dir(tmp_path / "out", 3))
+    assert gc.isenabled()
+    with pytest.raises(ToolgradeError):
+        build_index(tmp_path / "nowhere")
+    assert gc.isenabled()
 
 
 def test_a_folder_without_results_names_the_path(tmp_path: Path) -> None:

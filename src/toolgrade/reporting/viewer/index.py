@@ -11,12 +11,14 @@ A line that is not a results record is kept as a problem naming its line: the re
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
 from array import array
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -257,15 +259,29 @@ def build_index(folder: Path) -> RunIndex:
                              f"`toolgrade run SUITE RUNS --out {folder}` wrote")
     rows: list[RunRow | None] = []
     problems: dict[int, InputProblem] = {}
-    for number, offset, raw in iter_lines(path):
-        record, reason = _parse(path, number, raw)
-        reason = reason or _shape_problem(record)
-        if reason is not None:
-            problems[len(rows)] = InputProblem(str(path), number, "", reason)
-            rows.append(None)
-            continue
-        rows.append(make_row(record, len(rows), number, offset))
+    with _collector_paused():
+        for number, offset, raw in iter_lines(path):
+            record, reason = _parse(path, number, raw)
+            reason = reason or _shape_problem(record)
+            if reason is not None:
+                problems[len(rows)] = InputProblem(str(path), number, "", reason)
+                rows.append(None)
+                continue
+            rows.append(make_row(record, len(rows), number, offset))
     return _finish(folder, rows, problems, time.perf_counter() - start)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while rows pile up: each full collection walks every
+    row kept so far, and none of them is garbage (a tenth to a fifth of the CPU at 100k)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _finish(folder: Path, rows: list[RunRow | None], problems: dict[int, InputProblem],
