@@ -173,3 +173,13 @@ def test_parse_query_reads_params_and_refuses_bad_values() -> None:
                             ({"check": ["speed"]}, "check: expected one of selection")):
         with pytest.raises(QueryError, match=message):
             parse_query(params)
+
+
+def test_warm_scans_the_transcripts_in_the_background_once(tmp_path: Path) -> None:
+    folder = write_viewer_dir(tmp_path / "out", 5)
+    index = build_index(folder)
+    thread = index.warm()
+    thread.join(10)
+    assert not thread.is_alive()
+    (folder / "transcripts.jsonl").write_text("", encoding="utf-8")  # emptied after the scan
+    assert len(index.transcript_offsets()) == 10  # (line, offset) of each of the 5 runs

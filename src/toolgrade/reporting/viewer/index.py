@@ -2,9 +2,10 @@
 
 `results.jsonl` is read once, line by line, keeping per run only what the list page shows and
 filters on (ids, status, scores, failure names) and the byte offset of its line;
-`transcripts.jsonl` is only scanned for line offsets, the first time a run view is asked for.
-A run view then seeks to its two lines and parses nothing else, so 100,000 runs cost one pass
-over the files and a few hundred bytes of memory each, never every transcript in memory.
+`transcripts.jsonl` is only scanned for line offsets (in the background once serving starts,
+or when the first run view asks). A run view then seeks to its two lines and parses nothing
+else, so 100,000 runs cost one pass over the files and under a kilobyte of memory each, never
+every transcript in memory.
 
 A line that is not a results record is kept as a problem naming its line: the rest is served.
 """
