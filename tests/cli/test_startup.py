@@ -74,6 +74,7 @@ def test_help_loads_neither_the_models_nor_the_checks() -> None:
         ("run", "--help"),
         ("calibrate", "--help"),
         ("show", "--help"),
+        ("view", "--help"),
         ("adjudicate", "--help"),
         ("import", "tau2", "--help"),
     ],

@@ -30,6 +30,7 @@ from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.cli.show_cmd import show
+from toolgrade.cli.view_cmd import view
 from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ app = typer.Typer(
 app.command("run")(run)
 app.command("report")(report)
 app.command("show")(show)
+app.command("view")(view)
 app.command("calibrate")(calibrate)
 app.command("adjudicate")(adjudicate)
 app.add_typer(import_app, name="import")
