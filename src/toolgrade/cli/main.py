@@ -26,6 +26,7 @@ from toolgrade.cli.common import (
     input_errors_exit,
     out,
 )
+from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="toolgrade",
+    cls=FlagsWithoutTypeGroup,
     help="Score an AI agent's tool calls against a structured reference: selection, arguments, "
     "ordering and recovery, each with its own score.",
     no_args_is_help=True,

@@ -113,7 +113,8 @@ def run(
             min=1,
             help="Worker processes for reading and the deterministic checks (default: the CPUs "
             "available). Outputs are the same whatever the number; with a judge, grading "
-            "stays in one process, where [judge] concurrency applies.",
+            # Escaped: typer reads help as rich markup, where `[judge]` is a style and vanishes.
+            "stays in one process, where \\[judge] concurrency applies.",
         ),
     ] = None,
 ) -> None:
