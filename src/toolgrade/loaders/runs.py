@@ -16,7 +16,7 @@ from toolgrade.adapters import AdapterError, build_call, decode_arguments, messa
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajectory
-from toolgrade.loaders.jsonl import decode_line, iter_text_lines
+from toolgrade.loaders.jsonl import binary_problem, decode_line, iter_text_lines
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
 from toolgrade.loaders.otlp import OtlpOptions, OtlpReader, OtlpStats, RunRow, otlp_layout
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
@@ -241,6 +241,10 @@ def iter_run_sources(
     for path in files:
         if not path.is_file():
             yield str(path), 0, None, [InputProblem(str(path), None, "", "no such file")]
+            continue
+        binary = binary_problem(path)
+        if binary is not None:
+            yield str(path), 0, None, [binary]
             continue
         layout = otlp_layout(path)
         if layout is not None:
