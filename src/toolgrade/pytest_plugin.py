@@ -9,7 +9,7 @@ only because items were left undecided (`unscored`: free-text fields with no jud
 awaiting adjudication) is skipped, the reason saying how many items and why; with
 `--toolgrade-unscored fail` (or `toolgrade_unscored = fail`) it fails instead. Judges follow
 the project's configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge`
-turns them off.
+turns them off. Run files that hold no run are a usage error unless `--toolgrade-allow-empty`.
 """
 
 from __future__ import annotations
