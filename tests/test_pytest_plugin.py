@@ -214,3 +214,27 @@ def test_fast_grading_prints_nothing(pytester: pytest.Pytester,
                                 "--toolgrade-no-judge", "-p", "no:cacheprovider")
     assert "toolgrade: graded" not in result.stdout.str()
     assert "toolgrade: grading" not in result.stdout.str()
+
+
+def test_an_empty_runs_file_is_a_usage_error_naming_it(pytester: pytest.Pytester,
+                                                       suite_files: tuple[str, str]) -> None:
+    suite, _ = suite_files
+    (pytester.path / "empty.jsonl").write_text("\n")
+    options = ["--toolgrade-suite", suite, "--toolgrade-runs", "empty.jsonl",
+               "--toolgrade-no-judge", "-p", "no:cacheprovider"]
+    result = pytester.runpytest(*options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "toolgrade: no runs read from " in result.stderr.str()
+    assert "empty.jsonl" in result.stderr.str()
+    # Asked for, an empty input is no tests at all, as before.
+    allowed = pytester.runpytest(*options, "--toolgrade-allow-empty")
+    assert allowed.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_a_failure_header_names_the_case(pytester: pytest.Pytester,
+                                         suite_files: tuple[str, str]) -> None:
+    suite, runs = suite_files
+    result = pytester.runpytest("--toolgrade-suite", suite, "--toolgrade-runs", runs,
+                                "--toolgrade-no-judge", "-p", "no:cacheprovider")
+    # Not `___ selection[a:1] ___`: the header says which case failed.
+    result.stdout.re_match_lines([r"^_+ c1::selection\[a:1\] _+$"])

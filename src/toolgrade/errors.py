@@ -32,6 +32,15 @@ class InputError(ToolgradeError):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+class EmptyInputError(ToolgradeError):
+    """The run files hold no run: a CI job that recorded nothing must not pass for it."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        super().__init__(f"no runs read from {shown}")
+
+
 class ConfigError(ToolgradeError):
     """Bad configuration (settings file, gates, judge floors)."""
 

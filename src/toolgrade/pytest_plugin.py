@@ -9,7 +9,7 @@ only because items were left undecided (`unscored`: free-text fields with no jud
 awaiting adjudication) is skipped, the reason saying how many items and why; with
 `--toolgrade-unscored fail` (or `toolgrade_unscored = fail`) it fails instead. Judges follow
 the project's configuration (`toolgrade.toml` / `[tool.toolgrade]`); `--toolgrade-no-judge`
-turns them off.
+turns them off. Run files that hold no run are a usage error unless `--toolgrade-allow-empty`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from toolgrade.checks import default_checks
-from toolgrade.errors import ConfigError, InputError
+from toolgrade.errors import ConfigError, EmptyInputError, InputError
 from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
 from toolgrade.reporting.junit import unscored_line, unscored_message
 
@@ -37,6 +37,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run file or folder (repeatable)")
     group.addoption("--toolgrade-no-judge", action="store_true", default=False,
                     help="grade without LLM judges (judge-only fields unscored)")
+    group.addoption("--toolgrade-allow-empty", action="store_true", default=False,
+                    help="accept run files that hold no run (no tests); without it they are a "
+                         "usage error, so that a CI job that recorded nothing does not pass")
     group.addoption("--toolgrade-unscored", choices=UNSCORED_OUTCOMES, default=None,
                     help="what an unscored check is: skip (default; the skip reason says how "
                          "many items and why) or fail")
@@ -192,14 +195,17 @@ class _Progress:
 
 
 def _grade(
-    suite: Path, runs: list[Path], no_judge: bool, say: Callable[[str], None] | None = None
+    suite: Path, runs: list[Path], no_judge: bool, say: Callable[[str], None] | None = None,
+    *, allow_empty: bool = False,
 ) -> list[TrajectoryResult]:
     from toolgrade.cli.judges import setup_judges
-    from toolgrade.scoring.runner import grade_trajectory, validate_inputs
+    from toolgrade.scoring.runner import grade_trajectory, require_runs, validate_inputs
     from toolgrade.settings import load_settings
 
     say = say or (lambda line: None)
     inputs = validate_inputs(suite, runs)
+    if not allow_empty:
+        require_runs(inputs)
     settings = load_settings()
     if no_judge:
         judge = settings.judge.model_copy(update={"enabled": False})
@@ -256,9 +262,14 @@ def _records(config: pytest.Config, suite: Path, runs: list[Path]) -> list[Traje
     if _RECORDS not in config.stash:
         try:
             no_judge = bool(config.getoption("--toolgrade-no-judge"))
-            config.stash[_RECORDS] = _grade(suite, runs, no_judge, _writer(config))
+            allow_empty = bool(config.getoption("--toolgrade-allow-empty"))
+            config.stash[_RECORDS] = _grade(suite, runs, no_judge, _writer(config),
+                                            allow_empty=allow_empty)
         except InputError as exc:
             raise pytest.UsageError("toolgrade: invalid input:\n" + str(exc)) from exc
+        except EmptyInputError as exc:
+            raise pytest.UsageError(
+                f"toolgrade: {exc} (--toolgrade-allow-empty accepts an empty input)") from exc
         except ConfigError as exc:  # settings file, judge cache, calibration floors
             raise pytest.UsageError(f"toolgrade: configuration error: {exc}") from exc
     return config.stash[_RECORDS]

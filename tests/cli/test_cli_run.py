@@ -216,7 +216,8 @@ def test_cases_without_runs_are_named_in_a_warning(tmp_path: Path) -> None:
     assert "warning: 1 of 2 cases have no run (c2); the figures leave them out" in result.output
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    result = runner.invoke(app, ["run", str(suite), str(empty), "--out", out, "--no-judge", "-q"])
+    args = ["run", str(suite), str(empty), "--out", out, "--no-judge", "-q", "--allow-empty"]
+    result = runner.invoke(app, args)
     assert "warning: the run files hold no runs; nothing is graded" in result.output
 
 

@@ -11,7 +11,7 @@ from typing import NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from toolgrade.errors import ConfigError, InputError, ToolgradeError
+from toolgrade.errors import ConfigError, EmptyInputError, InputError, ToolgradeError
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 #: Where `run` writes, and what `validate` skips inside a runs folder, unless --out says.
@@ -26,6 +26,12 @@ CASE_ATTRIBUTE_HELP = (
 _WIDTH = None if sys.stdout.isatty() else 120
 out = Console(highlight=False, soft_wrap=True, width=_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True, width=_WIDTH)
+
+#: `--allow-empty`, shared by `run` and `validate`.
+ALLOW_EMPTY_HELP = (
+    "Accept run files that hold no run (exit 0, nothing graded); without it they are bad "
+    "input (exit 2), so that a CI job that recorded nothing does not pass."
+)
 
 T = TypeVar("T")
 
@@ -51,6 +57,8 @@ def input_errors_exit() -> Iterator[None]:
         raise typer.Exit(EXIT_INPUT) from exc
     except ConfigError as exc:
         fail(f"toolgrade: configuration error: {exc}")
+    except EmptyInputError as exc:
+        fail(f"toolgrade: {exc}; nothing was graded (--allow-empty accepts an empty input)")
     except ToolgradeError as exc:
         fail(f"toolgrade: {exc}")
 

@@ -19,6 +19,7 @@ from toolgrade.cli.adjudicate_cmd import adjudicate
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.cli.calibrate_cmd import calibrate
 from toolgrade.cli.common import (
+    ALLOW_EMPTY_HELP,
     CASE_ATTRIBUTE_HELP,
     DEFAULT_OUT,
     EXIT_GATE,
@@ -26,6 +27,7 @@ from toolgrade.cli.common import (
     input_errors_exit,
     out,
 )
+from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="toolgrade",
+    cls=FlagsWithoutTypeGroup,
     help="Score an AI agent's tool calls against a structured reference: selection, arguments, "
     "ordering and recovery, each with its own score.",
     no_args_is_help=True,
@@ -67,6 +70,7 @@ def validate(
     ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
     case_attribute: Annotated[str, typer.Option(help=CASE_ATTRIBUTE_HELP)] = CASE_ATTRIBUTE,
+    allow_empty: Annotated[bool, typer.Option("--allow-empty", help=ALLOW_EMPTY_HELP)] = False,
 ) -> None:
     """Validate a suite (and runs) only: each problem as file:line: field: reason; exit 2 if any.
 
@@ -85,10 +89,12 @@ def validate(
         if runs:
             # The runner and the run readers only when there are runs to read.
             from toolgrade.loaders.otlp import OtlpOptions
-            from toolgrade.scoring.runner import validate_inputs
+            from toolgrade.scoring.runner import require_runs, validate_inputs
 
             otlp = OtlpOptions(case_attribute=case_attribute)
             inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
+            if not allow_empty:
+                require_runs(inputs)
             loaded = inputs.suite
             out.print(
                 f"ok: {len(inputs.suite)} cases, {inputs.n_runs} runs in "

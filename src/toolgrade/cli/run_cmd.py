@@ -9,6 +9,7 @@ import typer
 
 from toolgrade.cli.cache_options import CacheBackendOption, CacheUrlOption, with_cache_options
 from toolgrade.cli.common import (
+    ALLOW_EMPTY_HELP,
     CASE_ATTRIBUTE_HELP,
     DEFAULT_OUT,
     EXIT_GATE,
@@ -116,9 +117,11 @@ def run(
             min=1,
             help="Worker processes for reading and the deterministic checks (default: the CPUs "
             "available). Outputs are the same whatever the number; with a judge, grading "
-            "stays in one process, where [judge] concurrency applies.",
+            # Escaped: typer reads help as rich markup, where `[judge]` is a style and vanishes.
+            "stays in one process, where \\[judge] concurrency applies.",
         ),
     ] = None,
+    allow_empty: Annotated[bool, typer.Option("--allow-empty", help=ALLOW_EMPTY_HELP)] = False,
 ) -> None:
     """Grade RUNS against SUITE; write results.jsonl, summary.json and reports into --out.
 
@@ -130,7 +133,7 @@ def run(
     from toolgrade.loaders.otlp import OtlpOptions
     from toolgrade.reporting import ReportStream, print_scorecard
     from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
-    from toolgrade.scoring.runner import grade, validate_inputs, write_summary
+    from toolgrade.scoring.runner import grade, require_runs, validate_inputs, write_summary
     from toolgrade.scoring.workers import available_cpus
 
     with input_errors_exit():
@@ -148,6 +151,8 @@ def run(
             otlp=OtlpOptions(case_attribute=case_attribute),
             jobs=jobs,
         )
+        if not allow_empty:
+            require_runs(inputs)
         judges: JudgeSetup = setup_judges(
             settings,
             notify=lambda m: err.print(m, markup=False),

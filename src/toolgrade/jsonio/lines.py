@@ -11,6 +11,7 @@ with `jsonio.out`.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Iterator
@@ -39,6 +40,35 @@ def iter_jsonl(
     for number, line in iter_text_lines(path):
         value, problem = decode_line(path, number, line, unique_keys=unique_keys)
         yield number, value, problem
+
+
+#: How much of a file `binary_problem` looks at, and the share of it that may be noise (bytes
+#: that are not UTF-8, control characters) in a text file: a few accented letters saved as
+#: Latin-1 are a text file with problems on their lines, a binary is nearly all noise.
+SNIFF_BYTES = 8192
+MAX_NOISE = 0.1
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\b\x1b")
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def binary_problem(path: Path) -> InputProblem | None:
+    """One problem for a file that is not text at all (a binary given by mistake), or None.
+
+    Read line by line, a binary file would make one problem per line of noise, none of them
+    the reason. A file that cannot be read is left to the reader, which says why.
+    """
+    try:
+        with path.open("rb") as fh:
+            sample = fh.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if sample.startswith(_UTF16_BOMS):
+        return InputProblem(str(path), None, "", "UTF-16 text, not UTF-8 (save the file as UTF-8)")
+    text = sample.decode("utf-8", errors="replace")
+    noise = sum(1 for c in text if c == "\ufffd" or (c < " " and c not in _TEXT_CONTROLS))
+    if b"\x00" in sample or noise > MAX_NOISE * max(len(text), 1):
+        return InputProblem(str(path), None, "", "not a text file")
+    return None
 
 
 def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
 from toolgrade.errors import InputError, InputProblem
-from toolgrade.jsonio.lines import decode_line, iter_text_lines
+from toolgrade.jsonio.lines import binary_problem, decode_line, iter_text_lines
 from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajectory
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
@@ -241,6 +241,10 @@ def iter_run_sources(
     for path in files:
         if not path.is_file():
             yield str(path), 0, None, [InputProblem(str(path), None, "", "no such file")]
+            continue
+        binary = binary_problem(path)
+        if binary is not None:
+            yield str(path), 0, None, [binary]
             continue
         layout = otlp_layout(path)
         if layout is not None:

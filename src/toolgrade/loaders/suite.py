@@ -24,7 +24,7 @@ from referencing.jsonschema import DRAFT202012
 from toolgrade.checks.arguments.validation import raw_argument_spec_problems, raw_ordering_problems
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.json_schema import Draft202012Validator, SchemaError
-from toolgrade.jsonio.lines import iter_jsonl
+from toolgrade.jsonio.lines import binary_problem, iter_jsonl
 from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.locate import (
     Path_,
@@ -391,6 +391,10 @@ def load_suite(path: Path, validators: list[CaseValidator] | None = None) -> Sui
         raise InputError([InputProblem(str(path), None, "", "no .yaml, .yml or .jsonl files")])
     raws: list[_RawCase] = []
     for file in files:
+        binary = binary_problem(file)
+        if binary is not None:
+            problems.append(binary)
+            continue
         reader = _read_jsonl if file.suffix == ".jsonl" else _read_yaml
         raws.extend(reader(file, problems))
     suite = Suite(base_dir=path if path.is_dir() else path.parent)

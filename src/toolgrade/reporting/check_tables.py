@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolgrade.models.status import no_tool_expected
 from toolgrade.reporting.tables import Table, fmt
 
 
@@ -21,17 +22,23 @@ def per_tool_table(summary: dict[str, Any]) -> Table | None:
     if not per_tool and not free:
         return None
     extras = selection.get("side_effect_extras") or {}
+    # Where no case expected a call, every call is a false positive: precision and F1 are 0
+    # and recall 1 by convention, figures that describe nothing. The calls made are the finding.
+    rates = () if no_tool_expected(selection) else ("precision", "recall", "f1")
     names = sorted(set(per_tool) | set(free or {}))
     rows = []
     for tool in names:
         f = per_tool.get(tool, {})
-        row = [tool, fmt(f.get("tp")), fmt(f.get("fp")), fmt(f.get("fn")), fmt(f.get("precision")),
-               fmt(f.get("recall")), fmt(f.get("f1")), fmt(extras.get(tool, 0))]
+        row = [tool, fmt(f.get("tp")), fmt(f.get("fp")), fmt(f.get("fn")),
+               *(fmt(f.get(rate)) for rate in rates), fmt(extras.get(tool, 0))]
         rows.append(row if free is None else [*row, fmt(free.get(tool, 0))])
-    columns = ["tool", "tp", "fp", "fn", "precision", "recall", "f1", "side-effect extras"]
+    columns = ["tool", "tp", "fp", "fn", *rates, "side-effect extras"]
     if free is not None:
         columns.append("free calls")
-    return Table("per-tool", "Selection per tool", columns, rows)
+    note = "" if rates else (
+        "No tool expected in any case: fp counts the calls made where none was right; "
+        "precision, recall and F1 do not apply.")
+    return Table("per-tool", "Selection per tool", columns, rows, note=note)
 
 
 def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, float, int, str]:

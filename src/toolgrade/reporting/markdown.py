@@ -63,7 +63,7 @@ def render_matrix(matrix: Matrix) -> list[str]:
 def _cards(view: ReportView) -> list[str]:
     lines = [_row(["check", "pass rate", "applicable", "figures"]), _row(["---"] * 4)]
     for card in view.cards:
-        figures = ", ".join(f"{k} {v}" for k, v in card.figures)
+        figures = ", ".join(f"{k} {v}" if v else k for k, v in card.figures)
         if card.unscored:
             figures += f"; unscored: {card.unscored}"
         lines.append(_row([card.check, card.pass_rate, card.applicable, md_escape(figures)]))

@@ -131,7 +131,8 @@ def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
     if name == "selection":
         if no_tool_expected(block):
             # Precision and F1 of no expected call are 0 or 1 by convention, not a finding.
-            return [("no tool expected", f"calls made {fmt(block.get('fp'))}")]
+            # A label alone, then its count: each report lays the pair out its own way.
+            return [("no tool expected", ""), ("calls made", fmt(block.get("fp")))]
         return [(k, fmt(block.get(k))) for k in ("precision", "recall", "f1")]
     if name == "arguments":
         return [*_given_selection_figures(block),

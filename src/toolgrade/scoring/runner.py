@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from toolgrade.checks import Check, GradeContext, default_checks
-from toolgrade.errors import InputError, InputProblem
+from toolgrade.errors import EmptyInputError, InputError, InputProblem
 from toolgrade.jsonio import out as json_out
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
@@ -143,6 +143,13 @@ def validate_inputs(
         otlp=otlp,
         otlp_stats=stats if stats.files else None,
     )
+
+
+def require_runs(inputs: ValidatedInputs) -> None:
+    """Raise `EmptyInputError` naming the run files when they hold no run (`--allow-empty`
+    skips this): an empty input is a recording that failed, not a suite that passed."""
+    if inputs.n_runs == 0:
+        raise EmptyInputError([str(f) for f in inputs.files])
 
 
 def _read_runs(
