@@ -13,6 +13,8 @@ import json
 import re
 import shlex
 import shutil
+import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from builders_importers import (
     tau2_results,
 )
 from toolgrade.cli.main import app
+from toolgrade.reporting.viewer.server import ViewerServer
 
 pytest_plugins = ["pytester"]
 
@@ -47,7 +50,7 @@ VALUES = {
 #: A placeholder's value after a given option, where it means something else there.
 AFTER = {
     ("--trial", "N"): "0", ("--accept", "N"): "1", ("--out", "FILE"): "record.json",
-    ("--trajectories", "FILE"): str(TAU_RUNS),
+    ("--trajectories", "FILE"): str(TAU_RUNS), ("--port", "N"): "0",
 }
 #: Optional parts not run: `--reject` of the item `--accept` accepts on the same line.
 LEFT_OUT = ("[--reject N]",)
@@ -111,12 +114,26 @@ def test_the_readme_has_commands_to_run() -> None:
 
 @pytest.mark.parametrize(("line", "args"), README_COMMANDS,
                          ids=[" ".join(args) for _, args in README_COMMANDS])
-def test_a_readme_command_runs(workdir: Path, line: str, args: list[str]) -> None:
-    if args[0] in ("report", "show", "adjudicate"):  # they read a run's output folder
+def test_a_readme_command_runs(workdir: Path, line: str, args: list[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    if args[0] in ("report", "show", "adjudicate", "view"):  # they read a run's output folder
         _graded(workdir)
+    if args[0] == "view":  # it serves until Ctrl-C: answer one real request, then stop
+        monkeypatch.setattr(ViewerServer, "serve_forever", _serve_one_request)
     result = CliRunner().invoke(app, args)
     assert result.exit_code in (0, 1), f"{line}\n{' '.join(args)}\n{result.output}"
     assert "Traceback" not in result.output
+
+
+def _serve_one_request(server: ViewerServer, *_: object, **__: object) -> None:
+    """Instead of serving forever: fetch the list page through the real socket, then return."""
+    pages: list[bytes] = []
+    fetch = threading.Thread(target=lambda: pages.append(urllib.request.urlopen(
+        server.url, timeout=30).read()))
+    fetch.start()
+    server.handle_request()
+    fetch.join(timeout=30)
+    assert pages and b"<html" in pages[0].lower()
 
 
 def _graded(workdir: Path) -> None:
