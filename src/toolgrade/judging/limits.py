@@ -1,0 +1,109 @@
+"""Caps on the requests one process sends to a model server: in flight at once, and per minute.
+
+`[judge] max_in_flight` and `[judge] requests_per_minute` bound every judge engine of the
+process that talks to the same endpoint (the first judge and its escalation judge, calibrate's
+engine per repeat, engines built from Python), so the gates are shared: `gate_for` hands out one
+`RequestGate` per endpoint and limits. The caps are per process: N processes sharing a server
+send it up to N times each cap (docs/served_judge.md says how to divide a server's limit).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+
+#: The window `requests_per_minute` counts in.
+MINUTE_S = 60.0
+
+
+class SlidingWindow:
+    """At most `limit` acquisitions in any `window_s` seconds (a log of the last `limit` start
+    times): exact, where a token bucket would allow a burst at the window's edge."""
+
+    def __init__(
+        self,
+        limit: int,
+        window_s: float = MINUTE_S,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if limit < 1:
+            raise ValueError("a rate limit needs at least one request per window")
+        self.limit = limit
+        self.window_s = window_s
+        self._clock = clock
+        self._sleep = sleep
+        self._starts: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def acquire(self) -> float:
+        """Wait until one more start fits in the window, record it; the seconds waited."""
+        waited = 0.0
+        while True:
+            delay = self._try_start()
+            if delay <= 0.0:
+                return waited
+            # Sleep outside the lock: other threads may find the same slot free first.
+            self._sleep(delay)
+            waited += delay
+
+    def _try_start(self) -> float:
+        with self._lock:
+            now = self._clock()
+            while self._starts and now - self._starts[0] >= self.window_s:
+                self._starts.popleft()
+            if len(self._starts) < self.limit:
+                self._starts.append(now)
+                return 0.0
+            return self._starts[0] + self.window_s - now
+
+
+class RequestGate:
+    """One endpoint's caps: a bounded semaphore for requests in flight, then a sliding window
+    for their start rate. Either may be None (no cap)."""
+
+    def __init__(
+        self,
+        max_in_flight: int | None = None,
+        requests_per_minute: int | None = None,
+        *,
+        window: SlidingWindow | None = None,
+    ) -> None:
+        self.max_in_flight = max_in_flight
+        self._slots = threading.BoundedSemaphore(max_in_flight) if max_in_flight else None
+        if window is None and requests_per_minute:
+            window = SlidingWindow(requests_per_minute)
+        self._window = window
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """Hold a slot for one request; its start is counted against the rate once the slot is
+        held, so starts, not queued waits, are what the window counts."""
+        slots = self._slots
+        slot: AbstractContextManager[object] = slots if slots is not None else nullcontext()
+        with slot:
+            if self._window is not None:
+                self._window.acquire()
+            yield
+
+
+#: The process's gates, by (endpoint, max_in_flight, requests_per_minute).
+_GATES: dict[tuple[str, int | None, int | None], RequestGate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def gate_for(
+    endpoint: str, max_in_flight: int | None, requests_per_minute: int | None
+) -> RequestGate | None:
+    """The process-wide gate of `endpoint` with these caps, or None when neither is set."""
+    if not max_in_flight and not requests_per_minute:
+        return None
+    key = (endpoint, max_in_flight, requests_per_minute)
+    with _GATES_LOCK:
+        gate = _GATES.get(key)
+        if gate is None:
+            gate = _GATES[key] = RequestGate(max_in_flight, requests_per_minute)
+        return gate
