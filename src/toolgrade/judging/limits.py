@@ -70,13 +70,13 @@ class RequestGate:
         max_in_flight: int | None = None,
         requests_per_minute: int | None = None,
         *,
-        window: SlidingWindow | None = None,
+        window_s: float = MINUTE_S,
     ) -> None:
         self.max_in_flight = max_in_flight
         self._slots = threading.BoundedSemaphore(max_in_flight) if max_in_flight else None
-        if window is None and requests_per_minute:
-            window = SlidingWindow(requests_per_minute)
-        self._window = window
+        self._window = (
+            SlidingWindow(requests_per_minute, window_s) if requests_per_minute else None
+        )
 
     @contextmanager
     def request(self) -> Iterator[None]:
@@ -105,5 +105,8 @@ def gate_for(
     with _GATES_LOCK:
         gate = _GATES.get(key)
         if gate is None:
-            gate = _GATES[key] = RequestGate(max_in_flight, requests_per_minute)
+            # MINUTE_S read now, not at import: tests shorten the minute.
+            gate = _GATES[key] = RequestGate(
+                max_in_flight, requests_per_minute, window_s=MINUTE_S
+            )
         return gate

@@ -19,6 +19,7 @@ import hashlib
 import json
 import select
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,7 +38,8 @@ class FaultPlan:
     taken in turn from `kinds`. `retry_after`: the `Retry-After` header of 429 and 503 faults
     (seconds, as text: "0.05", or an HTTP date). `hang_s`: how long a `timeout` fault holds the
     request before closing it (set it above the client's timeout). `always`: an HTTP status
-    every request gets instead (a permanent fault), e.g. 404.
+    every request gets instead (a permanent fault), e.g. 404. `delay_s`: how long an answer
+    takes (so that concurrent requests overlap at the server).
     """
 
     rate: float = 0.0
@@ -47,6 +49,7 @@ class FaultPlan:
     max_in_a_row: int = 2
     always: int | None = None
     verdict: str = "pass"
+    delay_s: float = 0.0
 
 
 class _Tally:
@@ -60,13 +63,14 @@ class _Tally:
         self.in_flight = 0
         self.max_in_flight = 0
         self.streak: Counter[str] = Counter()  # faults in a row per question
+        self.starts: list[float] = []  # time.monotonic() of each request's arrival
 
 
 class StandInServer:
     """The server on 127.0.0.1 (a free port), serving from a background thread.
 
     `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`). Figures: `requests`, `faults`
-    (per kind), `answered`, `max_in_flight`.
+    (per kind), `answered`, `max_in_flight`, `starts`.
     """
 
     def __init__(self, plan: FaultPlan | None = None) -> None:
@@ -107,6 +111,12 @@ class StandInServer:
         return self._tally.answered
 
     @property
+    def starts(self) -> list[float]:
+        """When each request arrived (`time.monotonic()`), in arrival order."""
+        with self._tally.lock:
+            return list(self._tally.starts)
+
+    @property
     def max_in_flight(self) -> int:
         """The most requests the server held open at once."""
         return self._tally.max_in_flight
@@ -118,6 +128,7 @@ class StandInServer:
         plan, tally = self.plan, self._tally
         with tally.lock:
             tally.requests += 1
+            tally.starts.append(time.monotonic())
             tally.in_flight += 1
             tally.max_in_flight = max(tally.max_in_flight, tally.in_flight)
             n = tally.requests
@@ -170,6 +181,7 @@ def _handler_for(server: StandInServer) -> type[BaseHTTPRequestHandler]:
         def _respond(self, kind: str | None, model: str) -> bool:
             plan = server.plan
             if kind is None:
+                time.sleep(plan.delay_s)
                 self._send(200, _completion(model, _verdict(plan.verdict)))
                 return True
             if kind == "always":

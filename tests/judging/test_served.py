@@ -1,0 +1,136 @@
+"""The judge on a served model: litellm against a stand-in OpenAI-compatible server on
+127.0.0.1 that injects faults and counts the requests it holds at once."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from email.utils import formatdate
+
+import pytest
+
+from builders_served import KEY_ENV, grade_all, items, served_engine, served_settings
+from toolgrade.errors import ConfigError
+from toolgrade.judging import build_judge, limits
+from toolgrade.judging.factory import litellm_client
+from toolgrade.judging.standin import FAULT_KINDS, FaultPlan, StandInServer
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "stand-in-key")
+
+
+def test_transient_faults_lose_no_verdict_and_the_cap_holds() -> None:
+    plan = FaultPlan(rate=0.2, retry_after="0.05", hang_s=2.0, delay_s=0.02)
+    with StandInServer(plan) as server:
+        settings = served_settings(server, max_in_flight=4, concurrency=8)
+        with served_engine(settings) as engine:
+            verdicts = grade_all(engine, items(40), threads=8)
+            usage = engine.usage()["argument_equivalence"]
+    assert [v.verdict for v in verdicts] == ["pass"] * 40  # made, none lost, none guessed
+    assert server.answered == 40
+    assert set(server.faults) == set(FAULT_KINDS)  # every kind was injected and survived
+    assert sum(server.faults.values()) == server.requests - 40 >= 8  # 20% of the requests
+    assert 2 <= server.max_in_flight <= 4
+    assert (usage["calls"], usage["errors"], usage["unscored"]) == (server.requests, 0, 0)
+
+
+def test_without_a_cap_the_server_sees_more_than_four() -> None:
+    # The measurement can fail: the same load uncapped overlaps more than four requests.
+    with (StandInServer(FaultPlan(delay_s=0.3)) as server,
+          served_engine(served_settings(server, concurrency=8)) as engine):
+        verdicts = grade_all(engine, items(16), threads=8)
+    assert all(v.verdict == "pass" for v in verdicts)
+    assert server.max_in_flight > 4
+
+
+def test_the_cap_is_per_process_across_engines() -> None:
+    with StandInServer(FaultPlan(delay_s=0.1)) as server:
+        settings = served_settings(server, max_in_flight=2, concurrency=4)
+        with (served_engine(settings) as first, served_engine(settings) as second,
+              ThreadPoolExecutor(8) as pool):
+            jobs = [pool.submit((first if i % 2 else second).judge, r)
+                    for i, r in enumerate(items(16))]
+            verdicts = [j.result() for j in jobs]
+    assert all(v.verdict == "pass" for v in verdicts)
+    assert server.max_in_flight <= 2
+
+
+def test_a_permanent_fault_is_unscored_naming_the_error() -> None:
+    with (StandInServer(FaultPlan(always=404)) as server,
+          served_engine(served_settings(server)) as engine):
+        verdict = engine.judge(items(1)[0])
+    assert verdict.verdict == "unscored"
+    assert verdict.reason == "the judge model call failed (1 try): NotFoundError"
+    assert "permanent stand-in fault" in (verdict.error or "")
+    assert server.requests == 1  # not retried
+
+
+def test_a_server_that_stays_down_is_unscored_after_the_last_try() -> None:
+    with (StandInServer(FaultPlan(always=503)) as server,
+          served_engine(served_settings(server, max_attempts=3)) as engine):
+        verdict = engine.judge(items(1)[0])
+    assert verdict.verdict == "unscored"
+    assert verdict.reason == "the judge model call failed (3 tries): ServiceUnavailableError"
+    assert server.requests == 3
+
+
+@pytest.mark.parametrize(("header", "cap", "waited"), [("0.05", 1.0, 0.05), ("120", 0.25, 0.25)])
+def test_retry_after_is_waited_up_to_the_cap(header: str, cap: float, waited: float) -> None:
+    slept: list[float] = []
+    plan = FaultPlan(rate=1.0, kinds=("429",), retry_after=header, max_in_a_row=1)
+    with StandInServer(plan) as server:
+        settings = served_settings(server, max_retry_after_s=cap)
+        with served_engine(settings, sleep=slept.append) as engine:
+            assert engine.judge(items(1)[0]).verdict == "pass"
+    assert slept == [waited]
+
+
+def test_an_http_date_retry_after_is_waited_until_that_time() -> None:
+    slept: list[float] = []
+    when = formatdate(time.time() + 3, usegmt=True)
+    plan = FaultPlan(rate=1.0, kinds=("503",), retry_after=when, max_in_a_row=1)
+    with (StandInServer(plan) as server,
+          served_engine(served_settings(server, max_retry_after_s=10.0),
+                        sleep=slept.append) as engine):
+        assert engine.judge(items(1)[0]).verdict == "pass"
+    assert len(slept) == 1 and 1.0 <= slept[0] <= 3.0
+
+
+def test_requests_per_minute_bounds_starts_in_any_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(limits, "MINUTE_S", 0.5)  # a minute scaled down to half a second
+    with StandInServer() as server:
+        settings = served_settings(server, requests_per_minute=3, concurrency=6)
+        with served_engine(settings) as engine:
+            warm = items(10)
+            assert engine.judge(warm[0]).verdict == "pass"  # litellm's first call is slow
+            time.sleep(0.5)
+            began = time.monotonic()
+            verdicts = grade_all(engine, warm[1:], threads=6)
+            elapsed = time.monotonic() - began
+    assert all(v.verdict == "pass" for v in verdicts)
+    starts = server.starts[1:]
+    # Starts are gated at the client; a window 0.1 s short of it absorbs the transit jitter.
+    assert max(sum(1 for t in starts if s <= t < s + 0.4) for s in starts) <= 3
+    assert elapsed >= 1.0  # nine starts at three a window take three windows
+
+
+def test_build_judge_sends_requests_to_the_api_base() -> None:
+    with StandInServer() as server:
+        engine = build_judge(served_settings(server, model="hosted_vllm/stand-in",
+                                             api_key_env=None))
+        assert engine is not None
+        with engine:
+            assert engine.judge(items(1)[0]).verdict == "pass"
+    assert server.answered == 1
+
+
+def test_a_key_variable_that_is_not_set_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(KEY_ENV)
+    with StandInServer() as server, pytest.raises(ConfigError, match=KEY_ENV):
+        litellm_client(served_settings(server))
