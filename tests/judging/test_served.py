@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import re
 import time
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import formatdate
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,7 @@ from toolgrade.errors import ConfigError
 from toolgrade.judging import build_judge, limits
 from toolgrade.judging.factory import litellm_client
 from toolgrade.judging.standin import FAULT_KINDS, FaultPlan, StandInServer
+from toolgrade.settings import Settings
 
 
 @pytest.fixture(autouse=True)
@@ -134,3 +138,12 @@ def test_a_key_variable_that_is_not_set_is_a_configuration_error(
     monkeypatch.delenv(KEY_ENV)
     with StandInServer() as server, pytest.raises(ConfigError, match=KEY_ENV):
         litellm_client(served_settings(server))
+
+
+def test_the_documented_settings_load() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "served_judge.md"
+    block = re.search(r"```toml\n(.*?)```", page.read_text(), re.S)
+    assert block is not None
+    judge = Settings.model_validate(tomllib.loads(block.group(1))).judge
+    assert (judge.api_base, judge.max_in_flight, judge.requests_per_minute) == (
+        "http://gpu-box:8000/v1", 8, 600)
