@@ -67,9 +67,20 @@ def test_the_gate_holds_at_most_its_cap_in_flight() -> None:
     assert peak == 3
 
 
+def test_a_pause_holds_every_start_until_it_ends() -> None:
+    clock = FakeClock()
+    gate = RequestGate(max_in_flight=2, clock=clock, sleep=clock.sleep)
+    gate.pause(5.0)
+    gate.pause(1.0)  # a shorter pause asked later does not cut the first one short
+    with gate.request():
+        assert clock.now == 105.0
+    with gate.request():
+        assert clock.now == 105.0
+
+
 def test_one_gate_per_endpoint_and_caps() -> None:
     first = gate_for("http://127.0.0.1:1/v1", 4, None)
     assert first is gate_for("http://127.0.0.1:1/v1", 4, None)
     assert first is not gate_for("http://127.0.0.1:2/v1", 4, None)
     assert first is not gate_for("http://127.0.0.1:1/v1", 2, None)
-    assert gate_for("http://127.0.0.1:1/v1", None, None) is None
+    assert gate_for("http://127.0.0.1:1/v1", None, None).max_in_flight is None

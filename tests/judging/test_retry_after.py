@@ -55,11 +55,11 @@ def state_after(exc: BaseException) -> RetryCallState:
     return state
 
 
-@pytest.mark.parametrize(("headers", "expected"), [({"retry-after": "0.5"}, 0.5),
-                                                   ({"retry-after": "600"}, 10.0),
-                                                   ({}, 1.25)])
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({"retry-after": "0.5"}, 0.5), ({"retry-after": "600"}, 10.0),
+    ({"retry-after": formatdate(NOW + 4, usegmt=True)}, 4.0), ({}, 1.25)])
 def test_the_wait_honours_the_header_capped_else_falls_back(
     headers: dict[str, Any], expected: float
 ) -> None:
-    wait = RetryAfterWait(wait_fixed(1.25), cap_s=10.0)
+    wait = RetryAfterWait(wait_fixed(1.25), cap_s=10.0, now=lambda: NOW)
     assert wait(state_after(status_error(429, headers))) == expected

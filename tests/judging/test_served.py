@@ -7,17 +7,19 @@ import re
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
-from email.utils import formatdate
 from pathlib import Path
 
+import httpx
+import openai
 import pytest
 
 from builders_served import KEY_ENV, grade_all, items, served_engine, served_settings
 from toolgrade.errors import ConfigError
-from toolgrade.judging import build_judge, limits
+from toolgrade.judging import JudgeEngine, build_judge, limits
 from toolgrade.judging.factory import litellm_client
+from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.judging.standin import FAULT_KINDS, FaultPlan, StandInServer
-from toolgrade.settings import Settings
+from toolgrade.settings import JudgeSettings, Settings
 
 
 @pytest.fixture(autouse=True)
@@ -91,15 +93,20 @@ def test_retry_after_is_waited_up_to_the_cap(header: str, cap: float, waited: fl
     assert slept == [waited]
 
 
-def test_an_http_date_retry_after_is_waited_until_that_time() -> None:
-    slept: list[float] = []
-    when = formatdate(time.time() + 3, usegmt=True)
-    plan = FaultPlan(rate=1.0, kinds=("503",), retry_after=when, max_in_a_row=1)
-    with (StandInServer(plan) as server,
-          served_engine(served_settings(server, max_retry_after_s=10.0),
-                        sleep=slept.append) as engine):
-        assert engine.judge(items(1)[0]).verdict == "pass"
-    assert len(slept) == 1 and 1.0 <= slept[0] <= 3.0
+def test_a_retry_after_pauses_the_other_engines_of_the_process() -> None:
+    # Engine A is told to wait 0.3 s; engine B, on the same endpoint, must not start before.
+    request = httpx.Request("POST", "http://pause.test/v1/chat/completions")
+    throttled = openai.RateLimitError(
+        "429", response=httpx.Response(429, headers={"retry-after": "0.3"}, request=request),
+        body=None)
+    settings = JudgeSettings(model="fake/served", api_base="http://pause.test/v1",
+                             use_cache=False, max_attempts=1)
+    first = JudgeEngine(settings, FakeClient([throttled]), presettle=None)
+    second = JudgeEngine(settings, FakeClient([verdict_json("pass")]), presettle=None)
+    began = time.monotonic()
+    assert first.judge(items(1)[0]).verdict == "unscored"  # one try: no wait of its own
+    assert second.judge(items(2)[1]).verdict == "pass"
+    assert time.monotonic() - began >= 0.3
 
 
 def test_requests_per_minute_bounds_starts_in_any_window(

@@ -27,7 +27,7 @@ from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_tran
 from toolgrade.judging.combine import combine
 from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
-from toolgrade.judging.retry_after import RetryAfterWait
+from toolgrade.judging.retry_after import RetryAfterWait, retry_after_s
 from toolgrade.judging.settle import Settler, settle
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
@@ -119,7 +119,7 @@ class JudgeEngine:
         )
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         # Shared with every engine of this process that serves from the same endpoint.
-        self._gates: dict[str, RequestGate | None] = {
+        self._gates: dict[str, RequestGate] = {
             model: gate_for(settings.api_base or model, settings.max_in_flight,
                             settings.requests_per_minute)
             for model in {m for m in self._models.values() if m is not None}
@@ -418,7 +418,14 @@ class JudgeEngine:
         gate = self._gates.get(request.model)
         with self._slots, gate.request() if gate is not None else nullcontext():
             self._count(dim, calls=1)
-            reply = self._client.complete(request)
+            try:
+                reply = self._client.complete(request)
+            except Exception as exc:
+                asked = retry_after_s(exc)
+                if gate is not None and asked is not None:
+                    # The server asked the whole process to wait, not only this request.
+                    gate.pause(min(asked, self._settings.max_retry_after_s))
+                raise
         self._count(
             dim, tokens=reply.prompt_tokens + reply.completion_tokens, cost_usd=reply.cost_usd
         )

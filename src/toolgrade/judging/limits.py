@@ -63,7 +63,8 @@ class SlidingWindow:
 
 class RequestGate:
     """One endpoint's caps: a bounded semaphore for requests in flight, then a sliding window
-    for their start rate. Either may be None (no cap)."""
+    for their start rate (either None: no cap), and a pause a server's `Retry-After` asks for
+    (`pause`): while it lasts, no request of the process starts."""
 
     def __init__(
         self,
@@ -71,20 +72,38 @@ class RequestGate:
         requests_per_minute: int | None = None,
         *,
         window_s: float = MINUTE_S,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.max_in_flight = max_in_flight
         self._slots = threading.BoundedSemaphore(max_in_flight) if max_in_flight else None
         self._window = (
-            SlidingWindow(requests_per_minute, window_s) if requests_per_minute else None
+            SlidingWindow(requests_per_minute, window_s, clock, sleep)
+            if requests_per_minute
+            else None
         )
+        self._clock = clock
+        self._sleep = sleep
+        self._resume_at = 0.0
+        self._lock = threading.Lock()
+
+    def pause(self, seconds: float) -> None:
+        """No request starts for `seconds` from now (a later pause already asked for stands)."""
+        with self._lock:
+            self._resume_at = max(self._resume_at, self._clock() + seconds)
+
+    def _wait_for_resume(self) -> None:
+        while (delay := self._resume_at - self._clock()) > 0:
+            self._sleep(delay)
 
     @contextmanager
     def request(self) -> Iterator[None]:
-        """Hold a slot for one request; its start is counted against the rate once the slot is
-        held, so starts, not queued waits, are what the window counts."""
+        """Hold a slot for one request; once it is held, wait out any pause, then count the
+        start against the rate, so the window counts starts, not queued waits."""
         slots = self._slots
         slot: AbstractContextManager[object] = slots if slots is not None else nullcontext()
         with slot:
+            self._wait_for_resume()
             if self._window is not None:
                 self._window.acquire()
             yield
@@ -97,10 +116,8 @@ _GATES_LOCK = threading.Lock()
 
 def gate_for(
     endpoint: str, max_in_flight: int | None, requests_per_minute: int | None
-) -> RequestGate | None:
-    """The process-wide gate of `endpoint` with these caps, or None when neither is set."""
-    if not max_in_flight and not requests_per_minute:
-        return None
+) -> RequestGate:
+    """The process-wide gate of `endpoint` with these caps (with neither, it only pauses)."""
     key = (endpoint, max_in_flight, requests_per_minute)
     with _GATES_LOCK:
         gate = _GATES.get(key)
