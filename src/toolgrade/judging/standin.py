@@ -64,13 +64,14 @@ class _Tally:
         self.max_in_flight = 0
         self.streak: Counter[str] = Counter()  # faults in a row per question
         self.starts: list[float] = []  # time.monotonic() of each request's arrival
+        self.asked: list[str] = []  # each request's first user message
 
 
 class StandInServer:
     """The server on 127.0.0.1 (a free port), serving from a background thread.
 
     `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`). Figures: `requests`, `faults`
-    (per kind), `answered`, `max_in_flight`, `starts`.
+    (per kind), `answered`, `max_in_flight`, `starts`, `asked`.
     """
 
     def __init__(self, plan: FaultPlan | None = None) -> None:
@@ -111,6 +112,12 @@ class StandInServer:
         return self._tally.answered
 
     @property
+    def asked(self) -> list[str]:
+        """Each request's first user message, in arrival order."""
+        with self._tally.lock:
+            return list(self._tally.asked)
+
+    @property
     def starts(self) -> list[float]:
         """When each request arrived (`time.monotonic()`), in arrival order."""
         with self._tally.lock:
@@ -123,11 +130,14 @@ class StandInServer:
 
     # -- deciding a request ---------------------------------------------------------------
 
-    def enter(self, question: str) -> str | None:
+    def enter(self, body: dict[str, Any]) -> str | None:
         """Count a request in; the fault kind it gets, or None to answer it."""
         plan, tally = self.plan, self._tally
+        question = _question(body)
+        user = (m.get("content") for m in body.get("messages", []) if m.get("role") == "user")
         with tally.lock:
             tally.requests += 1
+            tally.asked.append(str(next(user, "")))
             tally.starts.append(time.monotonic())
             tally.in_flight += 1
             tally.max_in_flight = max(tally.max_in_flight, tally.in_flight)
@@ -171,7 +181,7 @@ def _handler_for(server: StandInServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            kind = server.enter(_question(body))
+            kind = server.enter(body)
             answered = False
             try:
                 answered = self._respond(kind, str(body.get("model", "")))
