@@ -84,3 +84,16 @@ def test_one_gate_per_endpoint_and_caps() -> None:
     assert first is not gate_for("http://127.0.0.1:2/v1", 4, None)
     assert first is not gate_for("http://127.0.0.1:1/v1", 2, None)
     assert gate_for("http://127.0.0.1:1/v1", None, None).max_in_flight is None
+
+
+def test_a_forked_child_gets_gates_of_its_own() -> None:
+    import os
+
+    gate = gate_for("http://127.0.0.1:3/v1", 1, None)
+    with gate.request():  # a slot held in the parent at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: a fresh gate, its one slot free
+            fresh = gate_for("http://127.0.0.1:3/v1", 1, None)
+            os._exit(0 if fresh is not gate and fresh._slots.acquire(timeout=1) else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

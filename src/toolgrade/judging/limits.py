@@ -9,6 +9,7 @@ send it up to N times each cap (docs/served_judge.md says how to divide a server
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -112,6 +113,17 @@ class RequestGate:
 #: The process's gates, by (endpoint, max_in_flight, requests_per_minute).
 _GATES: dict[tuple[str, int | None, int | None], RequestGate] = {}
 _GATES_LOCK = threading.Lock()
+
+
+def _forget_gates() -> None:
+    # A forked child starts with the parent's semaphores as they were at the fork, slots taken
+    # by threads that do not exist in the child included: it gets gates of its own instead.
+    global _GATES_LOCK
+    _GATES.clear()
+    _GATES_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_gates)
 
 
 def gate_for(

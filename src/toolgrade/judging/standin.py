@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import select
+import socket
 import threading
 import time
 from collections import Counter
@@ -65,6 +66,7 @@ class _Tally:
         self.streak: Counter[str] = Counter()  # faults in a row per question
         self.starts: list[float] = []  # time.monotonic() of each request's arrival
         self.asked: list[str] = []  # each request's first user message
+        self.hanging: set[socket.socket] = set()  # held requests still counted in flight
 
 
 class StandInServer:
@@ -136,6 +138,7 @@ class StandInServer:
         question = _question(body)
         user = (m.get("content") for m in body.get("messages", []) if m.get("role") == "user")
         with tally.lock:
+            self._sweep()
             tally.requests += 1
             tally.asked.append(str(next(user, "")))
             tally.starts.append(time.monotonic())
@@ -155,10 +158,34 @@ class StandInServer:
             return kind
 
     def leave(self, answered: bool) -> None:
-        """Count a request out."""
+        """Count a request out: called just before its reply is written, so a client that
+        starts its next request on reading the reply never finds the last one still counted."""
         with self._tally.lock:
             self._tally.in_flight -= 1
             self._tally.answered += int(answered)
+
+    def hold(self, connection: socket.socket) -> None:
+        """Count a request as held (no reply) until its client closes the connection."""
+        with self._tally.lock:
+            self._tally.hanging.add(connection)
+
+    def release(self, connection: socket.socket) -> None:
+        """Count a held request out, unless a sweep already did."""
+        with self._tally.lock:
+            if connection in self._tally.hanging:
+                self._tally.hanging.discard(connection)
+                self._tally.in_flight -= 1
+
+    def _sweep(self) -> None:
+        # Under the lock, as each request arrives: a client that gave up closed its connection
+        # before it sent anything new, so the close is already readable here, whatever the
+        # held handler's thread has been scheduled to notice.
+        tally = self._tally
+        for connection in list(tally.hanging):
+            readable, _, _ = select.select([connection], [], [], 0)
+            if readable and connection.recv(1, socket.MSG_PEEK) == b"":
+                tally.hanging.discard(connection)
+                tally.in_flight -= 1
 
 
 def _completion(model: str, content: str) -> bytes:
@@ -182,36 +209,47 @@ def _handler_for(server: StandInServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             kind = server.enter(body)
-            answered = False
+            if kind == "timeout":
+                self._hang(server.plan.hang_s)
+                return
+            self.counted_out = False
             try:
-                answered = self._respond(kind, str(body.get("model", "")))
+                self._respond(kind, str(body.get("model", "")))
             finally:
-                server.leave(answered)
+                if not self.counted_out:  # the reply failed before it was counted out
+                    self._count_out(False)
 
-        def _respond(self, kind: str | None, model: str) -> bool:
+        def _count_out(self, answered: bool) -> None:
+            self.counted_out = True
+            server.leave(answered)
+
+        def _respond(self, kind: str | None, model: str) -> None:
             plan = server.plan
             if kind is None:
                 time.sleep(plan.delay_s)
-                self._send(200, _completion(model, _verdict(plan.verdict)))
-                return True
-            if kind == "always":
+                self._send(200, _completion(model, _verdict(plan.verdict)), answered=True)
+            elif kind == "always":
                 self._send(int(plan.always or 500), _error("permanent stand-in fault"))
             elif kind in ("429", "503"):
-                self._send(int(kind), _error(f"stand-in {kind}"), plan.retry_after)
+                self._send(int(kind), _error(f"stand-in {kind}"), retry_after=plan.retry_after)
             elif kind == "503-bare":
                 self._send(503, _error("stand-in 503, no Retry-After"))
-            elif kind == "timeout":
-                self._hang(plan.hang_s)
-            self.close_connection = True  # "drop" (and after a hang): no reply at all
-            return False
+            else:  # "drop": no reply at all
+                self._count_out(False)
+                self.close_connection = True
 
         def _hang(self, seconds: float) -> None:
             # Hold the request until the client gives up and closes its end (or `seconds`).
-            readable, _, _ = select.select([self.connection], [], [], seconds)
-            if readable:
-                self.connection.recv(1)
+            server.hold(self.connection)
+            try:
+                select.select([self.connection], [], [], seconds)
+            finally:
+                server.release(self.connection)
+                self.close_connection = True
 
-        def _send(self, status: int, data: bytes, retry_after: str | None = None) -> None:
+        def _send(self, status: int, data: bytes, *, retry_after: str | None = None,
+                  answered: bool = False) -> None:
+            self._count_out(answered)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
