@@ -81,7 +81,9 @@ def litellm_client(settings: JudgeSettings) -> LiteLLMClient:
                 f"[judge] api_key_env names {settings.api_key_env}, which is not set"
             )
         extra["api_key"] = key
-    return LiteLLMClient(extra=extra)
+    # Built as before when nothing is served: callers (and tests) that swap the class in keep
+    # working with a no-argument stand-in.
+    return LiteLLMClient(extra=extra) if extra else LiteLLMClient()
 
 
 def build_judge(
