@@ -56,6 +56,17 @@ class JudgeSettings(_Settings):
 
     enabled: StrictBool = True
     model: str | None = None
+    api_base: str | None = Field(
+        default=None,
+        description="The base URL of the server every model of this judge is served from (an "
+        "OpenAI-compatible vLLM, Ollama or TGI server: http://host:8000/v1); unset: the "
+        "provider's own endpoint. The escalation judge does not inherit it.",
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        description="The environment variable holding the served model's API key (never the "
+        "key itself in a settings file); unset: the provider's own variable.",
+    )
     mode: Literal["reasoned", "logprob"] = "reasoned"
     threshold: StrictFloat = Field(
         default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode."
@@ -63,6 +74,22 @@ class JudgeSettings(_Settings):
     temperature: StrictFloat = Field(default=0.0, ge=0.0)
     max_tokens: StrictInt = Field(default=512, ge=1)
     timeout_s: StrictFloat = Field(default=60.0, gt=0.0, allow_inf_nan=False)
+    max_in_flight: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        description="Requests to the judge's server in flight at once, per process, across "
+        "every judge engine of the process (N processes: up to N times this); unset: only "
+        "`concurrency` bounds each engine.",
+    )
+    requests_per_minute: StrictInt | None = Field(
+        default=None, ge=1, description="Requests started in any 60 s, per process; unset: no cap."
+    )
+    max_retry_after_s: StrictFloat = Field(
+        default=60.0,
+        ge=0.0,
+        allow_inf_nan=False,
+        description="The longest a server's Retry-After (429, 503) is waited before a retry.",
+    )
     max_attempts: StrictInt = Field(default=4, ge=1)
     concurrency: StrictInt = Field(default=4, ge=1)
     use_cache: StrictBool = True

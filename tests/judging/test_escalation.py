@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,57 +17,22 @@ from toolgrade.cli.main import app
 from toolgrade.judging.escalation import EscalatingJudge, should_escalate
 from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.judging.judge import JudgeEngine
+from toolgrade.judging.standin import FaultPlan, StandInServer
 from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings
 
 LOOP = Path(__file__).resolve().parents[2] / "examples" / "adjudication" / "loop"
 
 
-class _Server:
-    """Answers every chat completion with a fail verdict and keeps the user messages."""
-
-    def __init__(self) -> None:
-        self.asked: list[str] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.asked.append(next(m["content"] for m in body["messages"]
-                                         if m["role"] == "user"))
-                reply = {"id": "x", "object": "chat.completion", "created": 0,
-                         "model": body["model"],
-                         "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                             "role": "assistant",
-                             "content": verdict_json("fail", reason="stand-in says fail")}}],
-                         "usage": {"prompt_tokens": 7, "completion_tokens": 3,
-                                   "total_tokens": 10}}
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-
 @pytest.fixture
-def server() -> Iterator[_Server]:
-    stand_in = _Server()
-    thread = threading.Thread(target=stand_in.httpd.serve_forever, daemon=True)
-    thread.start()
-    yield stand_in
-    stand_in.httpd.shutdown()
-    stand_in.httpd.server_close()
+def server() -> Iterator[StandInServer]:
+    """The stand-in OpenAI-compatible server, answering every request with a fail verdict."""
+    with StandInServer(FaultPlan(verdict="fail")) as stand_in:
+        yield stand_in
 
 
 def test_only_undecided_items_reach_the_escalation_server(
-    server: _Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: StandInServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "loop"
     shutil.copytree(LOOP, folder, ignore=shutil.ignore_patterns("out", "*.adjudications.jsonl"))

@@ -7,9 +7,12 @@ otherwise no judge is built and the caller is told once how to enable one.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
+from toolgrade.errors import ConfigError
 from toolgrade.judging.client import ChatClient, LiteLLMClient
 from toolgrade.judging.judge import JudgeEngine
 from toolgrade.judging.scripted import SCRIPTED_PREFIX, ScriptedRouter
@@ -61,6 +64,28 @@ def switched_on(settings: JudgeSettings) -> list[JudgeDimension]:
     return [dim for dim in JUDGE_DIMENSIONS if settings.for_dimension(dim).enabled]
 
 
+def litellm_client(settings: JudgeSettings) -> LiteLLMClient:
+    """The litellm client of `settings`: pointed at `api_base`, with the key read from
+    `api_key_env`, when they are set.
+
+    Raises `ConfigError` when `api_key_env` names a variable that is not set: a served model
+    asked without its key would fail every call.
+    """
+    extra: dict[str, Any] = {}
+    if settings.api_base:
+        extra["api_base"] = settings.api_base
+    if settings.api_key_env:
+        key = os.environ.get(settings.api_key_env)
+        if not key:
+            raise ConfigError(
+                f"[judge] api_key_env names {settings.api_key_env}, which is not set"
+            )
+        extra["api_key"] = key
+    # Built as before when nothing is served: callers (and tests) that swap the class in keep
+    # working with a no-argument stand-in.
+    return LiteLLMClient(extra=extra) if extra else LiteLLMClient()
+
+
 def build_judge(
     settings: JudgeSettings,
     *,
@@ -91,7 +116,7 @@ def build_judge(
         else:
             local.register_local_provider()
     if client is None:
-        client = LiteLLMClient()
+        client = litellm_client(settings)
         scripted = [m for m in models.values() if m and m.startswith(SCRIPTED_PREFIX)]
         if scripted:
             client = ScriptedRouter(client, scripted)

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, Literal
@@ -25,7 +26,9 @@ from toolgrade.judging.cache import CacheStorageError, VerdictStore, cache_key
 from toolgrade.judging.cache_layered import open_cache
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
 from toolgrade.judging.combine import combine
+from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
+from toolgrade.judging.retry_after import RetryAfterWait, retry_after_s
 from toolgrade.judging.settle import Settler, settle
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
@@ -112,8 +115,17 @@ class JudgeEngine:
         self._cache_warned = False
         self._failures_warned: dict[JudgeDimension, int] = dict.fromkeys(JUDGE_DIMENSIONS, 0)
         self._sleep = sleep
-        self._wait = wait or wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0)
+        self._wait = wait or RetryAfterWait(
+            wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0),
+            cap_s=settings.max_retry_after_s,
+        )
         self._slots = threading.BoundedSemaphore(settings.concurrency)
+        # Shared with every engine of this process that serves from the same endpoint.
+        self._gates: dict[str, RequestGate] = {
+            model: gate_for(settings.api_base or model, settings.max_in_flight,
+                            settings.requests_per_minute)
+            for model in {m for m in self._models.values() if m is not None}
+        }
         self._lock = threading.Lock()
         self._memo: dict[str, Future[Verdict]] = {}
         self._usage = {dim: _Usage(model=self._models[dim]) for dim in JUDGE_DIMENSIONS}
@@ -397,14 +409,25 @@ class JudgeEngine:
         except Exception as exc:  # provider failures of any kind end as unscored, never raise
             self._count(dim, errors=1)
             self._warn_failure(dim, exc)
+            tries = retrying.statistics.get("attempt_number", 1)
             return Verdict.unscored(
-                "the judge model call failed", error=f"{type(exc).__name__}: {exc}"
+                f"the judge model call failed ({tries} {'try' if tries == 1 else 'tries'}): "
+                f"{type(exc).__name__}",
+                error=f"{type(exc).__name__}: {exc}",
             )
 
     def _complete_once(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply:
-        with self._slots:
+        gate = self._gates.get(request.model)
+        with self._slots, gate.request() if gate is not None else nullcontext():
             self._count(dim, calls=1)
-            reply = self._client.complete(request)
+            try:
+                reply = self._client.complete(request)
+            except Exception as exc:
+                asked = retry_after_s(exc)
+                if gate is not None and asked is not None:
+                    # The server asked the whole process to wait, not only this request.
+                    gate.pause(min(asked, self._settings.max_retry_after_s))
+                raise
         self._count(
             dim, tokens=reply.prompt_tokens + reply.completion_tokens, cost_usd=reply.cost_usd
         )
