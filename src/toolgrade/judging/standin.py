@@ -204,64 +204,72 @@ def _question(body: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _handler_for(server: StandInServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            kind = server.enter(body)
-            if kind == "timeout":
-                self._hang(server.plan.hang_s)
-                return
-            self.counted_out = False
-            try:
-                self._respond(kind, str(body.get("model", "")))
-            finally:
-                if not self.counted_out:  # the reply failed before it was counted out
-                    self._count_out(False)
+class _StandInHandler(BaseHTTPRequestHandler):
+    """Answers one chat-completion request as the stand-in server's plan says."""
 
-        def _count_out(self, answered: bool) -> None:
-            self.counted_out = True
-            server.leave(answered)
+    standin: StandInServer
+    counted_out: bool
 
-        def _respond(self, kind: str | None, model: str) -> None:
-            plan = server.plan
-            if kind is None:
-                time.sleep(plan.delay_s)
-                self._send(200, _completion(model, _verdict(plan.verdict)), answered=True)
-            elif kind == "always":
-                self._send(int(plan.always or 500), _error("permanent stand-in fault"))
-            elif kind in ("429", "503"):
-                self._send(int(kind), _error(f"stand-in {kind}"), retry_after=plan.retry_after)
-            elif kind == "503-bare":
-                self._send(503, _error("stand-in 503, no Retry-After"))
-            else:  # "drop": no reply at all
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        kind = self.standin.enter(body)
+        if kind == "timeout":
+            self._hang(self.standin.plan.hang_s)
+            return
+        self.counted_out = False
+        try:
+            self._respond(kind, str(body.get("model", "")))
+        finally:
+            if not self.counted_out:  # the reply failed before it was counted out
                 self._count_out(False)
-                self.close_connection = True
 
-        def _hang(self, seconds: float) -> None:
-            # Hold the request until the client gives up and closes its end (or `seconds`).
-            server.hold(self.connection)
-            try:
-                select.select([self.connection], [], [], seconds)
-            finally:
-                server.release(self.connection)
-                self.close_connection = True
+    def _count_out(self, answered: bool) -> None:
+        self.counted_out = True
+        self.standin.leave(answered)
 
-        def _send(self, status: int, data: bytes, *, retry_after: str | None = None,
-                  answered: bool = False) -> None:
-            self._count_out(answered)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if retry_after is not None:
-                self.send_header("Retry-After", retry_after)
-            self.end_headers()
-            self.wfile.write(data)
+    def _respond(self, kind: str | None, model: str) -> None:
+        plan = self.standin.plan
+        if kind is None:
+            time.sleep(plan.delay_s)
+            self._send(200, _completion(model, _verdict(plan.verdict)), answered=True)
+        elif kind == "always":
+            self._send(int(plan.always or 500), _error("permanent stand-in fault"))
+        elif kind in ("429", "503"):
+            self._send(int(kind), _error(f"stand-in {kind}"), retry_after=plan.retry_after)
+        elif kind == "503-bare":
+            self._send(503, _error("stand-in 503, no Retry-After"))
+        else:  # "drop": no reply at all
+            self._count_out(False)
+            self.close_connection = True
 
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: tests and the benchmark print their own figures."""
+    def _hang(self, seconds: float) -> None:
+        # Hold the request until the client gives up and closes its end (or `seconds`).
+        self.standin.hold(self.connection)
+        try:
+            select.select([self.connection], [], [], seconds)
+        finally:
+            self.standin.release(self.connection)
+            self.close_connection = True
 
-    return Handler
+    def _send(self, status: int, data: bytes, *, retry_after: str | None = None,
+              answered: bool = False) -> None:
+        self._count_out(answered)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if retry_after is not None:
+            self.send_header("Retry-After", retry_after)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: tests and the benchmark print their own figures."""
+
+
+
+def _handler_for(server: StandInServer) -> type[BaseHTTPRequestHandler]:
+    """The handler class bound to `server` (http.server builds one handler per request)."""
+    return type("Handler", (_StandInHandler,), {"standin": server})
 
 
 def _verdict(verdict: str) -> str:
