@@ -45,9 +45,10 @@ def _engine(name: EngineName, address: str | None, jobs: int | None) -> Engine:
         if address is not None:
             raise ConfigError("--address is the Ray cluster's: give it with --engine ray")
         return engine_for(jobs if jobs is not None else available_cpus())
-    from toolgrade.scoring.ray_engine import RayEngine, _import_ray
+    from toolgrade.scoring.ray_engine import RayEngine, check_reachable, import_ray
 
-    _import_ray()  # no Ray installed: say so before reading anything
+    import_ray()  # no Ray installed: say so before reading anything
+    check_reachable(address)  # even for inputs small enough to grade here
     return RayEngine(address=address, tasks=jobs)
 
 
@@ -60,6 +61,14 @@ def _closing(engine: Engine) -> Iterator[None]:
         close = getattr(engine, "close", None)
         if close is not None:
             close()
+
+
+def _say_where_graded(engine: Engine) -> None:
+    """With Ray: how many nodes and worker processes graded (none: all of it ran here)."""
+    nodes, processes = getattr(engine, "nodes", None), getattr(engine, "processes", None)
+    if nodes is not None and processes is not None:
+        err.print(f"graded on Ray: {len(nodes)} node(s), {len(processes)} worker process(es)",
+                  markup=False)
 
 
 def _open_engine(engine: Engine, inputs: ValidatedInputs, judged: bool) -> None:
@@ -229,6 +238,8 @@ def run(
                 output.summary["gates"] = [g.to_json() for g in gates]
                 write_summary(output)
                 reports.write(out_dir, output.summary)
+            if not quiet:
+                _say_where_graded(engine)
     if not quiet:
         print_scorecard(out, output.summary)
         from toolgrade.cli.escalation import items_lines

@@ -15,8 +15,8 @@ answer in input order, so the outputs are byte-for-byte those of `--jobs 1`.
 - **A task lost with its worker** (a crash in a C extension, the OOM killer, a node gone) is
   tried once more by Ray; if it is lost again, its runs run again one at a time, and a run
   whose task dies once more gets a record whose checks crashed, as with `--jobs`.
-- **Ray itself.** With no `address`, `ray.init` connects to the cluster `RAY_ADDRESS` names or
-  else starts a local instance for the run (and stops it after); `address="auto"` joins the
+- **Ray itself.** With no `address`, the engine connects to the cluster `RAY_ADDRESS` names,
+  or else starts a local instance for the run (and stops it after); `address="auto"` joins the
   cluster started on this machine with `ray start --head`. A process that already called
   `ray.init` (a notebook, the tests) is used as it is. Every node needs toolgrade (the same
   version) installed for the Python Ray runs; no runtime environment is shipped.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ R = TypeVar("R")
 DIED = "the worker process grading this run died"
 #: Chunks in flight per cluster CPU: one running, one queued.
 _IN_FLIGHT_PER_CPU = 2
+
+#: How long a cluster's address may take to accept a connection.
+_CONNECT_TIMEOUT_S = 5.0
 
 #: In a Ray worker process: the set-up it ran last (`_run_chunk`).
 _WORKER: dict[str, Any] = {}
@@ -103,10 +107,11 @@ class RayEngine:
         """Connect to Ray, or start a local instance; `ConfigError` when neither works."""
         if self._open:
             return
-        ray = _import_ray()
+        ray = import_ray()
         if not ray.is_initialized():
+            check_reachable(self.address)
             try:
-                ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
+                ray.init(address=self._address(), include_dashboard=False, log_to_driver=False,
                          logging_level=logging.WARNING, **self.init_options)
             except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
                 where = self.address or os.environ.get("RAY_ADDRESS") or "a local instance"
@@ -115,10 +120,15 @@ class RayEngine:
             self._started = True
         self._open = True
 
+    def _address(self) -> str:
+        """Where `ray.init` goes: "local" (a new instance) rather than Ray's own default,
+        which would join whatever cluster a `ray start` last ran on this machine."""
+        return self.address or os.environ.get("RAY_ADDRESS") or "local"
+
     def close(self) -> None:
         """Stop the local instance this engine started; leave any other Ray as it was."""
         if self._started:
-            _import_ray().shutdown()
+            import_ray().shutdown()
         self._started = self._open = False
 
     def __enter__(self) -> RayEngine:
@@ -141,7 +151,7 @@ class RayEngine:
     ) -> Iterator[R]:
         """`work` over chunks of `items` in Ray tasks, one answer per item, in input order."""
         self.open()
-        ray = _import_ray()
+        ray = import_ray()
         ref = ray.put(initargs) if initializer is not None else None
         batch = _Batch(self, [initializer, ref, os.getcwd()], work, crashed)
         limit = self.tasks or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -178,7 +188,7 @@ class _Batch:
 
     def __post_init__(self) -> None:
         # One remote function for the batch: Ray exports a function once per definition.
-        self.task = _import_ray().remote(_run_chunk)
+        self.task = import_ray().remote(_run_chunk)
 
     def submit(self, items: list[Any], retries: int) -> Any:
         """One task (an ObjectRef) for `items`."""
@@ -189,13 +199,13 @@ class _Batch:
         """The answers of one chunk; when it was lost, its items again one at a time."""
         try:
             return self._answers(pending)
-        except _import_ray().exceptions.RayError:
+        except import_ray().exceptions.RayError:
             return [self._alone(item) for item in items]
 
     def _alone(self, item: Any) -> Any:
         """`work` on one item in a task of its own, or `crashed(item, why)`: a task that dies
         with no retry blames its item, as `--jobs`'s one-worker pool does."""
-        errors = _import_ray().exceptions
+        errors = import_ray().exceptions
         try:
             return self._answers(self.submit([item], 0))[0]
         except errors.RayTaskError as exc:  # the work raised: say what, as --jobs does
@@ -205,12 +215,24 @@ class _Batch:
             return self.crashed(item, DIED)
 
     def _answers(self, pending: Any) -> list[Any]:
-        node, pid, answers = _import_ray().get(pending)
+        node, pid, answers = import_ray().get(pending)
         self.engine.note(node, pid)
         return list(answers)
 
 
-def _import_ray() -> Any:
+def check_reachable(address: str | None) -> None:
+    """A `host:port` address where nothing listens is a `ConfigError` at once: `ray.init`
+    would retry for minutes first. Other forms (`auto`, `ray://...`) are Ray's to check."""
+    host, _, port = (address or "").rpartition(":")
+    if not host or not port.isdigit() or "/" in host:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=_CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ConfigError(f"--engine ray: nothing answers at {address}: {exc}") from exc
+
+
+def import_ray() -> Any:
     """The ray module, or a `ConfigError` saying how to install it."""
     try:
         import ray
