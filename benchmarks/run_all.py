@@ -1,13 +1,14 @@
 """Run every benchmark and print one table (what `make bench` runs, inside .venv-bench).
 
     python benchmarks/run_all.py [--sizes 1000,10000,100000] [--peer-sizes 1000,10000]
-                                 [--jobs-sizes 100000] [--jobs 1,2] [--stream-max 10000]
+                                 [--jobs-sizes 100000] [--jobs 1,2,ray] [--stream-max 10000]
                                  [--no-peers] [--json FILE]
 
 Each N of the checks benchmark runs in a fresh subprocess so that its peak RSS is its own.
 Above `--stream-max` only the runner pass is timed (the per-phase pass would double the time).
 Peers run at `--peer-sizes` only, since the slowest of them make 100k runs take many minutes.
-`toolgrade run --jobs J` is timed at `--jobs-sizes` for each J; start-up once.
+`toolgrade run --jobs J` is timed at `--jobs-sizes` for each J (`ray`: `--engine ray`);
+start-up once.
 """
 
 from __future__ import annotations
@@ -226,6 +227,8 @@ STARTUP_TARGETS = [("toolgrade --help", 0.5),
                    ("toolgrade validate examples/helpdesk/suite.yaml", 1.0)]
 #: `--jobs 2` against `--jobs 1` at the largest N.
 JOBS_TARGET = 1.7
+#: `--engine ray` (a local instance) against `--jobs 2` at the largest N: bounded overhead.
+RAY_TARGET = 0.8
 
 
 def speed_target_rows(startup: dict[str, Any], jobs: dict[int, dict[str, Any]]) -> list[str]:
@@ -242,6 +245,10 @@ def speed_target_rows(startup: dict[str, Any], jobs: dict[int, dict[str, Any]]) 
         speedup = ok[n]["jobs"]["2"]["speedup"]
         rows.append(f"| `--jobs 2` at least {JOBS_TARGET:g}x `--jobs 1` | {speedup:.2f}x "
                     f"(N={n:,}) | {_yes(speedup >= JOBS_TARGET)} |")
+        ray = ok[n]["jobs"].get("ray", {}).get("vs_jobs_2")
+        if ray is not None:
+            rows.append(f"| `--engine ray` at least {RAY_TARGET:g}x `--jobs 2` | {ray:.2f}x "
+                        f"(N={n:,}) | {_yes(ray >= RAY_TARGET)} |")
     return rows
 
 
@@ -255,7 +262,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--peer-sizes", default="1000,10000")
     parser.add_argument("--jobs-sizes", default="100000")
-    parser.add_argument("--jobs", default="1,2")
+    parser.add_argument("--jobs", default="1,2,ray")
     parser.add_argument("--stream-max", type=int, default=10000)
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure here")

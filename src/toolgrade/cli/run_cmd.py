@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,8 +26,61 @@ from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.cli.judges import JudgeSetup
+    from toolgrade.scoring.engines import Engine
     from toolgrade.scoring.runner import ValidatedInputs
     from toolgrade.settings import Settings
+
+
+class EngineName(StrEnum):
+    """Where `toolgrade run` grades: worker processes here, or Ray tasks on a cluster."""
+
+    local = "local"
+    ray = "ray"
+
+
+def _engine(name: EngineName, address: str | None, jobs: int | None) -> Engine:
+    """The engine the options name; `ConfigError` for --address without Ray, or no Ray."""
+    from toolgrade.scoring.engines import engine_for
+    from toolgrade.scoring.workers import available_cpus
+
+    if name is EngineName.local:
+        if address is not None:
+            raise ConfigError("--address is the Ray cluster's: give it with --engine ray")
+        return engine_for(jobs if jobs is not None else available_cpus())
+    from toolgrade.scoring.ray_engine import RayEngine, check_reachable, import_ray
+
+    import_ray()  # no Ray installed: say so before reading anything
+    check_reachable(address)  # even for inputs small enough to grade here
+    return RayEngine(address=address, tasks=jobs)
+
+
+@contextmanager
+def _closing(engine: Engine) -> Iterator[None]:
+    """Close the engine afterwards, when it holds something (a local Ray it started)."""
+    try:
+        yield
+    finally:
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
+
+
+def _say_where_graded(engine: Engine) -> None:
+    """With Ray: how many nodes and worker processes graded (none: all of it ran here)."""
+    nodes, processes = getattr(engine, "nodes", None), getattr(engine, "processes", None)
+    if nodes is not None and processes is not None:
+        err.print(f"graded on Ray: {len(nodes)} node(s), {len(processes)} worker process(es)",
+                  markup=False)
+
+
+def _open_engine(engine: Engine, inputs: ValidatedInputs, judged: bool) -> None:
+    """Connect to Ray now, when it is to grade (so that an unreachable cluster is exit 2 with
+    nothing written); small inputs and judged runs grade in this process."""
+    from toolgrade.scoring import workers
+
+    open_engine = getattr(engine, "open", None)
+    if open_engine is not None and not judged and inputs.n_runs > workers.CHUNK_SIZE:
+        open_engine()
 
 
 def _settings(
@@ -118,7 +174,23 @@ def run(
             help="Worker processes for reading and the deterministic checks (default: the CPUs "
             "available). Outputs are the same whatever the number; with a judge, grading "
             # Escaped: typer reads help as rich markup, where `[judge]` is a style and vanishes.
-            "stays in one process, where \\[judge] concurrency applies.",
+            "stays in one process, where \\[judge] concurrency applies. With --engine ray: "
+            "the chunks running at once (default: the cluster's CPUs).",
+        ),
+    ] = None,
+    engine_name: Annotated[
+        EngineName,
+        typer.Option(
+            "--engine",
+            help="local: --jobs worker processes on this machine; ray: Ray tasks on a cluster "
+            "(pip install 'toolgrade[ray]'). Outputs are the same either way.",
+        ),
+    ] = EngineName.local,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="With --engine ray: the cluster's address (auto: the one `ray start` runs "
+            "here; default: RAY_ADDRESS, else a local Ray started for this run).",
         ),
     ] = None,
     allow_empty: Annotated[bool, typer.Option("--allow-empty", help=ALLOW_EMPTY_HELP)] = False,
@@ -134,7 +206,6 @@ def run(
     from toolgrade.reporting import ReportStream, print_scorecard
     from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
     from toolgrade.scoring.runner import grade, require_runs, validate_inputs, write_summary
-    from toolgrade.scoring.workers import available_cpus
 
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
@@ -143,38 +214,42 @@ def run(
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
-        jobs = jobs if jobs is not None else available_cpus()
-        inputs = validate_inputs(
-            suite,
-            runs,
-            exclude=out_dir,
-            otlp=OtlpOptions(case_attribute=case_attribute),
-            jobs=jobs,
-        )
-        if not allow_empty:
-            require_runs(inputs)
-        judges: JudgeSetup = setup_judges(
-            settings,
-            notify=lambda m: err.print(m, markup=False),
-            deciding=deciding_dimensions(inputs.suite.cases.values()),
-        )
-        _make_out_dir(out_dir)  # only once nothing can refuse the run
-        _warn_about_coverage(inputs)
-        if inputs.otlp_stats is not None:
-            err.print(inputs.otlp_stats.describe(), markup=False)
-        with ReportStream() as reports:
-            with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
-                output = grade(
-                    inputs, out_dir, judge=judges.engine, workers=judges.workers, jobs=jobs,
-                    progress=hook, reports=reports,
-                )
-            output.summary["judges"] = judges.summary(output.judge_items)
-            # Where `toolgrade adjudicate` finds the suite and its decisions.
-            output.summary["suite"] = str(suite.resolve())
-            gates = evaluate_gates(settings.gates, output.summary)
-            output.summary["gates"] = [g.to_json() for g in gates]
-            write_summary(output)
-            reports.write(out_dir, output.summary)
+        engine = _engine(engine_name, address, jobs)
+        with _closing(engine):
+            inputs = validate_inputs(
+                suite,
+                runs,
+                exclude=out_dir,
+                otlp=OtlpOptions(case_attribute=case_attribute),
+                engine=engine,
+            )
+            if not allow_empty:
+                require_runs(inputs)
+            judges: JudgeSetup = setup_judges(
+                settings,
+                notify=lambda m: err.print(m, markup=False),
+                deciding=deciding_dimensions(inputs.suite.cases.values()),
+            )
+            _open_engine(engine, inputs, judged=judges.engine is not None)
+            _make_out_dir(out_dir)  # only once nothing can refuse the run
+            _warn_about_coverage(inputs)
+            if inputs.otlp_stats is not None:
+                err.print(inputs.otlp_stats.describe(), markup=False)
+            with ReportStream() as reports:
+                with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
+                    output = grade(
+                        inputs, out_dir, judge=judges.engine, workers=judges.workers,
+                        engine=engine, progress=hook, reports=reports,
+                    )
+                output.summary["judges"] = judges.summary(output.judge_items)
+                # Where `toolgrade adjudicate` finds the suite and its decisions.
+                output.summary["suite"] = str(suite.resolve())
+                gates = evaluate_gates(settings.gates, output.summary)
+                output.summary["gates"] = [g.to_json() for g in gates]
+                write_summary(output)
+                reports.write(out_dir, output.summary)
+            if not quiet:
+                _say_where_graded(engine)
     if not quiet:
         print_scorecard(out, output.summary)
         from toolgrade.cli.escalation import items_lines

@@ -1,4 +1,5 @@
-"""`--jobs N`: reading and grading run lines in worker processes (the pool: `workers`).
+"""`--jobs N` and `--engine ray`: reading and grading run lines in worker processes (the
+process pool: `workers`; Ray: `ray_engine`; either is an `engines.Engine`).
 
 Both passes of a run go to the workers: validation (each line parsed and checked; the parent
 keeps the duplicate index and the problems, in input order) and grading (each line parsed
@@ -31,10 +32,12 @@ from toolgrade.loaders import Suite
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats, RunRow
 from toolgrade.loaders.runs import RawLine, iter_run_sources, iter_runs, read_line
 from toolgrade.models import HumanDecisions, Trajectory
+from toolgrade.scoring import workers
+from toolgrade.scoring.engines import Engine
 from toolgrade.scoring.outputs import GradedChunk, RecordPart
 from toolgrade.scoring.runner import ValidatedInputs, crashed_record, grade_trajectory
 from toolgrade.scoring.summary import SuiteSummary
-from toolgrade.scoring.workers import CHUNK_SIZE, ordered_map, start_early
+from toolgrade.scoring.workers import CHUNK_SIZE
 
 #: Below this many bytes of run files, validation reads in the parent: starting workers would
 #: cost more than they save (a run line is about 2 KB; this is a few chunks' worth).
@@ -84,11 +87,12 @@ def _unreadable(item: RawLine | _Read, reason: str) -> _Read:
     return file, number, None, [InputProblem(file, number, "", f"could not be read: {reason}")]
 
 
-def start_workers_early(files: list[Path], jobs: int) -> None:
-    """Start the workers' fork server before the suite is read, when the run files are large
-    enough to be read in workers (small inputs start no process)."""
-    if jobs > 1 and _size(files) >= PARALLEL_READ_BYTES:
-        start_early()
+def start_workers_early(files: list[Path], engine: Engine) -> None:
+    """Get the engine ready (the workers' fork server, a Ray connection) before the suite is
+    read, when the run files are large enough to be read in workers (small inputs start
+    nothing)."""
+    if engine.parallel and _size(files) >= PARALLEL_READ_BYTES:
+        engine.start_early()
 
 
 def _size(files: list[Path]) -> int:
@@ -96,16 +100,19 @@ def _size(files: list[Path]) -> int:
 
 
 def read_runs(
-    files: list[Path], jobs: int, otlp: OtlpOptions | None = None, stats: OtlpStats | None = None
+    files: list[Path], engine: Engine, otlp: OtlpOptions | None = None,
+    stats: OtlpStats | None = None,
 ) -> Iterator[tuple[str, int, Trajectory | RunKey | None, list[InputProblem]]]:
     """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
-    them (OTLP exports read with `otlp`, their figures added to `stats`); in `jobs` workers
-    when the files are large enough to gain from them."""
-    if jobs <= 1 or _size(files) < PARALLEL_READ_BYTES:
+    them (OTLP exports read with `otlp`, their figures added to `stats`); in the engine's
+    workers when the files are large enough to gain from them."""
+    if not engine.parallel or _size(files) < PARALLEL_READ_BYTES:
         yield from iter_runs(files, otlp, stats)
         return
     sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))
-    yield from ordered_map(sources, _read_chunk, _unreadable, jobs=jobs)
+    # The chunk size is read at call time (the tests make it small).
+    yield from engine.ordered_map(sources, _read_chunk, _unreadable,
+                                  chunk_size=workers.CHUNK_SIZE)
 
 
 # Grading ------------------------------------------------------------------------------------
@@ -186,11 +193,12 @@ def _runs_to_grade(inputs: ValidatedInputs) -> Iterable[_Item]:
 
 
 def grade_in_workers(
-    inputs: ValidatedInputs, checks: list[Check], *, jobs: int, send_checks: bool,
+    inputs: ValidatedInputs, checks: list[Check], *, engine: Engine, send_checks: bool,
     chunk_size: int = CHUNK_SIZE, part_factory: Callable[[], RecordPart] | None = None,
 ) -> Iterator[GradedChunk]:
-    """Every run graded in `jobs` workers, in input order, a chunk at a time: each run's two
-    output lines, and the chunk's parts of the summary and (with `part_factory`) the reports.
+    """Every run graded in the engine's workers, in input order, a chunk at a time: each run's
+    two output lines, and the chunk's parts of the summary and (with `part_factory`) the
+    reports.
     `send_checks` False: the workers build the default checks themselves.
 
     A chunk lost with its worker comes back one run at a time (a `GradedChunk` each), and a
@@ -209,7 +217,7 @@ def grade_in_workers(
 
     initargs = (suite, inputs.decisions, checks if send_checks else None, multi_agent,
                 part_factory)
-    yield from ordered_map(
-        _runs_to_grade(inputs), _grade_chunk, crashed, jobs=jobs, initializer=_start_grader,
+    yield from engine.ordered_map(
+        _runs_to_grade(inputs), _grade_chunk, crashed, initializer=_start_grader,
         initargs=initargs, chunk_size=chunk_size,
     )

@@ -33,6 +33,7 @@ from toolgrade.models import (
 )
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.coverage import coverage_counts
+from toolgrade.scoring.engines import Engine, engine_for
 from toolgrade.scoring.outputs import (
     GradedChunk,
     OutputWriter,
@@ -67,13 +68,15 @@ def validate_inputs(
     otlp: OtlpOptions | None = None,
     *,
     jobs: int = 1,
+    engine: Engine | None = None,
 ) -> ValidatedInputs:
     """Read every input once; raise `InputError` listing every problem in every file.
 
     `exclude`: a folder whose files are never runs, even inside a runs folder (the output
     folder, so that a second run does not read the first one's `results.jsonl`). `otlp`:
     how OTLP trace exports among the run files are read. `jobs`: worker processes reading the
-    lines (large inputs only; the problems are the same, in the same order).
+    lines (large inputs only; the problems are the same, in the same order); `engine`, when
+    given, reads them instead (`scoring.engines`: a Ray cluster, say).
     """
     otlp = otlp or OtlpOptions()
     stats = OtlpStats()
@@ -81,10 +84,11 @@ def validate_inputs(
     suite: Suite | None = None
     decisions = HumanDecisions()
     files = run_files(runs, exclude)
-    if jobs > 1:
+    engine = engine if engine is not None else engine_for(jobs)
+    if engine.parallel:
         from toolgrade.scoring.jobs import start_workers_early  # multiprocessing when asked
 
-        start_workers_early(files, jobs)
+        start_workers_early(files, engine)
     try:
         suite = load_suite(suite_path)
     except InputError as exc:
@@ -104,7 +108,7 @@ def validate_inputs(
     #: keys must tell the pairs apart.
     pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
     n_runs = 0
-    for file, line, trajectory, found in _read_runs(files, jobs, otlp, stats):
+    for file, line, trajectory, found in _read_runs(files, engine, otlp, stats):
         problems.extend(found)
         if trajectory is None:
             continue
@@ -153,13 +157,13 @@ def require_runs(inputs: ValidatedInputs) -> None:
 
 
 def _read_runs(
-    files: list[Path], jobs: int, otlp: OtlpOptions, stats: OtlpStats
+    files: list[Path], engine: Engine, otlp: OtlpOptions, stats: OtlpStats
 ) -> Iterator[tuple[str, int, RunIdentity | None, list[InputProblem]]]:
-    if jobs <= 1:
+    if not engine.parallel:
         return iter_runs(files, otlp, stats)
     from toolgrade.scoring.jobs import read_runs  # multiprocessing only when asked for
 
-    return read_runs(files, jobs, otlp, stats)
+    return read_runs(files, engine, otlp, stats)
 
 
 def _reliability_key_clashes(
@@ -298,17 +302,17 @@ class Graded(NamedTuple):
 def _worker_chunks(
     inputs: ValidatedInputs,
     checks: list[Check],
-    jobs: int,
+    engine: Engine,
     default: bool,
     reports: ReportSink | None,
 ) -> Iterator[GradedChunk] | None:
-    """The runs graded in `jobs` worker processes, a chunk at a time, in input order; None
-    when they are graded here instead: with a judge, one worker, no more than one chunk of
-    runs, or custom checks that do not pickle.
+    """The runs graded in the engine's worker processes, a chunk at a time, in input order;
+    None when they are graded here instead: with a judge, one worker, no more than one chunk
+    of runs, or custom checks that do not pickle.
 
     `default`: `checks` are the default checks, which workers build for themselves.
     """
-    if jobs <= 1:
+    if not engine.parallel:
         return None
     from toolgrade.scoring import jobs as in_workers  # multiprocessing only when asked for
     from toolgrade.scoring import workers as process_pool
@@ -316,7 +320,7 @@ def _worker_chunks(
     if inputs.n_runs <= process_pool.CHUNK_SIZE or not (default or in_workers.picklable(checks)):
         return None
     return in_workers.grade_in_workers(
-        inputs, checks, jobs=jobs, send_checks=not default,
+        inputs, checks, engine=engine, send_checks=not default,
         chunk_size=process_pool.CHUNK_SIZE,
         part_factory=reports.part_factory() if reports is not None else None,
     )
@@ -373,6 +377,7 @@ def grade(
     checks: list[Check] | None = None,
     workers: int = 1,
     jobs: int = 1,
+    engine: Engine | None = None,
     progress: ProgressHook | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
     reports: ReportSink | None = None,
@@ -386,7 +391,8 @@ def grade(
     need no second reading of the file; with workers it takes each worker's part of them
     instead. `on_record`, when given, also receives each record as written (its JSON form).
     `jobs`: worker processes for the deterministic checks (without a judge; see
-    `scoring.jobs`); every output is the same, byte for byte, whatever the number.
+    `scoring.jobs`); every output is the same, byte for byte, whatever the number. `engine`,
+    when given, grades them instead (`scoring.engines`: the same outputs on a Ray cluster).
     """
     default = checks is None
     checks = checks if checks is not None else default_checks()
@@ -399,7 +405,8 @@ def grade(
         writer = OutputWriter(fh, transcripts, summary, total=inputs.n_runs, progress=progress,
                               on_record=on_record, reports=reports)
         chunks = None if judge is not None else _worker_chunks(
-            inputs, checks, jobs, default, reports
+            inputs, checks, engine if engine is not None else engine_for(jobs), default,
+            reports,
         )
         if chunks is not None:
             for chunk in chunks:
