@@ -21,7 +21,7 @@ from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.loaders.otlp import OtlpOptions
 from toolgrade.models import JudgeRequest, Verdict
-from toolgrade.scoring import jobs, workers
+from toolgrade.scoring import jobs, parallel_read, workers
 from toolgrade.scoring.runner import grade, validate_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def _synth() -> ModuleType:
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 16 lines, and workers for reading whatever the size of the files."""
     monkeypatch.setattr(workers, "CHUNK_SIZE", 16)
-    monkeypatch.setattr(jobs, "PARALLEL_READ_BYTES", 0)
+    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 0)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.reporting import ReportStream
-from toolgrade.scoring import jobs, workers
+from toolgrade.scoring import jobs, parallel_read, workers
 from toolgrade.scoring.engines import LocalProcesses, Serial, engine_for
 from toolgrade.scoring.ray_engine import RayEngine
 from toolgrade.scoring.runner import grade, validate_inputs
@@ -44,7 +44,7 @@ def ray_instance() -> Iterator[None]:
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 16 lines, and workers for reading whatever the size of the files."""
     monkeypatch.setattr(workers, "CHUNK_SIZE", 16)
-    monkeypatch.setattr(jobs, "PARALLEL_READ_BYTES", 0)
+    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 0)
 
 
 @pytest.fixture

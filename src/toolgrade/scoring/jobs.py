@@ -1,18 +1,17 @@
-"""`--jobs N` and `--engine ray`: reading and grading run lines in worker processes (the
-process pool: `workers`; Ray: `ray_engine`; either is an `engines.Engine`).
+"""`--jobs N` and `--engine ray` for grading: run lines graded in an engine's workers (the
+process pool: `workers`; Ray: `ray_engine`; either is an `engines.Engine`). Validation's
+reading in workers is `parallel_read`.
 
-Both passes of a run go to the workers: validation (each line parsed and checked; the parent
-keeps the duplicate index and the problems, in input order) and grading (each line parsed
-again and graded by every check, and folded, in the worker, into the chunk's part of the
-summary and of the reports; the parent writes the results.jsonl and transcripts.jsonl lines the
-worker made and merges the parts, in input order: `scoring.outputs`). Each worker holds the
-suite, the people's route decisions and the checks; a line travels as its text, and a graded
-chunk comes back as its output lines and its parts, never as pydantic records (rebuilding those
-in the parent cost more than the parent could keep up with).
+Each line is parsed again and graded by every check, and folded, in the worker, into the
+chunk's part of the summary and of the reports; the parent writes the results.jsonl and
+transcripts.jsonl lines the worker made and merges the parts, in input order
+(`scoring.outputs`). Each worker holds the suite, the people's route decisions and the checks;
+a line travels as its text, and a graded chunk comes back as its output lines and its parts,
+never as pydantic records (rebuilding those in the parent cost more than the parent could keep
+up with).
 
 OTLP trace exports are read in the parent, as by one process (an export is read whole, and its
-trials are numbered across files): validation takes their runs and problems as read there, and
-grading sends each of their runs to a worker already read.
+trials are numbered across files): grading sends each of their runs to a worker already read.
 
 Judges are not sent to workers: a run with a judge grades in the parent, where the judge's own
 concurrency bound and its verdict cache live (see `runner.grade`).
@@ -23,97 +22,18 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from toolgrade.checks import Check, default_checks
-from toolgrade.errors import InputProblem
 from toolgrade.loaders import Suite
-from toolgrade.loaders.otlp import OtlpOptions, OtlpStats, RunRow
-from toolgrade.loaders.runs import RawLine, iter_run_sources, iter_runs, read_line
+from toolgrade.loaders.runs import RawLine, iter_run_sources, read_line
 from toolgrade.models import HumanDecisions, Trajectory
-from toolgrade.scoring import workers
 from toolgrade.scoring.engines import Engine
+from toolgrade.scoring.grading import crashed_record, grade_trajectory
+from toolgrade.scoring.inputs import ValidatedInputs
 from toolgrade.scoring.outputs import GradedChunk, RecordPart
-from toolgrade.scoring.runner import ValidatedInputs, crashed_record, grade_trajectory
 from toolgrade.scoring.summary import SuiteSummary
 from toolgrade.scoring.workers import CHUNK_SIZE
-
-#: Below this many bytes of run files, validation reads in the parent: starting workers would
-#: cost more than they save (a run line is about 2 KB; this is a few chunks' worth).
-PARALLEL_READ_BYTES = 4 * CHUNK_SIZE * 2048
-
-
-class RunKey(NamedTuple):
-    """What validation keeps of a run read by a worker: its identity."""
-
-    case_id: str
-    trial: int
-    agent: str | None
-
-
-# Reading (validation) -----------------------------------------------------------------------
-
-_Read = tuple[str, int, RunKey | None, list[InputProblem]]
-
-
-def _key(run: Trajectory | None) -> RunKey | None:
-    return None if run is None else RunKey(run.case_id, run.trial, run.agent)
-
-
-def _to_read(source: RunRow | RawLine) -> RawLine | _Read:
-    """What a worker gets: a line to read, or what the parent read already (a missing file, an
-    OTLP export's run or problem), with the run cut down to its key so it travels light."""
-    if isinstance(source, RawLine):
-        return source
-    file, number, run, problems = source
-    return file, number, _key(run), problems
-
-
-def _read_chunk(items: list[RawLine | _Read]) -> list[_Read]:
-    """Worker: each line parsed and validated, as `iter_runs` does in the parent."""
-    out: list[_Read] = []
-    for item in items:
-        if not isinstance(item, RawLine):
-            out.append(item)
-            continue
-        run, problems = read_line(item.text, item.path, item.number)
-        out.append((str(item.path), item.number, _key(run), problems))
-    return out
-
-
-def _unreadable(item: RawLine | _Read, reason: str) -> _Read:
-    file, number = (str(item.path), item.number) if isinstance(item, RawLine) else item[:2]
-    return file, number, None, [InputProblem(file, number, "", f"could not be read: {reason}")]
-
-
-def start_workers_early(files: list[Path], engine: Engine) -> None:
-    """Get the engine ready (the workers' fork server, a Ray connection) before the suite is
-    read, when the run files are large enough to be read in workers (small inputs start
-    nothing)."""
-    if engine.parallel and _size(files) >= PARALLEL_READ_BYTES:
-        engine.start_early()
-
-
-def _size(files: list[Path]) -> int:
-    return sum(p.stat().st_size for p in files if p.is_file())
-
-
-def read_runs(
-    files: list[Path], engine: Engine, otlp: OtlpOptions | None = None,
-    stats: OtlpStats | None = None,
-) -> Iterator[tuple[str, int, Trajectory | RunKey | None, list[InputProblem]]]:
-    """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
-    them (OTLP exports read with `otlp`, their figures added to `stats`); in the engine's
-    workers when the files are large enough to gain from them."""
-    if not engine.parallel or _size(files) < PARALLEL_READ_BYTES:
-        yield from iter_runs(files, otlp, stats)
-        return
-    sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))
-    # The chunk size is read at call time (the tests make it small).
-    yield from engine.ordered_map(sources, _read_chunk, _unreadable,
-                                  chunk_size=workers.CHUNK_SIZE)
-
 
 # Grading ------------------------------------------------------------------------------------
 
