@@ -10,48 +10,31 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import struct
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from builders_browser import BROWSER, DRIVER, chromium
 from builders_reporting import graded_example, steps_record, write_run_dir
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.reporting.files import rerender
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
-                                "(pip install -e '.[dev]')")
-BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
-DRIVER = shutil.which("chromedriver")
+pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
+                    "(pip install -e '.[dev]')")
 pytestmark = pytest.mark.skipif(
     BROWSER is None or DRIVER is None,
     reason="no chromium and chromedriver on PATH (apt-get install -y chromium chromium-driver)",
 )
 WIDTH = 1280
-_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-          f"--window-size={WIDTH},900")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(BROWSER)
-    for flag in _FLAGS:
-        options.add_argument(flag)
-    with tempfile.TemporaryDirectory(prefix="toolgrade-browser-") as profile:
-        options.add_argument(f"--user-data-dir={profile}")
-        driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with chromium(WIDTH) as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")

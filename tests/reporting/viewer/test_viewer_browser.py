@@ -6,47 +6,30 @@ Debian's `chromium` and `chromium-driver`).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from builders_browser import BROWSER, DRIVER, chromium
 from builders_viewer import serving, viewer_run, write_viewer_dir
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
-                                "(pip install -e '.[dev]')")
-BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
-DRIVER = shutil.which("chromedriver")
+pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
+                    "(pip install -e '.[dev]')")
 pytestmark = pytest.mark.skipif(
     BROWSER is None or DRIVER is None,
     reason="no chromium and chromedriver on PATH (apt-get install -y chromium chromium-driver)",
 )
 WIDTH = 1280
-_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-          f"--window-size={WIDTH},900")
 _ROWS = "return Array.from(document.querySelectorAll('tr.run-row')).map(r => " \
         "[Number(r.dataset.index), r.dataset.status])"
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(BROWSER)
-    for flag in _FLAGS:
-        options.add_argument(flag)
-    with tempfile.TemporaryDirectory(prefix="toolgrade-viewer-") as profile:
-        options.add_argument(f"--user-data-dir={profile}")
-        driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with chromium(WIDTH) as driver:
+        yield driver
 
 
 def _follow(browser: Any, element: Any) -> None:
