@@ -33,7 +33,8 @@ from common import Clock, counter_prf, iter_lines, peak_rss_mb, rate
 from toolgrade.checks import default_checks
 from toolgrade.loaders import Suite, load_suite
 from toolgrade.loaders.runs import read_line
-from toolgrade.scoring.runner import _SeenRuns, grade, grade_trajectory, validate_inputs
+from toolgrade.scoring.inputs import _SeenRuns
+from toolgrade.scoring.runner import grade, grade_trajectory, validate_inputs
 
 
 def bench_runner(suite: Path, runs: Path) -> dict[str, Any]:
