@@ -9,6 +9,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -17,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
+#: The environment's own bin folder: `make test` runs its python without activating the
+#: virtual environment, so `ray` (and the python Ray starts workers with) is not on PATH.
+BIN = Path(sys.executable).parent
 
 #: How long a `ray start` may take to come up on a busy 2-core machine.
 START_TIMEOUT_S = 150.0
@@ -68,7 +72,8 @@ def two_node_cluster(folder: Path) -> Iterator[Cluster]:
     token = folder / "token"
     token.write_text(secrets.token_hex(32), encoding="utf-8")
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token",
-           "RAY_AUTH_TOKEN_PATH": str(token)}
+           "RAY_AUTH_TOKEN_PATH": str(token),
+           "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")])}
     # Its own temporary folder (short: Unix socket paths are limited to 107 bytes), so that
     # nothing it leaves (ray_current_cluster) is found by another Ray on this machine.
     temp = Path(tempfile.mkdtemp(prefix="tg-ray-"))
@@ -94,7 +99,8 @@ def _ray_start(
 ) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         process = subprocess.Popen(
-            ["ray", "start", "--block", "--num-cpus", "1", "--disable-usage-stats", *args],
+            [str(BIN / "ray"), "start", "--block", "--num-cpus", "1", "--disable-usage-stats",
+             *args],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
     started.append(process)
