@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from toolgrade.loaders import Suite
 from toolgrade.models import HumanDecisions, RouteDecision, RouteKey, route_key
+from toolgrade.models.figures import DecisionFigures, figures_as
 from toolgrade.reporting.digest import clip, iter_records
 
 #: Distinct judge reasons kept per group (the rest are only counted in the verdicts).
@@ -80,7 +81,7 @@ def collect_groups(results_path: Path, suite: Suite) -> list[RouteGroup]:
     groups: dict[tuple[tuple[RouteKey, ...], RouteKey], RouteGroup] = {}
     for record in iter_records(results_path):
         case_id = str(record["case_id"])
-        figures = (record["checks"].get("selection") or {})
+        figures = figures_as(DecisionFigures, record["checks"].get("selection") or {})
         route = figures.get("adjudicated_route")
         if route is None or case_id not in suite.cases:
             continue
@@ -95,8 +96,8 @@ def collect_groups(results_path: Path, suite: Suite) -> list[RouteGroup]:
     return ordered
 
 
-def _add_run(group: RouteGroup, case_id: str, record: dict[str, Any], figures: dict[str, Any]
-             ) -> None:
+def _add_run(group: RouteGroup, case_id: str, record: dict[str, Any],
+             figures: DecisionFigures) -> None:
     if case_id not in group.cases:
         group.cases.append(case_id)
     group.runs.append(f"{case_id} {record.get('agent') or '-'}:{record.get('trial', 0)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolgrade.models.figures import FieldFigures, figures_as
 from toolgrade.models.status import no_tool_expected
 from toolgrade.reporting.tables import Table, fmt
 
@@ -42,12 +43,13 @@ def per_tool_table(summary: dict[str, Any]) -> Table | None:
 
 
 def _field_order(item: tuple[str, dict[str, Any]]) -> tuple[float, float, int, str]:
-    name, figures = item
+    name, raw = item
+    figures = figures_as(FieldFigures, raw)
     accuracy = figures.get("accuracy")
     # Worst first by F1, else by the precision or recall there is (a field only ever sent as an
     # extra has precision 0 and no F1), else accuracy (a summary from before field P/R); then
     # accuracy; a field with none sorts last; ties: most evidence first.
-    first = _worst(figures)
+    first = _worst(raw)
     return (2.0 if first is None else first, 2.0 if accuracy is None else float(accuracy),
             -int(figures.get("n") or 0), name)
 

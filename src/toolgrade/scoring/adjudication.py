@@ -13,6 +13,7 @@ from typing import Any
 
 from toolgrade.checks.base import pass_rate
 from toolgrade.models import Case, CheckName, CheckResult, TrajectoryResult
+from toolgrade.models.figures import DecisionFigures, figures_as
 from toolgrade.scoring.aggregate import aggregate
 
 #: The checks in which a judge or a person can decide.
@@ -21,7 +22,7 @@ DECIDING_CHECKS: tuple[CheckName, ...] = ("selection", "recovery")
 
 def unadjudicated(result: CheckResult) -> CheckResult:
     """The result as the deterministic check left it, before any verdict or decision."""
-    before = result.figures.get("unadjudicated")
+    before = figures_as(DecisionFigures, result.figures).get("unadjudicated")
     if not isinstance(before, dict):
         return result
     return result.model_copy(update={"score": before["score"], "passed": before["passed"]})
@@ -37,7 +38,7 @@ class _CheckTally:
         self.applicable += 1
         self.passed += bool(result.passed)
         self.passed_without += bool(unadjudicated(result).passed)
-        figures = result.figures
+        figures = figures_as(DecisionFigures, result.figures)
         self.blocked += "adjudication_blocked_by" in figures
         decided = figures.get("adjudicated")
         if decided is not None:
@@ -98,7 +99,9 @@ class JudgeItemTally:
             counts = self.counts.setdefault(dimension, Counter())
             counts.update(item_outcome(e) for e in entries)
         selection = record.checks.get("selection")
-        if selection is not None and selection.figures.get("adjudicated_by") == "human":
+        if (selection is not None
+                and figures_as(DecisionFigures, selection.figures).get("adjudicated_by")
+                == "human"):
             self.counts.setdefault("alternate_route", Counter())["decided_by_people"] += 1
 
     def merge(self, other: JudgeItemTally) -> None:
