@@ -14,7 +14,15 @@ from toolgrade.checks import GradeContext, default_checks
 from toolgrade.checks.base import PassRateAccumulator
 from toolgrade.checks.selection import SelectionCheck
 from toolgrade.loaders import iter_runs
-from toolgrade.models import Case, CheckName, CheckResult, Trajectory, TrajectoryResult
+from toolgrade.models import (
+    Case,
+    CheckName,
+    CheckResult,
+    JudgeRequest,
+    Trajectory,
+    TrajectoryResult,
+    Verdict,
+)
 from toolgrade.scoring.runner import Graded, ValidatedInputs, grade_trajectory, validate_inputs
 
 T = TypeVar("T")
@@ -62,6 +70,17 @@ class SelectionNotedInOrder:
 
     def accumulator(self) -> NotesRunsInOrder:
         return NotesRunsInOrder()
+
+
+class AlwaysPass:
+    """A judge port that passes everything and counts the requests it answered."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def judge(self, request: JudgeRequest) -> Verdict:
+        self.asked += 1
+        return Verdict(verdict="pass", reason="fine")
 
 
 def synthetic_suite(folder: Path, n_runs: int = 300) -> tuple[Path, Path]:

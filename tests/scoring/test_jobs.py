@@ -13,14 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from builders_adjudication import ADDRESS_ROUTE, PARCEL_ROUTE, copy_example
-from builders_jobs import DEADLY_CASE, KillsItsWorker, SelectionNotedInOrder
+from builders_jobs import DEADLY_CASE, AlwaysPass, KillsItsWorker, SelectionNotedInOrder
 from script_modules import load_script
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.loaders.otlp import OtlpOptions
-from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.scoring import jobs, parallel_read, workers
 from toolgrade.scoring.runner import grade, validate_inputs
 
@@ -264,17 +263,6 @@ def test_the_default_is_the_cpus_this_process_may_use() -> None:
     assert workers.available_cpus() == len(os.sched_getaffinity(0))
 
 
-class _AlwaysPass:
-    """A judge port that passes everything and counts the requests it answered."""
-
-    def __init__(self) -> None:
-        self.asked = 0
-
-    def judge(self, request: JudgeRequest) -> Verdict:
-        self.asked += 1
-        return Verdict(verdict="pass", reason="fine")
-
-
 @pytest.mark.usefixtures("small_chunks")
 def test_with_a_judge_grading_stays_in_the_parent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -284,7 +272,7 @@ def test_with_a_judge_grading_stays_in_the_parent(
 
     monkeypatch.setattr(jobs, "grade_in_workers", no_workers)
     inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"], jobs=2)
-    judge = _AlwaysPass()
+    judge = AlwaysPass()
     output = grade(inputs, tmp_path / "out", judge=judge, workers=2, jobs=2)
     assert judge.asked > 0  # the judge in this process answered every request
     assert output.summary["trajectories"] == inputs.n_runs

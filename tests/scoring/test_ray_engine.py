@@ -14,13 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from builders_adjudication import PARCEL_ROUTE, copy_example
-from builders_jobs import DEADLY_CASE, KillsItsWorker, synthetic_suite
+from builders_jobs import DEADLY_CASE, AlwaysPass, KillsItsWorker, synthetic_suite
 from builders_ray import free_port, local_ray
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
 from toolgrade.errors import InputError
-from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.reporting import ReportStream
 from toolgrade.scoring import jobs, parallel_read, workers
 from toolgrade.scoring.engines import LocalProcesses, Serial, engine_for
@@ -168,17 +167,6 @@ def test_a_dying_ray_worker_costs_only_the_runs_that_kill_it(tmp_path: Path) -> 
     assert deadly.summary["errors"] == len(killed) * 4
 
 
-class _AlwaysPass:
-    """A judge port that passes everything and counts the requests it answered."""
-
-    def __init__(self) -> None:
-        self.asked = 0
-
-    def judge(self, request: JudgeRequest) -> Verdict:
-        self.asked += 1
-        return Verdict(verdict="pass", reason="fine")
-
-
 @pytest.mark.usefixtures("small_chunks")
 def test_with_a_judge_grading_stays_in_the_driver(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -188,7 +176,7 @@ def test_with_a_judge_grading_stays_in_the_driver(
 
     monkeypatch.setattr(jobs, "grade_in_workers", no_workers)
     inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"])
-    judge = _AlwaysPass()
+    judge = AlwaysPass()
     output = grade(inputs, tmp_path / "out", judge=judge, workers=2, engine=RayEngine())
     assert judge.asked > 0  # the judge in this process answered every request
     assert output.summary["trajectories"] == inputs.n_runs

@@ -75,12 +75,11 @@ class Serial:
         chunk_size: int,
     ) -> Iterator[R]:
         """`work` here, a chunk at a time; `crashed` answers an item whose chunk raised."""
-        from itertools import islice
+        from toolgrade.scoring.workers import chunks
 
         if initializer is not None:
             initializer(*initargs)
-        iterator = iter(items)
-        for chunk in iter(lambda: list(islice(iterator, chunk_size)), []):
+        for chunk in chunks(items, chunk_size):
             try:
                 yield from work(chunk)
             except Exception as exc:  # as a worker would: each item of the chunk answered

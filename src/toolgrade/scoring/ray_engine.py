@@ -30,11 +30,11 @@ import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from types import TracebackType
 from typing import Any, TypeVar
 
 from toolgrade.errors import ConfigError
+from toolgrade.scoring.workers import chunks
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -158,8 +158,7 @@ class RayEngine:
         window: deque[tuple[list[T], Any]] = deque()
         finished = False
         try:
-            iterator = iter(items)
-            for chunk in iter(lambda: list(islice(iterator, chunk_size)), []):
+            for chunk in chunks(items, chunk_size):
                 window.append((chunk, batch.submit(chunk, self.chunk_retries)))
                 if len(window) >= limit * _IN_FLIGHT_PER_CPU:
                     yield from batch.settle(*window.popleft())

@@ -127,6 +127,13 @@ class _Task(Generic[T, R]):
     generation: int
 
 
+def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """`items` in lists of `size` (the last one shorter), read lazily: the one chunking every
+    engine uses, so they all cut the input at the same places."""
+    iterator = iter(items)
+    return iter(lambda: list(islice(iterator, size)), [])
+
+
 def ordered_map(
     items: Iterable[T],
     work: Callable[[list[T]], list[R]],
@@ -148,8 +155,7 @@ def ordered_map(
     window: deque[_Task[T, R]] = deque()
     finished = False
     try:
-        iterator = iter(items)
-        for chunk in iter(lambda: list(islice(iterator, chunk_size)), []):
+        for chunk in chunks(items, chunk_size):
             window.append(pool.submit(work, chunk))
             if len(window) >= jobs * _IN_FLIGHT_PER_JOB:
                 yield from _settle(window.popleft(), pool, retry, work, crashed)
