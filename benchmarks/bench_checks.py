@@ -47,7 +47,7 @@ def bench_runner(suite: Path, runs: Path) -> dict[str, Any]:
         graded_start = time.perf_counter()
         output = grade(inputs, Path(out))
         done = time.perf_counter()
-        errors = output.summary.get("errors", 0)
+        errors = output.summary.errors
     n = inputs.n_runs
     return {
         "n": n,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.digest import Digest, iter_records
 
 #: Agent text that must never become markup, break a table cell or an XML document.
@@ -61,7 +62,7 @@ SMALL_SUMMARY: dict[str, Any] = {
     "checks": {
         "selection": {
             "precision": 0.8, "recall": 0.75, "f1": 0.7741935483870968, "pass_rate": 2 / 3,
-            "applicable": 3,
+            "applicable": 3, "tp": 3, "fp": 2, "fn": 1,
             "per_tool": {
                 "refund": {"tp": 2, "fp": 1, "fn": 0, "precision": 2 / 3, "recall": 1.0, "f1": 0.8},
                 "lookup_order": {"tp": 1, "fp": 0, "fn": 1, "precision": 1.0, "recall": 0.5,
@@ -140,6 +141,15 @@ def small_summary() -> dict[str, Any]:
     return copy.deepcopy(SMALL_SUMMARY)
 
 
+def as_summary(data: Any) -> RunSummary:
+    """`data` (a summary's JSON form, possibly partial) as the `RunSummary` the reports read;
+    blocks a test leaves out are empty. A `RunSummary` is returned as it is."""
+    if isinstance(data, RunSummary):
+        return data
+    return RunSummary.model_validate({"cases": 0, "trajectories": 0, "checks": {},
+                                      "aggregate": {}, **data})
+
+
 def write_results(path: Path, records: list[dict[str, Any]]) -> Path:
     """Write results.jsonl lines."""
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -176,7 +186,7 @@ def graded_example(out_dir: Path, judge: Any = None) -> Path:
     with ReportStream(cases=inputs.suite.cases) as stream:
         output = grade(inputs, out_dir, judge=judge, on_record=stream.add)
         stream.write(out_dir, output.summary)
-    (out_dir / "summary.json").write_text(json.dumps(output.summary), encoding="utf-8")
+    (out_dir / "summary.json").write_text(output.summary.to_json_text(), encoding="utf-8")
     return out_dir
 
 

@@ -40,7 +40,7 @@ def test_our_checks_grade_every_synthetic_run(tmp_path: Path) -> None:
     suite, runs = synth.write_synthetic(tmp_path / "in", 50, n_cases=20, seed=12)
     inputs = validate_inputs(suite, [runs])
     output = grade(inputs, tmp_path / "out")
-    summary = output.summary
+    summary = output.summary.to_data()
     assert summary["trajectories"] == 50
     assert summary["errors"] == 0
     # A realistic mix: some runs pass every check, some fail one.

@@ -9,7 +9,13 @@ from typing import Any
 
 from rich.console import Console
 
-from builders_reporting import digest_results, small_records, small_summary, write_results
+from builders_reporting import (
+    as_summary,
+    digest_results,
+    small_records,
+    small_summary,
+    write_results,
+)
 from toolgrade.reporting import print_scorecard
 from toolgrade.reporting.html import render_html
 from toolgrade.reporting.markdown import render_markdown
@@ -32,7 +38,7 @@ def _view(tmp_path: Path, adjudication: dict[str, Any] | None) -> Any:
     if adjudication is not None:
         summary["adjudication"] = adjudication
     results = write_results(tmp_path / "results.jsonl", small_records())
-    return build_view(summary, digest_results(results))
+    return build_view(as_summary(summary), digest_results(results))
 
 
 def test_markdown_has_the_counts_and_both_pass_rates(tmp_path: Path) -> None:
@@ -60,6 +66,6 @@ def test_no_section_when_nothing_was_adjudicated(tmp_path: Path) -> None:
 def test_the_scorecard_says_both_rates() -> None:
     buffer = io.StringIO()
     summary = {**small_summary(), "adjudication": ADJUDICATION}
-    print_scorecard(Console(file=buffer, width=200), summary)
+    print_scorecard(Console(file=buffer, width=200), as_summary(summary))
     assert ("adjudicated (selection): judge pass 2, fail 2, unscored 1; human accept 1, reject 0 "
             "— pass rate 0.700, 0.300 without adjudication") in buffer.getvalue()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from builders_reporting import HOSTILE, small_summary
+from builders_reporting import HOSTILE, as_summary, small_summary
 from toolgrade.reporting.chart_data import ALL_RUNS, build_charts, check_pass_rates, pass_hat_k
 from toolgrade.reporting.charts import (
     BINS,
@@ -82,12 +82,12 @@ def test_the_histogram_counts_each_tenth_and_one_falls_in_the_last() -> None:
 
 
 def test_pass_hat_k_is_averaged_per_agent_over_cases() -> None:
-    summary = {"agents": {"bot": {}, "x@y": {}},
+    summary = {"agents": {"bot": {"trajectories": 4}, "x@y": {"trajectories": 4}},
                "reliability": {
-                   "c1@bot": {"pass_hat_k": {"1": 1.0, "2": 0.5}},
-                   "c2@bot": {"pass_hat_k": {"1": 0.5, "2": 0.0}},
-                   "c@1@x@y": {"pass_hat_k": {"1": 0.25, "2": 0.25, "3": 0.25}}}}
-    curves = pass_hat_k(summary)
+                   "c1@bot": {"n": 2, "c": 2, "pass_hat_k": {"1": 1.0, "2": 0.5}},
+                   "c2@bot": {"n": 2, "c": 1, "pass_hat_k": {"1": 0.5, "2": 0.0}},
+                   "c@1@x@y": {"n": 4, "c": 1, "pass_hat_k": {"1": 0.25, "2": 0.25, "3": 0.25}}}}
+    curves = pass_hat_k(as_summary(summary))
     assert curves == {"bot": [(1, 0.75), (2, 0.25)], "x@y": [(1, 0.25), (2, 0.25), (3, 0.25)]}
     svg = _svg(pass_hat_k_lines(curves))
     lines = list(svg.iter(f"{SVG}polyline"))
@@ -98,11 +98,11 @@ def test_pass_hat_k_is_averaged_per_agent_over_cases() -> None:
 
 def test_one_agent_is_charted_from_the_suite_figures() -> None:
     summary = small_summary()
-    rates = check_pass_rates({**summary, "agents": {"bot": summary["agents"]["bot"]}})
+    rates = check_pass_rates(as_summary({**summary, "agents": {"bot": summary["agents"]["bot"]}}))
     assert list(rates) == [ALL_RUNS]
     assert rates[ALL_RUNS]["selection"] == pytest.approx(2 / 3)
     hist = ScoreHistogram()
     hist.add(0.5)
-    charts = build_charts(summary, hist)
+    charts = build_charts(as_summary(summary), hist)
     assert len(charts.svgs) == 3  # two agents' bars, the histogram, pass^k over k = 1, 2
     assert all(str(svg).startswith('<figure class="chart">') for svg in charts.svgs)

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.console import Console
 
+from builders_reporting import as_summary
 from toolgrade.reporting.console import print_scorecard
 
 
@@ -26,7 +27,7 @@ def _summary() -> dict[str, Any]:
 
 def test_agent_task_type_and_model_names_are_not_read_as_rich_markup() -> None:
     console = Console(record=True, width=200, color_system=None)
-    print_scorecard(console, _summary())  # a closing tag like "[/x]" raised MarkupError
+    print_scorecard(console, as_summary(_summary()))  # a closing tag like "[/x]" raised MarkupError
     text = console.export_text()
     for name in ("claude[bold]v2", "bad[/x]", "gpt [2024]", "refund[red]v2", "provider/m[dim]"):
         assert name in text
@@ -38,7 +39,7 @@ def test_scorecard_shows_given_selection_and_coverage() -> None:
         "n": 2, "pass_rate": 1.0, "exact_rate": 1.0, "field_accuracy": 1.0}}
     summary["checks"]["coverage"] = {"no_tool": 2, "multi_turn": 0}
     console = Console(record=True, width=200)
-    print_scorecard(console, summary)
+    print_scorecard(console, as_summary(summary))
     text = console.export_text()
     assert "given selection (n 2): pass 1.000" in text
     assert "hard-case coverage (cases): no_tool 2, multi_turn 0" in text

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders_reporting import check, failure, small_summary, write_run_dir
+from builders_reporting import as_summary, check, failure, small_summary, write_run_dir
 from toolgrade.errors import ToolgradeError
 from toolgrade.reporting.files import (
     REPORT_FILES,
@@ -23,7 +23,7 @@ from toolgrade.scoring.runner import grade, validate_inputs
 
 def test_write_reports_writes_the_three_files(tmp_path: Path) -> None:
     run_dir = write_run_dir(tmp_path / "out")
-    written = write_reports(run_dir, small_summary(), run_dir / "results.jsonl")
+    written = write_reports(run_dir, as_summary(small_summary()), run_dir / "results.jsonl")
     assert [p.name for p in written] == list(REPORT_FILES)
     assert all(p.stat().st_size > 0 for p in written)
     assert (run_dir / "report.md").read_text(encoding="utf-8").startswith("# toolgrade report")
@@ -53,7 +53,7 @@ def test_a_big_run_is_streamed_and_the_page_stays_small(tmp_path: Path) -> None:
     size = results.stat().st_size
     tracemalloc.start()
     try:
-        write_reports(tmp_path, small_summary(), results)
+        write_reports(tmp_path, as_summary(small_summary()), results)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -153,7 +153,8 @@ def test_reports_fed_while_grading_equal_reports_read_back_from_the_file(tmp_pat
         live = stream.write(tmp_path / "live", output.summary)
     lines = output.results_path.read_text(encoding="utf-8").splitlines()
     assert fed == [json.loads(line) for line in lines] and len(fed) == inputs.n_runs
-    assert summary_problems(output.summary) == []  # what the runner writes passes the check
+    # What the runner writes passes the check.
+    assert summary_problems(output.summary.to_data()) == []
     again = write_reports(tmp_path / "again", output.summary, output.results_path)
     for a, b in zip(live, again, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from builders_reporting import (
+    as_summary,
     check,
     digest_results,
     failure,
@@ -56,7 +57,7 @@ class _Collector(HTMLParser):
 
 def _page(tmp_path: Path, records: list[dict[str, object]] | None = None) -> str:
     results = write_results(tmp_path / "results.jsonl", records or small_records())
-    return render_html(build_view(small_summary(), digest_results(results)))
+    return render_html(build_view(as_summary(small_summary()), digest_results(results)))
 
 
 def _parse(page: str) -> _Collector:

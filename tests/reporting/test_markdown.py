@@ -16,7 +16,14 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_reporting import HOSTILE, digest_results, small_records, small_summary, write_results
+from builders_reporting import (
+    HOSTILE,
+    as_summary,
+    digest_results,
+    small_records,
+    small_summary,
+    write_results,
+)
 from toolgrade.reporting.markdown import md_escape, render_markdown
 from toolgrade.reporting.view import build_view
 
@@ -25,7 +32,7 @@ GOLDEN = Path(__file__).parent / "golden" / "report.md"
 
 def _render(tmp_path: Path) -> str:
     results = write_results(tmp_path / "results.jsonl", small_records())
-    return render_markdown(build_view(small_summary(), digest_results(results)))
+    return render_markdown(build_view(as_summary(small_summary()), digest_results(results)))
 
 
 def test_report_md_matches_the_golden_file(tmp_path: Path) -> None:
@@ -43,8 +50,8 @@ def test_rendering_is_deterministic_whatever_the_summary_key_order(tmp_path: Pat
     sel["per_tool"] = dict(reversed(list(sel["per_tool"].items())))
     sel["confusion"] = list(reversed(sel["confusion"]))
     shuffled["reliability"] = dict(reversed(list(shuffled["reliability"].items())))
-    first = render_markdown(build_view(summary, digest_results(results)))
-    second = render_markdown(build_view(shuffled, digest_results(results)))
+    first = render_markdown(build_view(as_summary(summary), digest_results(results)))
+    second = render_markdown(build_view(as_summary(shuffled), digest_results(results)))
     assert first == second
 
 

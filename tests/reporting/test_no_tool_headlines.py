@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders_foundation import steps_run, write_jsonl, write_yaml_suite
+from builders_reporting import as_summary
 from toolgrade.cli.main import app
 from toolgrade.reporting.check_tables import per_tool_table
 from toolgrade.reporting.tables import cards
@@ -61,7 +62,7 @@ def test_the_scorecard_says_no_tool_expected(graded: tuple[Path, str]) -> None:
 
 def test_the_check_card_shows_the_calls_made_not_precision(graded: tuple[Path, str]) -> None:
     out, _ = graded
-    card = next(c for c in cards(_summary(out)) if c.check == "selection")
+    card = next(c for c in cards(as_summary(_summary(out))) if c.check == "selection")
     assert card.figures == [("no tool expected", ""), ("calls made", "1")]
 
 
@@ -78,6 +79,6 @@ def test_report_md_has_no_selection_precision_or_f1(graded: tuple[Path, str]) ->
 def test_a_suite_expecting_tools_keeps_its_per_tool_rates() -> None:
     summary = {"checks": {"selection": {"applicable": 2, "tp": 1, "fp": 1, "fn": 0, "per_tool": {
         "a": {"tp": 1, "fp": 1, "fn": 0, "precision": 0.5, "recall": 1.0, "f1": 0.667}}}}}
-    table = per_tool_table(summary)
+    table = per_tool_table(as_summary(summary))
     assert table is not None and table.columns[4:7] == ["precision", "recall", "f1"]
     assert table.rows[0][4:7] == ["0.500", "1.000", "0.667"] and table.note == ""

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_reporting import digest_results, small_summary, write_results
+from builders_reporting import as_summary, digest_results, small_summary, write_results
 from toolgrade.reporting.files import write_reports
 from toolgrade.reporting.run_tables import cases_table, gates_table, reliability_table
 from toolgrade.reporting.tables import anchor, confusion_matrix, fmt
@@ -23,7 +23,7 @@ def test_anchors_are_safe_ids_and_distinct(keys: list[str]) -> None:
 
 
 def test_confusion_matrix_puts_none_last_on_both_axes() -> None:
-    matrix = confusion_matrix(small_summary())
+    matrix = confusion_matrix(as_summary(small_summary()))
     assert matrix is not None
     assert matrix.labels == ["lookup_order", "refund", "none"]
     assert matrix.actual == ["lookup_order", "refund", "search_orders"]
@@ -41,7 +41,7 @@ def test_reliability_columns_stop_at_the_largest_trial_count(tmp_path: Path) -> 
     summary["reliability"] = {f"c{i}": {"n": 12, "c": i, "pass_at_k": {}, "pass_hat_k": {}}
                               for i in range(2)}
     digest = digest_results(write_results(tmp_path / "r.jsonl", []))
-    table = reliability_table(summary, digest)
+    table = reliability_table(as_summary(summary), digest)
     assert table is not None
     assert table.columns[3:9] == ["pass@1", "pass@2", "pass@3", "pass@5", "pass@10", "pass@12"]
 
@@ -50,16 +50,16 @@ def test_reliability_columns_stop_at_the_largest_k_the_summary_holds(tmp_path: P
     summary = small_summary()
     summary["reliability"] = {"c": {"n": 500, "c": 250, "pass_at_k": {}, "pass_hat_k": {}}}
     digest = digest_results(write_results(tmp_path / "r.jsonl", []))
-    table = reliability_table(summary, digest)
+    table = reliability_table(as_summary(summary), digest)
     assert table is not None
     assert table.columns[3:9] == ["pass@1", "pass@2", "pass@3", "pass@5", "pass@10", "pass@32"]
 
 
 def test_an_empty_run_still_renders_every_report(tmp_path: Path) -> None:
     results = write_results(tmp_path / "results.jsonl", [])
-    view = build_view({}, digest_results(results))
+    view = build_view(as_summary({}), digest_results(results))
     assert view.confusion is None and view.failures is None and view.examples == []
-    written = write_reports(tmp_path, {"cases": 0, "trajectories": 0}, results)
+    written = write_reports(tmp_path, as_summary({}), results)
     assert "**trajectories** 0" in written[0].read_text(encoding="utf-8")
     assert 'tests="0"' in written[2].read_text(encoding="utf-8")
 
@@ -70,7 +70,7 @@ def test_a_failed_gate_never_shows_the_same_figure_as_its_minimum() -> None:
         {"check": "aggregate", "metric": "pass_rate", "value": 0.9, "threshold": 0.9,
          "passed": True},
     ]}
-    table = gates_table(summary)
+    table = gates_table(as_summary(summary))
     assert table is not None
     failed, held = table.rows
     assert failed == ["selection.f1", "0.8996", "0.9000", "FAIL"]
@@ -80,7 +80,7 @@ def test_a_failed_gate_never_shows_the_same_figure_as_its_minimum() -> None:
 def test_a_stage_count_gate_shows_whole_counts() -> None:
     summary = {"gates": [{"check": "recovery", "metric": "stages.recovered", "value": 13.0,
                           "threshold": 10, "passed": True}]}
-    table = gates_table(summary)
+    table = gates_table(as_summary(summary))
     assert table is not None and table.rows == [["recovery.stages.recovered", "13", "10", "pass"]]
 
 
@@ -88,13 +88,13 @@ def test_a_reliability_row_links_its_case_when_the_agent_or_case_holds_an_at_sig
     tmp_path: Path,
 ) -> None:
     summary = small_summary()
-    summary["agents"] = {"gpt@2024": {}, "c": {}}
+    summary["agents"] = {"gpt@2024": {"trajectories": 1}, "c": {"trajectories": 1}}
     block = {"n": 1, "c": 1, "pass_at_k": {}, "pass_hat_k": {}}
     summary["reliability"] = {"x@gpt@2024": block, "a@b@c": block}
     records = [{"case_id": case, "checks": {}, "aggregate": {"passed": True}}
                for case in ("x", "a@b", "a")]
     digest = digest_results(write_results(tmp_path / "r.jsonl", records))
-    table = reliability_table(summary, digest)
+    table = reliability_table(as_summary(summary), digest)
     assert table is not None
     links = dict(zip((row[0] for row in table.rows), table.links, strict=True))
     assert links == {"a@b@c": anchor("case", "a@b"), "x@gpt@2024": anchor("case", "x")}
@@ -105,7 +105,7 @@ def test_a_case_without_runs_is_a_row_of_the_cases_table(tmp_path: Path) -> None
     summary["cases_without_runs"] = ["b-unrun"]
     records = [{"case_id": "a", "checks": {}, "aggregate": {"passed": True}}]
     digest = digest_results(write_results(tmp_path / "r.jsonl", records))
-    table = cases_table(digest, summary)
+    table = cases_table(digest, as_summary(summary))
     assert table is not None
     assert [row[:4] for row in table.rows] == [["a", "1", "1", "1.000"],
                                                ["b-unrun", "0", "0", "\N{EN DASH}"]]
@@ -116,11 +116,11 @@ def test_per_tool_table_shows_free_calls_only_when_the_suite_uses_them() -> None
     from toolgrade.reporting.check_tables import per_tool_table
 
     summary = small_summary()
-    plain = per_tool_table(summary)
+    plain = per_tool_table(as_summary(summary))
     assert plain is not None and "free calls" not in plain.columns
     selection = summary["checks"]["selection"]
     summary["checks"]["selection"] = {**selection, "free_calls": {"search_kb": 3}}
-    table = per_tool_table(summary)
+    table = per_tool_table(as_summary(summary))
     assert table is not None and table.columns[-1] == "free calls"
     rows = {row[0]: row for row in table.rows}
     assert rows["search_kb"][1:4] == [fmt(None)] * 3 and rows["search_kb"][-1] == "3"

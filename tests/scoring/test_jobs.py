@@ -190,7 +190,7 @@ def test_a_dying_worker_costs_only_the_runs_that_kill_it(
     assert [g for g in got if g["case_id"] != DEADLY_CASE] == [
         e for e in expected if e["case_id"] != DEADLY_CASE
     ]
-    assert deadly.summary["errors"] == len(killed) * 4
+    assert deadly.summary.errors == len(killed) * 4
 
 
 @pytest.mark.usefixtures("small_chunks")
@@ -201,8 +201,8 @@ def test_a_custom_accumulator_without_merge_sees_every_run_in_order(
     checks = _with_selection(SelectionNotedInOrder())
     one = grade(inputs, tmp_path / "one", checks=checks, jobs=1)
     two = grade(inputs, tmp_path / "two", checks=checks, jobs=2)
-    assert len(one.summary["checks"]["selection"]["seen"]) == inputs.n_runs
-    assert json.dumps(two.summary) == json.dumps(one.summary)
+    assert len(one.summary.to_data()["checks"]["selection"]["seen"]) == inputs.n_runs
+    assert two.summary.to_json_text() == one.summary.to_json_text()
     for name in ("results.jsonl", "transcripts.jsonl"):
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
 
@@ -275,4 +275,4 @@ def test_with_a_judge_grading_stays_in_the_parent(
     judge = AlwaysPass()
     output = grade(inputs, tmp_path / "out", judge=judge, workers=2, jobs=2)
     assert judge.asked > 0  # the judge in this process answered every request
-    assert output.summary["trajectories"] == inputs.n_runs
+    assert output.summary.trajectories == inputs.n_runs

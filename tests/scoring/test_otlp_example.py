@@ -60,7 +60,7 @@ def _openai_twin(path: Path) -> Path:
 def _graded(runs: list[Path], out: Path) -> tuple[dict[tuple[Any, ...], Any], dict[str, Any]]:
     output = grade(validate_inputs(SUITE, runs), out)
     records = [json.loads(line) for line in output.results_path.read_text().splitlines()]
-    return {(r["case_id"], r["trial"], r["agent"]): r for r in records}, output.summary
+    return {(r["case_id"], r["trial"], r["agent"]): r for r in records}, output.summary.to_data()
 
 
 def test_the_shipped_exports_are_what_make_exports_writes(tmp_path: Path) -> None:

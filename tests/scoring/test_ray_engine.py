@@ -121,7 +121,7 @@ def test_grade_from_python_takes_a_ray_engine(
         one = grade(inputs, tmp_path / "one", reports=one_reports)
         on_ray = grade(inputs, tmp_path / "ray", engine=engine, reports=ray_reports,
                        on_record=taken.append)
-    assert json.dumps(on_ray.summary) == json.dumps(one.summary)
+    assert on_ray.summary.to_json_text() == one.summary.to_json_text()
     assert on_ray.results_path.read_bytes() == one.results_path.read_bytes()
     assert taken == _lines(one.results_path)
     assert len(engine.nodes) == 1 and engine.processes  # the instance's one node
@@ -164,7 +164,7 @@ def test_a_dying_ray_worker_costs_only_the_runs_that_kill_it(tmp_path: Path) -> 
     assert [g for g in got if g["case_id"] != DEADLY_CASE] == [
         e for e in expected if e["case_id"] != DEADLY_CASE
     ]
-    assert deadly.summary["errors"] == len(killed) * 4
+    assert deadly.summary.errors == len(killed) * 4
 
 
 @pytest.mark.usefixtures("small_chunks")
@@ -179,7 +179,7 @@ def test_with_a_judge_grading_stays_in_the_driver(
     judge = AlwaysPass()
     output = grade(inputs, tmp_path / "out", judge=judge, workers=2, engine=RayEngine())
     assert judge.asked > 0  # the judge in this process answered every request
-    assert output.summary["trajectories"] == inputs.n_runs
+    assert output.summary.trajectories == inputs.n_runs
 
 
 def test_an_address_nobody_answers_is_exit_2_with_nothing_written(tmp_path: Path) -> None:

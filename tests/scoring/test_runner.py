@@ -58,7 +58,7 @@ def test_results_and_summary_keys(tmp_path: Path) -> None:
     assert first["aggregate"]["passed"] is True and lines[1]["aggregate"]["passed"] is False
     assert first["checks"]["recovery"]["applicable"] is False
 
-    summary = output.summary
+    summary = output.summary.to_data()
     assert summary["cases"] == 1 and summary["trajectories"] == 2
     assert set(summary) >= {
         "cases",
@@ -83,7 +83,7 @@ def test_a_crashing_check_becomes_data_and_the_run_goes_on(tmp_path: Path) -> No
     assert lines[0]["checks"]["recovery"]["passed"] is None
     assert lines[0]["aggregate"]["passed"] is False  # a crash never passes
     assert lines[0]["checks"]["selection"]["passed"] is True  # the other checks still graded
-    assert output.summary["errors"] == 2
+    assert output.summary.errors == 2
 
 
 class ExplodingOrdering(ExplodingCheck):
@@ -93,17 +93,17 @@ class ExplodingOrdering(ExplodingCheck):
 def test_errors_count_crashed_checks_not_trajectories(tmp_path: Path) -> None:
     checks = [*default_checks()[:2], ExplodingOrdering(), ExplodingCheck()]
     output = grade(_inputs(tmp_path, [GOOD]), tmp_path / "out", checks=checks)  # type: ignore[list-item]
-    assert output.summary["errors"] == 2  # one trajectory, two crashed checks
+    assert output.summary.errors == 2  # one trajectory, two crashed checks
 
 
 def test_several_agents_keep_reliability_apart(tmp_path: Path) -> None:
     runs = [{**GOOD, "agent": "x"}, {**GOOD, "agent": "y"}, {**BAD, "agent": "y"}]
     output = grade(_inputs(tmp_path, runs), tmp_path / "out")
-    reliability = output.summary["reliability"]
+    reliability = output.summary.to_data()["reliability"]
     assert set(reliability) == {"c1@x", "c1@y"}
     assert reliability["c1@y"]["n"] == 2
-    assert set(output.summary["agents"]) == {"x", "y"}
-    assert output.summary["agents"]["x"]["pass_rate"] == 1.0
+    assert set(output.summary.to_data()["agents"]) == {"x", "y"}
+    assert output.summary.to_data()["agents"]["x"]["pass_rate"] == 1.0
 
 
 def test_progress_hook_sees_every_run(tmp_path: Path) -> None:
@@ -120,8 +120,8 @@ def test_cases_no_run_names_are_listed_in_the_summary_only_when_there_are_some(
     suite = write_yaml_suite(tmp_path, SIMPLE_CASE + SIMPLE_CASE.replace("c1", "c2"))
     inputs = validate_inputs(suite, [write_jsonl(tmp_path / "runs.jsonl", [GOOD])])
     output = grade(inputs, tmp_path / "out")
-    assert output.summary["cases"] == 2
-    assert output.summary["cases_without_runs"] == ["c2"]
+    assert output.summary.cases == 2
+    assert output.summary.cases_without_runs == ["c2"]
     (tmp_path / "all").mkdir()
     every = grade(_inputs(tmp_path / "all", [GOOD]), tmp_path / "out2")
-    assert "cases_without_runs" not in every.summary
+    assert "cases_without_runs" not in every.summary.to_data()

@@ -18,7 +18,7 @@ def _graded(folder: Path, client: FakeClient) -> tuple[dict[str, Any], list[dict
     inputs = validate_inputs(folder / "suite.yaml", [folder / "runs"])
     output = grade(inputs, folder / "out", judge=fake_engine(client))
     lines = [json.loads(x) for x in output.results_path.read_text().splitlines()]
-    return output.summary, lines
+    return output.summary.to_data(), lines
 
 
 def _selection(lines: list[dict[str, Any]], case_id: str, trial: int) -> dict[str, Any]:

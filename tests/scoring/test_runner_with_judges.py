@@ -68,7 +68,7 @@ def test_a_failing_provider_leaves_fields_unscored_and_the_run_complete(tmp_path
     settings = _settings(tmp_path / "cache").model_copy(update={"max_attempts": 2})
     engine = JudgeEngine(settings, client, sleep=lambda seconds: None)  # no real backoff waits
     output = grade(_inputs(), tmp_path / "out", judge=engine, workers=3)
-    assert output.summary["trajectories"] == 90  # every run of the example, 18 cases
+    assert output.summary.trajectories == 90  # every run of the example, 18 cases
     assert _semantic_unscored(output.results_path) > 0
     usage = engine.usage()
     assert usage["argument_equivalence"]["errors"] > 0

@@ -241,11 +241,11 @@ def run(
                         inputs, out_dir, judge=judges.engine, workers=judges.workers,
                         engine=engine, progress=hook, reports=reports,
                     )
-                output.summary["judges"] = judges.summary(output.judge_items)
-                # Where `toolgrade adjudicate` finds the suite and its decisions.
-                output.summary["suite"] = str(suite.resolve())
-                gates = evaluate_gates(settings.gates, output.summary)
-                output.summary["gates"] = [g.to_json() for g in gates]
+                judged = output.summary.with_run_context(
+                    judges=judges.summary(output.judge_items), suite=str(suite.resolve()),
+                )
+                gates = evaluate_gates(settings.gates, judged)
+                output.summary = judged.with_gates(gates)
                 write_summary(output)
                 reports.write(out_dir, output.summary)
             if not quiet:

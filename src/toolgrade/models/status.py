@@ -124,34 +124,3 @@ def describe_count(kind: str, reason: str, n: int) -> str:
     if reason.startswith(NO_JUDGE) or reason.startswith("no judge model"):
         return f"{n} {noun} need{'s' if n == 1 else ''} a judge: {todo}"
     return f"{n} {noun} unscored ({reason})" + (f": {todo}" if todo else "")
-
-
-def check_unscored_text(summary: Mapping[str, Any], check: str) -> str | None:
-    """`25 runs · 30 free-text fields need a judge: ...` for one check of a summary,
-    or None when nothing of it was unscored (or the summary predates `summary.unscored`)."""
-    block = ((summary.get("unscored") or {}).get("checks") or {}).get(check)
-    if not isinstance(block, dict) or not block.get("items"):
-        return None
-    runs = int(block.get("runs") or 0)
-    why = "; ".join(describe_count(str(b.get("kind")), str(b.get("reason")),
-                                   int(b.get("items") or 0))
-                    for b in block.get("by") or [] if isinstance(b, dict))
-    head = f"{runs} run{'' if runs == 1 else 's'}"
-    return f"{head} · {why}" if why else head
-
-
-def runs_unscored_text(summary: Mapping[str, Any]) -> str | None:
-    """`14 runs unscored (not passed, only undecided items kept them from it)`, or None."""
-    block = summary.get("unscored")
-    if not isinstance(block, dict) or not block.get("checks"):
-        return None
-    runs = int(block.get("runs") or 0)
-    return (f"{runs} run{'' if runs == 1 else 's'} unscored: not passed only because items were "
-            "left undecided (never counted as passes)")
-
-
-def no_tool_expected(selection: Mapping[str, Any]) -> bool:
-    """Whether no graded case expected any tool call (every selection case is `no_tool`):
-    precision and F1 then mean nothing and the reports say "no tool expected" instead."""
-    return bool(selection.get("applicable")) and selection.get("tp") == 0 \
-        and selection.get("fn") == 0

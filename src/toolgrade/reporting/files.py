@@ -28,22 +28,27 @@ from toolgrade.reporting.view import build_view
 REPORT_FILES = ("report.md", "report.html", "junit.xml")
 
 
-def summary_problems(summary: Any) -> list[str]:
-    """`field: reason` for each way `summary` is not a toolgrade summary (`models.summary`),
-    checked strictly (no "0.9" for 0.9) before `toolgrade report` renders a file it did not
-    write: a hand-edited or foreign file would otherwise render nonsense or fail deep inside a
-    table."""
-    if not isinstance(summary, dict):
+def read_summary(data: Any) -> RunSummary | list[str]:
+    """`data` as a `RunSummary`, or `field: reason` for each way it is not a toolgrade summary
+    (`models.summary`), checked strictly (no "0.9" for 0.9) before `toolgrade report` renders
+    a file it did not write: a hand-edited or foreign file would otherwise render nonsense or
+    fail deep inside a table."""
+    if not isinstance(data, dict):
         return ["expected a JSON object"]
     try:
-        RunSummary.model_validate(summary, strict=True)
+        return RunSummary.model_validate(data, strict=True)
     except ValidationError as exc:
         out = []
         for err in exc.errors():
             where = dotted(tuple(p for p in err["loc"] if isinstance(p, str | int)))
             out.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
         return out
-    return []
+
+
+def summary_problems(data: Any) -> list[str]:
+    """`field: reason` for each way `data` is not a toolgrade summary (see `read_summary`)."""
+    found = read_summary(data)
+    return found if isinstance(found, list) else []
 
 
 class ReportStream:
@@ -104,7 +109,7 @@ class ReportStream:
         for i, facts in enumerate(part.runs):
             self.runs.take(offset + i, facts, i in linked, partial(json.loads, lines[i]))
 
-    def write(self, out_dir: Path, summary: dict[str, Any]) -> list[Path]:
+    def write(self, out_dir: Path, summary: RunSummary) -> list[Path]:
         """Render every report file from the summary and the records taken; return the paths."""
         out_dir.mkdir(parents=True, exist_ok=True)
         cases = self.cases if self.cases is not None else suite_cases(summary)
@@ -119,7 +124,7 @@ class ReportStream:
 
 
 def write_reports(
-    out_dir: Path, summary: dict[str, Any], results_path: Path, expected: int | None = None
+    out_dir: Path, summary: RunSummary, results_path: Path, expected: int | None = None
 ) -> list[Path]:
     """Render every report file from the summary and results.jsonl, read once line by line
     (so a huge run costs time, not memory); return their paths. The run views read the
@@ -151,16 +156,16 @@ def rerender(out_dir: Path) -> list[Path]:
         raise ToolgradeError(f"{out_dir}: no {' or '.join(missing)} here; run `toolgrade run "
                              f"SUITE RUNS --out {out_dir}` first")
     try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        data = json.loads(summary_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ToolgradeError(f"{summary_path}: not readable JSON: {exc}") from exc
-    problems = summary_problems(summary)
-    if problems:
+    summary = read_summary(data)
+    if isinstance(summary, list):
         raise ToolgradeError(
-            f"{summary_path}: not a toolgrade summary:\n  " + "\n  ".join(problems)
+            f"{summary_path}: not a toolgrade summary:\n  " + "\n  ".join(summary)
         )
     try:
-        return write_reports(out_dir, summary, results_path, expected=summary["trajectories"])
+        return write_reports(out_dir, summary, results_path, expected=summary.trajectories)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         # Lines shaped like records at their top level and not below it.
         raise ToolgradeError(f"{results_path}: not a toolgrade results file: {exc}") from exc

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from toolgrade.models.summary import (
+    AdjudicatedAggregate,
+    CaseReliability,
+    GateResult,
+    JudgeSummary,
+    RunSummary,
+)
 from toolgrade.reporting.digest import Digest, FailureExample
 from toolgrade.reporting.run_view import run_label
 from toolgrade.reporting.runs_section import RunsSection
@@ -14,9 +22,9 @@ from toolgrade.scoring.reliability import MAX_K
 SHOWN_K = (1, 2, 3, 5, 10)
 
 
-def failure_counts_table(summary: dict[str, Any], digest: Digest) -> Table | None:
+def failure_counts_table(summary: RunSummary, digest: Digest) -> Table | None:
     """Failure names by count (most first), each linked to its examples."""
-    counts = summary.get("failures") or dict(digest.totals)
+    counts: dict[str, int] = dict(summary.failures.items()) or dict(digest.totals)
     if not counts:
         return None
     ordered = sorted(counts.items(), key=lambda kv: (-int(kv[1]), kv[0]))
@@ -73,11 +81,12 @@ def crashes_table(digest: Digest, runs: RunsSection | None = None) -> Table | No
                  cell_links=_step_links(digest.crashes, runs, 1, None))
 
 
-def cases_table(digest: Digest, summary: dict[str, Any] | None = None) -> Table | None:
+def cases_table(digest: Digest, summary: RunSummary | None = None) -> Table | None:
     """Per case: runs, passes, unscored runs and failure names with counts; a case no run
     named (the summary's `cases_without_runs`) is a row with 0 runs, so the table lists every
     case. The unscored column is there only when some run was unscored."""
-    unrun = [c for c in (summary or {}).get("cases_without_runs") or [] if c not in digest.cases]
+    named = summary.cases_without_runs if summary is not None else []
+    unrun = [c for c in named if c not in digest.cases]
     if not digest.cases and not unrun:
         return None
     rows: list[list[str]] = []
@@ -102,24 +111,24 @@ def cases_table(digest: Digest, summary: dict[str, Any] | None = None) -> Table 
     return Table("cases", "Cases", columns, rows, row_ids=ids, note=note)
 
 
-def _ks(reliability: dict[str, Any]) -> list[str]:
+def _ks(reliability: Mapping[str, CaseReliability]) -> list[str]:
     # The summary holds k up to MAX_K only: the largest column is min(largest n, MAX_K).
-    largest = min(max((int(r.get("n") or 0) for r in reliability.values()), default=0), MAX_K)
+    largest = min(max((r.n for r in reliability.values()), default=0), MAX_K)
     wanted = {k for k in SHOWN_K if k <= largest} | ({largest} if largest else set())
     return [str(k) for k in sorted(wanted)]
 
 
-def reliability_table(summary: dict[str, Any], digest: Digest) -> Table | None:
+def reliability_table(summary: RunSummary, digest: Digest) -> Table | None:
     """pass@k and pass^k per case (per case and agent when several agents ran)."""
-    reliability = summary.get("reliability") or {}
+    reliability = summary.reliability
     if not reliability:
         return None
     ks = _ks(reliability)
-    agents = set(summary.get("agents") or {})
+    agents = set(summary.agents)
     rows, links = [], []
     for key, block in sorted(reliability.items()):
-        at, hat = block.get("pass_at_k") or {}, block.get("pass_hat_k") or {}
-        rows.append([key, fmt(block.get("n")), fmt(block.get("c")),
+        at, hat = block.pass_at_k, block.pass_hat_k
+        rows.append([key, fmt(block.n), fmt(block.c),
                      *(fmt(at.get(k)) for k in ks), *(fmt(hat.get(k)) for k in ks)])
         # With several agents every key is `case_id@agent` (summary.reliability_key).
         case_id = _case_of(key, digest, agents) if len(agents) > 1 else key
@@ -151,77 +160,73 @@ def _calibration(record: Any) -> str:
 
 
 
-def _model(block: dict[str, Any]) -> str:
-    model = block.get("model")
+def _model(block: JudgeSummary) -> str:
+    model = block.model
     if model is None:
-        return str(block.get("status") or "off")
-    return f"{model} (small local model)" if str(model).startswith("local/") else str(model)
+        return block.status or "off"
+    return f"{model} (small local model)" if model.startswith("local/") else model
 
 
-def judges_table(summary: dict[str, Any]) -> Table | None:
+def judges_table(summary: RunSummary) -> Table | None:
     """Each judge's model, usage and calibration status."""
-    judges = summary.get("judges") or {}
-    if not judges:
+    if not summary.judges:
         return None
     rows = []
-    for dimension, block in sorted(judges.items()):
-        cost, off = block.get("cost_usd"), block.get("model") is None
-        rows.append([dimension, _model(block), fmt(block.get("calls")),
-                     fmt(block.get("cache_hits")), fmt(block.get("unscored")),
-                     fmt(block.get("errors")), fmt(block.get("tokens")),
+    for dimension, block in sorted(summary.judges.items()):
+        cost, off = block.cost_usd, block.model is None
+        rows.append([dimension, _model(block), fmt(block.calls), fmt(block.cache_hits),
+                     fmt(block.unscored), fmt(block.errors), fmt(block.tokens),
                      DASH if cost is None else f"${float(cost):.4f}",
-                     DASH if off else _calibration(block.get("calibration"))])
+                     DASH if off else _calibration(block.calibration)])
     return Table("judges", "Judges", ["dimension", "model", "calls", "cache hits", "unscored",
                                       "errors", "tokens", "cost", "calibration"], rows)
 
 
-def gates_table(summary: dict[str, Any]) -> Table | None:
+def gates_table(summary: RunSummary) -> Table | None:
     """Each configured gate with its value, minimum and result."""
-    gates = summary.get("gates") or []
-    if not gates:
+    if not summary.gates:
         return None
-    rows = [[f"{g.get('check')}.{g.get('metric')}", *_gate_figures(g),
-             "pass" if g.get("passed") else "FAIL"] for g in gates]
+    rows = [[f"{g.check}.{g.metric}", *_gate_figures(g), "pass" if g.passed else "FAIL"]
+            for g in summary.gates]
     return Table("gates", "Gates", ["figure", "value", "minimum", "result"], rows)
 
 
-def _gate_figures(gate: dict[str, Any]) -> tuple[str, str]:
+def _gate_figures(gate: GateResult) -> tuple[str, str]:
     """Value and minimum, with more decimals when a failed value would read as its minimum
     (0.8996 is not shown as 0.900 beside a minimum of 0.900 and FAIL)."""
-    value, minimum = gate.get("value"), gate.get("threshold")
-    counts = str(gate.get("metric", "")).startswith("stages.") or gate.get("check") == "coverage"
+    value, minimum = gate.value, gate.threshold
+    counts = gate.metric.startswith("stages.") or gate.check == "coverage"
     if counts and isinstance(value, float):
         # A count of faults or cases (13, not 13.000); the gate's value is written as a float.
         return fmt(int(value) if value.is_integer() else value), fmt(minimum)
     digits = 3
-    if not gate.get("passed") and isinstance(value, float) and isinstance(minimum, int | float):
+    if not gate.passed and isinstance(value, float):
         while digits < 17 and fmt(value, digits) == fmt(float(minimum), digits):
             digits += 1
     return fmt(value, digits), fmt(minimum, digits)
 
 
-#: Rows of the "Adjudicated routes" table: (summary.adjudication key, label).
-_ADJUDICATED = (("selection", "selection (routes)"), ("recovery", "recovery (quality)"))
+#: Labels of the "Adjudicated routes" table's rows: selection's routes, recovery's quality.
+_ADJUDICATED = ("selection (routes)", "recovery (quality)")
 
 
-def adjudication_table(summary: dict[str, Any]) -> Table | None:
+def adjudication_table(summary: RunSummary) -> Table | None:
     """What judges and people decided, with the pass rates with and without adjudication."""
-    block = summary.get("adjudication") or {}
-    if not block:
+    block = summary.adjudication
+    if block is None:
         return None
     rows = []
-    for key, label in _ADJUDICATED:
-        tally = block.get(key) or {}
-        if not tally.get("adjudicated") and not tally.get("blocked_by_hard_fail"):
+    for tally, label in ((block.selection, _ADJUDICATED[0]), (block.recovery, _ADJUDICATED[1])):
+        if tally is None or (not tally.adjudicated and not tally.blocked_by_hard_fail):
             continue  # no case asked this check's judge to decide
-        judge, human = tally.get("judge") or {}, tally.get("human") or {}
-        rows.append([label, fmt(tally.get("adjudicated")), fmt(judge.get("pass")),
-                     fmt(judge.get("fail")), fmt(judge.get("unscored")), fmt(human.get("pass")),
-                     fmt(human.get("fail")), fmt(tally.get("blocked_by_hard_fail")),
-                     fmt(tally.get("pass_rate")), fmt(tally.get("pass_rate_without"))])
-    overall = block.get("aggregate") or {}
+        judge, human = tally.judge, tally.human
+        rows.append([label, fmt(tally.adjudicated), fmt(judge.pass_), fmt(judge.fail),
+                     fmt(judge.unscored), fmt(human.pass_), fmt(human.fail),
+                     fmt(tally.blocked_by_hard_fail), fmt(tally.pass_rate),
+                     fmt(tally.pass_rate_without)])
+    overall = block.aggregate or AdjudicatedAggregate()
     rows.append(["aggregate", DASH, DASH, DASH, DASH, DASH, DASH, DASH,
-                 fmt(overall.get("pass_rate")), fmt(overall.get("pass_rate_without"))])
+                 fmt(overall.pass_rate), fmt(overall.pass_rate_without)])
     columns = ["check", "adjudicated", "judge pass", "judge fail", "judge unscored",
                "human accept", "human reject", "hard fail (not overridden)", "pass rate",
                "pass rate without adjudication"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, read_transcripts
 from toolgrade.models import Case, Trajectory
+from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.run_sample import RunPicker
 from toolgrade.reporting.run_view import RunView, build_run_view, run_anchor, step_anchor
 
@@ -75,14 +76,14 @@ def _same_run(record: dict[str, Any], run: Trajectory) -> bool:
     return key == (run.case_id, run.agent, run.trial)
 
 
-def suite_cases(summary: Mapping[str, Any]) -> dict[str, Case] | None:
+def suite_cases(summary: RunSummary) -> dict[str, Case] | None:
     """The cases of the suite the summary names (`toolgrade run` records its path), or None
     when it names none or it no longer loads: the run views then show no reference."""
     from toolgrade.errors import ToolgradeError
     from toolgrade.loaders import load_suite
 
-    where = summary.get("suite")
-    if not isinstance(where, str) or not Path(where).exists():
+    where = summary.suite
+    if where is None or not Path(where).exists():
         return None
     try:
         return load_suite(Path(where)).cases

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgrade.models.status import check_unscored_text, no_tool_expected
+from toolgrade.models.summary import (
+    AgentCheck,
+    ArgumentsSummary,
+    CheckSummary,
+    OrderingSummary,
+    RecoverySummary,
+    RunSummary,
+    SelectionSummary,
+)
 
 CHECKS = ("selection", "arguments", "ordering", "recovery")
 DASH = "\N{EN DASH}"
@@ -94,15 +103,15 @@ def _none_last(names: set[str]) -> list[str]:
     return sorted(n for n in names if n != NONE_LABEL) + tail
 
 
-def confusion_matrix(summary: dict[str, Any]) -> Matrix | None:
+def confusion_matrix(summary: RunSummary) -> Matrix | None:
     """The matrix from `checks.selection.confusion` cells, or None when there are none."""
-    cells = summary.get("checks", {}).get("selection", {}).get("confusion") or []
+    cells = summary.checks.selection.confusion if summary.checks.selection else []
     if not cells:
         return None
     grid: dict[tuple[str, str], int] = {}
     for cell in cells:
-        key = (str(cell["expected"]), str(cell["actual"]))
-        grid[key] = grid.get(key, 0) + int(cell["count"])
+        key = (cell.expected, cell.actual)
+        grid[key] = grid.get(key, 0) + cell.count
     rows = _none_last({e for e, _ in grid})
     cols = _none_last({a for _, a in grid} | {r for r in rows if r != NONE_LABEL})
     return Matrix(labels=rows, actual=cols,
@@ -113,84 +122,85 @@ def _share(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def cards(summary: dict[str, Any]) -> list[Card]:
+def cards(summary: RunSummary) -> list[Card]:
     """The four checks side by side, in DESIGN order."""
-    checks = summary.get("checks", {})
     out = []
     for name in CHECKS:
-        block = checks.get(name) or {}
-        out.append(Card(check=name, pass_rate=fmt(block.get("pass_rate")),
-                        share=_share(block.get("pass_rate")),
-                        applicable=fmt(block.get("applicable")),
-                        figures=_card_figures(name, block),
-                        unscored=check_unscored_text(summary, name) or ""))
+        block = summary.checks.of(name)
+        rate = block.pass_rate if block is not None else None
+        applicable = block.applicable if block is not None else None
+        out.append(Card(check=name, pass_rate=fmt(rate), share=_share(rate),
+                        applicable=fmt(applicable), figures=_card_figures(block),
+                        unscored=summary.check_unscored_text(name) or ""))
     return out
 
 
-def _card_figures(name: str, block: dict[str, Any]) -> list[tuple[str, str]]:
-    if name == "selection":
-        if no_tool_expected(block):
+def _card_figures(block: CheckSummary | None) -> list[tuple[str, str]]:
+    if isinstance(block, SelectionSummary):
+        if block.no_tool_expected:
             # Precision and F1 of no expected call are 0 or 1 by convention, not a finding.
             # A label alone, then its count: each report lays the pair out its own way.
-            return [("no tool expected", ""), ("calls made", fmt(block.get("fp")))]
-        return [(k, fmt(block.get(k))) for k in ("precision", "recall", "f1")]
-    if name == "arguments":
+            return [("no tool expected", ""), ("calls made", fmt(block.fp))]
+        return [("precision", fmt(block.precision)), ("recall", fmt(block.recall)),
+                ("f1", fmt(block.f1))]
+    if isinstance(block, ArgumentsSummary):
         return [*_given_selection_figures(block),
-                ("exact rate", fmt(block.get("exact_rate"))),
-                ("field accuracy", fmt(block.get("field_accuracy"))),
-                ("invalid", fmt(block.get("invalid"))), ("wrong", fmt(block.get("wrong"))),
+                ("exact rate", fmt(block.exact_rate)),
+                ("field accuracy", fmt(block.field_accuracy)),
+                ("invalid", fmt(block.invalid)), ("wrong", fmt(block.wrong)),
                 *_field_prf_figures(block), *_ungrounded_figures(block)]
-    if name == "ordering":
-        values = [v for v in (block.get("efficiency") or {}).values() if isinstance(v, int | float)]
+    if isinstance(block, OrderingSummary):
+        values = [v for v in block.efficiency.values() if v is not None]
         mean = sum(values) / len(values) if values else None
         return [("mean efficiency", fmt(mean))]
-    k1 = (block.get("pass_at_k") or {}).get("1")
-    return [("state pass rate", fmt(block.get("state_pass_rate"))), ("pass@1", fmt(k1)),
-            ("recovered", fmt((block.get("stages") or {}).get("recovered")))]
+    recovery = block if isinstance(block, RecoverySummary) else RecoverySummary()
+    return [("state pass rate", fmt(recovery.state_pass_rate)),
+            ("pass@1", fmt(recovery.pass_at_k.get("1"))),
+            ("recovered", fmt(recovery.stages.get("recovered")))]
 
 
-def _given_selection_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
+def _given_selection_figures(block: ArgumentsSummary) -> list[tuple[str, str]]:
     """Arguments over the runs whose selection passed, first: the figure not dragged down by
     calls to the wrong tool (absent from a summary written before it existed)."""
-    given = block.get("given_selection")
-    if not isinstance(given, dict):
+    given = block.given_selection
+    if given is None:
         return []
-    return [("given selection", f"n {fmt(given.get('n'))} · pass {fmt(given.get('pass_rate'))}"
-                                f" · exact {fmt(given.get('exact_rate'))}"
-                                f" · field acc {fmt(given.get('field_accuracy'))}")]
+    return [("given selection", f"n {fmt(given.n)} · pass {fmt(given.pass_rate)}"
+                                f" · exact {fmt(given.exact_rate)}"
+                                f" · field acc {fmt(given.field_accuracy)}")]
 
 
-def _field_prf_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
-    if "field_f1" not in block:
+def _field_prf_figures(block: ArgumentsSummary) -> list[tuple[str, str]]:
+    if "field_f1" not in block.model_fields_set:
+        return []  # a summary from before field precision and recall
+    return [("field P/R/F1", "/".join(fmt(v) for v in
+                                      (block.field_precision, block.field_recall, block.field_f1)))]
+
+
+def _ungrounded_figures(block: ArgumentsSummary) -> list[tuple[str, str]]:
+    ungrounded = block.ungrounded
+    if ungrounded is None:
         return []
-    return [("field P/R/F1", "/".join(fmt(block.get(k)) for k in
-                                      ("field_precision", "field_recall", "field_f1")))]
+    return [("ungrounded values", f"{fmt(ungrounded.values)} (in {fmt(ungrounded.runs)} runs)")]
 
 
-def _ungrounded_figures(block: dict[str, Any]) -> list[tuple[str, str]]:
-    ungrounded = block.get("ungrounded")
-    if not isinstance(ungrounded, dict):
-        return []
-    return [("ungrounded values", f"{fmt(ungrounded.get('values'))} "
-                                  f"(in {fmt(ungrounded.get('runs'))} runs)")]
+def _agent_given_selection(per: Mapping[str, AgentCheck]) -> str:
+    arguments = per.get("arguments")
+    given = arguments.given_selection if arguments is not None else None
+    return fmt(given.pass_rate if given is not None else None)
 
 
-def _agent_given_selection(per: dict[str, Any]) -> str:
-    given = (per.get("arguments") or {}).get("given_selection") or {}
-    return fmt(given.get("pass_rate"))
-
-
-def agents_table(summary: dict[str, Any]) -> Table | None:
+def agents_table(summary: RunSummary) -> Table | None:
     """Per agent figures, only when more than one agent ran."""
-    agents = summary.get("agents") or {}
+    agents = summary.agents
     if len(agents) < 2:
         return None
     rows = []
     for name, tally in sorted(agents.items()):
-        per = tally.get("checks") or {}
-        rows.append([name, fmt(tally.get("trajectories")), fmt(tally.get("pass_rate")),
-                     fmt(tally.get("mean_score")), _agent_given_selection(per),
-                     *(fmt((per.get(c) or {}).get("pass_rate")) for c in CHECKS)])
+        per = tally.checks
+        rows.append([name, fmt(tally.trajectories), fmt(tally.pass_rate),
+                     fmt(tally.mean_score), _agent_given_selection(per),
+                     *(fmt(per[c].pass_rate if c in per else None) for c in CHECKS)])
     columns = ["agent", "runs", "pass rate", "mean score", "arguments given selection", *CHECKS]
     return Table("agents", "Agents", columns, rows,
                  note="arguments given selection: the arguments pass rate over the runs whose "

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from toolgrade.models.summary import RunSummary
 from toolgrade.reporting import check_tables, run_tables
 from toolgrade.reporting.chart_data import Charts, build_charts
 from toolgrade.reporting.charts import ScoreHistogram
@@ -49,19 +49,18 @@ class ReportView:
         return sum(row[-1] == "FAIL" for row in self.gates.rows) if self.gates else 0
 
 
-def _headline(summary: dict[str, Any]) -> list[tuple[str, str]]:
-    aggregate = summary.get("aggregate") or {}
-    unscored = summary.get("unscored") or {}
-    return [("cases", fmt(summary.get("cases"))),
-            ("trajectories", fmt(summary.get("trajectories"))),
-            ("aggregate pass rate", fmt(aggregate.get("pass_rate"))),
-            ("mean score", fmt(aggregate.get("mean_score"))),
-            ("crashed checks", fmt(summary.get("errors", 0))),
-            *([("unscored runs", fmt(unscored.get("runs")))] if unscored else [])]
+def _headline(summary: RunSummary) -> list[tuple[str, str]]:
+    unscored = summary.unscored
+    return [("cases", fmt(summary.cases)),
+            ("trajectories", fmt(summary.trajectories)),
+            ("aggregate pass rate", fmt(summary.aggregate.pass_rate)),
+            ("mean score", fmt(summary.aggregate.mean_score)),
+            ("crashed checks", fmt(summary.errors)),
+            *([("unscored runs", fmt(unscored.runs))] if unscored is not None else [])]
 
 
 def build_view(
-    summary: dict[str, Any], digest: Digest, runs: RunsSection | None = None,
+    summary: RunSummary, digest: Digest, runs: RunsSection | None = None,
     scores: ScoreHistogram | None = None,
 ) -> ReportView:
     """Assemble every table; sections with nothing to show are None or left out.

@@ -16,53 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, get_args
 
 from toolgrade.checks.recovery import Stage
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
 from toolgrade.models import CHECK_NAMES, HARD_CASE_KINDS
+from toolgrade.models.summary import GateResult, RunSummary
 from toolgrade.scoring.aggregate import reaches
-
-
-@dataclass(frozen=True)
-class GateResult:
-    """One gate's outcome, as written to `summary.gates`."""
-
-    check: str
-    metric: str
-    value: float | None
-    threshold: float
-    passed: bool
-
-    def to_json(self) -> dict[str, Any]:
-        """`{check, metric, value, threshold, passed}`."""
-        return {
-            "check": self.check,
-            "metric": self.metric,
-            "value": self.value,
-            "threshold": self.threshold,
-            "passed": self.passed,
-        }
-
-    def _shown(self, value: float) -> str:
-        """4 significant digits, more when a failed figure would read as its minimum (0.89996
-        is not shown as 0.9 beside a minimum of 0.9)."""
-        digits = 4
-        while (
-            not self.passed
-            and digits < 17
-            and f"{value:.{digits}g}" == f"{self.threshold:.{max(digits, 6)}g}"
-        ):
-            digits += 1
-        return f"{value:.{digits}g}"
-
-    def message(self) -> str:
-        """One line naming the check, the figure, its value and the threshold."""
-        shown = "n/a (nothing applicable)" if self.value is None else self._shown(self.value)
-        verdict = "ok" if self.passed else "FAILED"
-        return f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
 
 
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
@@ -151,12 +112,19 @@ def _threshold_problem(name: str, threshold: object) -> str | None:
     return None
 
 
-def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> list[GateResult]:
+def evaluate_gates(
+    gates: Mapping[str, float], summary: RunSummary | Mapping[str, Any]
+) -> list[GateResult]:
     """Check every gate against the summary; raise ConfigError for unknown figures.
+
+    A gate names its figure by the dotted path of its written form, so the lookup goes through
+    the summary's JSON data (a `RunSummary` is read as `to_data()`; a mapping is that data).
 
     A figure `validate_gate_names` knows but this summary lacks (a tool that was never expected
     or called, say) has no value: its gate fails, as with nothing applicable.
     """
+    if isinstance(summary, RunSummary):
+        summary = summary.to_data()
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
@@ -172,9 +140,10 @@ def evaluate_gates(gates: Mapping[str, float], summary: Mapping[str, Any]) -> li
                 f"gate {name!r}: the figure is not a number (got {type(value).__name__})"
             )
         passed = value is not None and reaches(float(value), threshold)
-        results.append(
-            GateResult(check, metric, None if value is None else float(value), threshold, passed)
-        )
+        results.append(GateResult(
+            check=check, metric=metric, value=None if value is None else float(value),
+            threshold=threshold, passed=passed,
+        ))
     if unknown:
         raise ConfigError(
             "unknown gate figure(s): "

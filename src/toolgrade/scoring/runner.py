@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from toolgrade.checks import Check, default_checks
-from toolgrade.jsonio import out as json_out
 from toolgrade.loaders import iter_runs
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import (
@@ -28,6 +27,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from toolgrade.scoring.coverage import coverage_counts
 from toolgrade.scoring.engines import Engine, engine_for
 from toolgrade.scoring.grading import crashed_record, grade_trajectory
@@ -114,7 +114,7 @@ class RunOutput:
     caller that wants the file calls `write_summary(output)` itself.
     """
 
-    summary: dict[str, Any]
+    summary: RunSummary
     results_path: Path
     #: Not written by `grade` (see above).
     summary_path: Path
@@ -176,14 +176,13 @@ def grade(
     if inputs.otlp_stats is not None:
         # Spans kept out of the runs are counted here, never dropped silently.
         data["otlp"] = inputs.otlp_stats.to_json()
-    summary_path = out_dir / "summary.json"
-    return RunOutput(summary=data, results_path=results_path, summary_path=summary_path,
-                     judge_items=summary.adjudication.items.summary())
+    return RunOutput(
+        summary=RunSummary.model_validate({"schema_version": SUMMARY_SCHEMA_VERSION, **data}),
+        results_path=results_path, summary_path=out_dir / "summary.json",
+        judge_items=summary.adjudication.items.summary(),
+    )
 
 
 def write_summary(output: RunOutput) -> None:
     """Write `summary.json` (after judges and gates were added)."""
-    output.summary_path.write_text(
-        json_out.dumps(output.summary, indent=2, ensure_ascii=False, default=str) + "\n",
-        encoding="utf-8",
-    )
+    output.summary_path.write_text(output.summary.to_json_text(), encoding="utf-8")
