@@ -169,15 +169,23 @@ def schema(
     summary: Annotated[
         bool, typer.Option("--summary", help="The schema of a run's summary.json instead.")
     ] = False,
+    results: Annotated[
+        bool, typer.Option("--results", help="The schema of one results.jsonl line instead.")
+    ] = False,
 ) -> None:
     """Print the JSON Schema of the case format (for editor autocompletion).
 
     A YAML suite file (`cases:` at the top) needs `--suite`; without it the schema is of one
-    case, as in a JSONL suite line. `--summary` prints the schema of `summary.json`.
+    case, as in a JSONL suite line. `--summary` prints the schema of `summary.json`,
+    `--results` that of one `results.jsonl` line.
     """
     from toolgrade.models import Case
 
-    if summary:
+    if results:
+        from toolgrade.models.result_line import results_schema
+
+        document = results_schema()
+    elif summary:
         from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 
         document = RunSummary.model_json_schema()
