@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from toolgrade.adapters.anthropic_messages import CALL_BLOCKS, anthropic_to_steps, is_result_block
 from toolgrade.adapters.common import AdapterError, build_call, decode_arguments
 from toolgrade.adapters.openai_messages import openai_to_steps
+from toolgrade.jsonio.values import JsonValue
 from toolgrade.models import Step
 
 MessageFormat = Literal["openai", "anthropic"]
 
 
-def detect_format(messages: list[Any]) -> MessageFormat:
+def detect_format(messages: list[JsonValue]) -> MessageFormat:
     """Anthropic when any content block is a call or a result (tool_use, tool_result,
     server_tool_use, web_search_tool_result, ...); OpenAI otherwise."""
     for msg in messages:
@@ -25,7 +26,9 @@ def detect_format(messages: list[Any]) -> MessageFormat:
     return "openai"
 
 
-def messages_to_steps(messages: list[Any], fmt: MessageFormat | None = None) -> list[Step]:
+def messages_to_steps(
+    messages: list[JsonValue], fmt: MessageFormat | None = None
+) -> list[Step]:
     """Normalised steps from chat messages in the named or detected format."""
     chosen = fmt or detect_format(messages)
     return anthropic_to_steps(messages) if chosen == "anthropic" else openai_to_steps(messages)

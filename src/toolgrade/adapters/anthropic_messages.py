@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import cast
 
+from toolgrade.adapters.chat_format import AnthropicBlock, AnthropicMessage
 from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
@@ -14,6 +15,7 @@ from toolgrade.adapters.common import (
     string_id,
     text_of,
 )
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import Message, Step
 
 #: Blocks that are calls: the client's tools, and those the API ran itself (`server_tool_use`:
@@ -21,12 +23,12 @@ from toolgrade.models import Message, Step
 CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 
-def is_result_block(kind: Any) -> bool:
+def is_result_block(kind: JsonValue) -> bool:
     """`tool_result`, `mcp_tool_result` and the server tools' `web_search_tool_result` & co."""
     return isinstance(kind, str) and kind.endswith("tool_result")
 
 
-def _server_error(block: dict[str, Any]) -> bool | None:
+def _server_error(block: AnthropicBlock) -> bool | None:
     """A server tool's error: its content is `{"type": "web_search_tool_result_error", ...}`."""
     content = block.get("content")
     if isinstance(content, dict) and str(content.get("type", "")).endswith("_error"):
@@ -34,7 +36,7 @@ def _server_error(block: dict[str, Any]) -> bool | None:
     return None
 
 
-def _groups(blocks: list[Any], index: int) -> list[str | None]:
+def _groups(blocks: list[JsonValue], index: int) -> list[str | None]:
     """For each block of message `index`, the parallel group of its call: None for a block
     that is no call, or for a call issued alone.
 
@@ -56,7 +58,7 @@ def _groups(blocks: list[Any], index: int) -> list[str | None]:
     ]
 
 
-def _refuse_openai_calls(msg: dict[str, Any], index: int) -> None:
+def _refuse_openai_calls(msg: JsonObject, index: int) -> None:
     """OpenAI call carriers in a run whose `format` says "anthropic": read here, the calls and
     their results would be dropped (or kept as plain text)."""
     where = None
@@ -72,34 +74,39 @@ def _refuse_openai_calls(msg: dict[str, Any], index: int) -> None:
         )
 
 
-def _blocks(msg: dict[str, Any]) -> list[Any]:
+def _blocks(msg: AnthropicMessage) -> list[JsonValue]:
     content = msg.get("content")
     if isinstance(content, list):
         return content
-    return [{"type": "text", "text": content}] if content else []
+    text: JsonValue = {"type": "text", "text": content}
+    return [text] if content else []
 
 
-def anthropic_to_steps(messages: list[Any]) -> list[Step]:
+def anthropic_to_steps(messages: list[JsonValue]) -> list[Step]:
     """Convert Anthropic messages; a `tool_result` attaches to its `tool_use` by id."""
     items: list[Message | PendingCall] = []
     by_id: dict[str, PendingCall] = {}
-    for i, msg in enumerate(messages):
-        check_role(msg, i)
-        _refuse_openai_calls(msg, i)
+    for i, raw in enumerate(messages):
+        value = check_role(raw, i)
+        _refuse_openai_calls(value, i)
+        msg = cast(AnthropicMessage, value)
         blocks = _blocks(msg)
         groups = _groups(blocks, i)
         texts: list[str] = []
-        for j, block in enumerate(blocks):
+        for j, entry in enumerate(blocks):
+            if not isinstance(entry, dict):
+                continue  # no block type: nothing to read
             where = f"messages[{i}].content[{j}]"
-            kind = block.get("type") if isinstance(block, dict) else None
+            block = cast(AnthropicBlock, entry)
+            kind = block.get("type")
             group = groups[j]
             if kind == "text":
                 texts.append(str(block.get("text") or ""))
             elif kind in CALL_BLOCKS:
-                if not isinstance(block.get("name"), str):
+                if not isinstance(name := block.get("name"), str):
                     raise AdapterError(f"{where}.name", f"a {kind} block needs a name")
                 call_id = string_id(block.get("id"), f"{where}.id")
-                call = PendingCall(block["name"], block.get("input"), call_id, group)
+                call = PendingCall(name, block.get("input"), call_id, group)
                 _flush(items, msg["role"], texts)
                 items.append(call)
                 if call.id:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import ToolCall, ToolResult
 
 # A tool result reads as an error when it starts like one: "Error: ...", "Exception", a traceback,
@@ -24,7 +25,7 @@ class AdapterError(ValueError):
         self.reason = reason
 
 
-def string_id(value: Any, where: str) -> str | None:
+def string_id(value: JsonValue, where: str) -> str | None:
     """An id as recorded (a string), None when absent; any other value is refused.
 
     An id of another type would otherwise crash the run (unhashable, or refused by `ToolCall`).
@@ -34,7 +35,7 @@ def string_id(value: Any, where: str) -> str | None:
     raise AdapterError(where, f"an id must be a string, got {type(value).__name__}")
 
 
-def error_flag(value: Any, where: str) -> bool | None:
+def error_flag(value: JsonValue, where: str) -> bool | None:
     """An `is_error` flag as recorded: true, false, or None when absent or null (the content
     then decides). Any other value is refused: the string "false" would read as true."""
     if value is None or isinstance(value, bool):
@@ -42,10 +43,11 @@ def error_flag(value: Any, where: str) -> bool | None:
     raise AdapterError(where, f"is_error must be true or false, got {value!r}")
 
 
-def check_role(msg: Any, index: int) -> None:
-    """Refuse a message without a string `role`, saying what a typed item without one is."""
+def check_role(msg: JsonValue, index: int) -> JsonObject:
+    """The message as an object; a message without a string `role` is refused, saying what a
+    typed item without one is."""
     if isinstance(msg, dict) and isinstance(msg.get("role"), str):
-        return
+        return msg
     kind = msg.get("type") if isinstance(msg, dict) else None
     if isinstance(kind, str):
         # OpenAI Responses API / Agents SDK items ({"type": "function_call", "call_id", ...}).
@@ -58,7 +60,7 @@ def check_role(msg: Any, index: int) -> None:
     raise AdapterError(f"messages[{index}]", "a message needs a string 'role'")
 
 
-def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
+def decode_arguments(raw: JsonValue) -> tuple[JsonObject, str | None]:
     """Arguments as a dict, or ({}, raw text) when they are not a JSON object."""
     if isinstance(raw, dict):
         return raw, None
@@ -68,14 +70,14 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
         if not raw.strip():
             return {}, None
         try:
-            value = json.loads(raw)
+            value: JsonValue = json.loads(raw)
         except json.JSONDecodeError:
             return {}, raw
         return (value, None) if isinstance(value, dict) else ({}, raw)
     return {}, json.dumps(raw)
 
 
-def looks_like_error(content: Any) -> bool:
+def looks_like_error(content: JsonValue) -> bool:
     """Whether a tool result's content reads as an error."""
     if isinstance(content, dict):
         return bool(content.get("error"))
@@ -83,14 +85,14 @@ def looks_like_error(content: Any) -> bool:
         if _ERROR_TEXT.match(content):
             return True
         try:
-            value = json.loads(content)
+            value: JsonValue = json.loads(content)
         except (json.JSONDecodeError, ValueError):
             return False
         return isinstance(value, dict) and bool(value.get("error"))
     return False
 
 
-def make_result(content: Any, flagged_error: bool | None) -> ToolResult:
+def make_result(content: JsonValue, flagged_error: bool | None) -> ToolResult:
     """A ToolResult whose status comes from the explicit flag, else from the content."""
     is_error = looks_like_error(content) if flagged_error is None else flagged_error
     return ToolResult(status="error" if is_error else "ok", content=content)
@@ -101,11 +103,11 @@ class PendingCall:
     """A tool call whose result may arrive in a later message."""
 
     tool: str
-    raw_args: Any
+    raw_args: JsonValue
     id: str | None
     group: int | str | None
     result: ToolResult | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)
 
     def build(self) -> ToolCall:
         """The frozen ToolCall."""
@@ -116,7 +118,7 @@ class PendingCall:
 
 def build_call(
     tool: str,
-    raw_args: Any,
+    raw_args: JsonValue,
     *,
     id: str | None,
     result: ToolResult | None,
@@ -127,7 +129,7 @@ def build_call(
     return ToolCall(tool=tool, args=args, id=id, result=result, group=group, raw_arguments=raw)
 
 
-def text_of(content: Any) -> Any:
+def text_of(content: JsonValue) -> JsonValue:
     """Plain text of a message content given as a string or a list of text parts."""
     if isinstance(content, list):
         # An OpenAI refusal part ({"type": "refusal", "refusal": ...}) is the reply's text too.
@@ -137,5 +139,8 @@ def text_of(content: Any) -> Any:
             if isinstance(part, dict)
             and part.get("type") in ("text", "output_text", "input_text", "refusal")
         ]
-        return "\n".join(t for t in texts if t) if texts else content
+        if not texts:
+            return content
+        # A part whose text is not a string fails the join (TypeError), as it always has.
+        return "\n".join(cast(list[str], [t for t in texts if t]))
     return content

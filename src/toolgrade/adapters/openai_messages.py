@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from toolgrade.adapters.anthropic_messages import CALL_BLOCKS, is_result_block
+from toolgrade.adapters.chat_format import OpenAiMessage, OpenAiToolCall
 from toolgrade.adapters.common import (
     AdapterError,
     PendingCall,
@@ -14,10 +15,11 @@ from toolgrade.adapters.common import (
     string_id,
     text_of,
 )
+from toolgrade.jsonio.values import JsonValue
 from toolgrade.models import Message, Step
 
 
-def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
+def _calls_of(msg: OpenAiMessage, index: int) -> list[PendingCall]:
     calls = msg.get("tool_calls") or []
     if not isinstance(calls, list):
         raise AdapterError(f"messages[{index}].tool_calls", "must be a list")
@@ -25,14 +27,16 @@ def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
     pending = []
     for j, call in enumerate(calls):
         where = f"messages[{index}].tool_calls[{j}]"
-        fn = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+        tool_call = cast(OpenAiToolCall, call) if isinstance(call, dict) else None
+        fn = tool_call.get("function") if tool_call is not None else None
+        if (tool_call is None or not isinstance(fn, dict)
+                or not isinstance(name := fn.get("name"), str)):
             raise AdapterError(f"{where}.function.name", "a tool call needs function.name")
-        call_id = string_id(call.get("id"), f"{where}.id")
-        pending.append(PendingCall(fn["name"], fn.get("arguments"), call_id, group))
+        call_id = string_id(tool_call.get("id"), f"{where}.id")
+        pending.append(PendingCall(name, fn.get("arguments"), call_id, group))
     legacy = msg.get("function_call")
-    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
-        pending.append(PendingCall(legacy["name"], legacy.get("arguments"), None, None))
+    if isinstance(legacy, dict) and isinstance(legacy_name := legacy.get("name"), str):
+        pending.append(PendingCall(legacy_name, legacy.get("arguments"), None, None))
     return pending
 
 
@@ -42,7 +46,7 @@ def _calls_of(msg: dict[str, Any], index: int) -> list[PendingCall]:
 _FOREIGN_PARTS = {"tool-call": "Vercel AI SDK", "tool-result": "Vercel AI SDK"}
 
 
-def _refuse_foreign_calls(msg: dict[str, Any], index: int) -> None:
+def _refuse_foreign_calls(msg: OpenAiMessage, index: int) -> None:
     content = msg.get("content")
     if not isinstance(content, list):
         return
@@ -60,7 +64,7 @@ def _refuse_foreign_calls(msg: dict[str, Any], index: int) -> None:
         )
 
 
-def _flag(msg: dict[str, Any], index: int) -> bool | None:
+def _flag(msg: OpenAiMessage, index: int) -> bool | None:
     # A null flag (SDK dumps write every optional field) is no flag: the content decides.
     flag = error_flag(msg.get("is_error"), f"messages[{index}].is_error")
     if flag is not None:
@@ -70,13 +74,13 @@ def _flag(msg: dict[str, Any], index: int) -> bool | None:
     return None
 
 
-def openai_to_steps(messages: list[Any]) -> list[Step]:
+def openai_to_steps(messages: list[JsonValue]) -> list[Step]:
     """Convert OpenAI chat messages; tool results attach to their call by `tool_call_id`."""
     items: list[Message | PendingCall] = []
     by_id: dict[str, list[PendingCall]] = {}
     last_unanswered: list[PendingCall] = []
-    for i, msg in enumerate(messages):
-        check_role(msg, i)
+    for i, raw in enumerate(messages):
+        msg = cast(OpenAiMessage, check_role(raw, i))
         _refuse_foreign_calls(msg, i)
         role = msg["role"]
         if role in ("tool", "function"):
@@ -87,8 +91,8 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
             target.result = make_result(text_of(msg.get("content")), _flag(msg, i))
             continue
         content = text_of(msg.get("content"))
-        if content in (None, "", []) and isinstance(msg.get("refusal"), str):
-            content = msg["refusal"]  # a refusal is the assistant's reply, given beside `content`
+        if content in (None, "", []) and isinstance(refusal := msg.get("refusal"), str):
+            content = refusal  # a refusal is the assistant's reply, given beside `content`
         if content not in (None, "", []):
             items.append(Message(role=role, content=content))
         if role == "assistant":
@@ -102,7 +106,7 @@ def openai_to_steps(messages: list[Any]) -> list[Step]:
 
 
 def _target(
-    msg: dict[str, Any],
+    msg: OpenAiMessage,
     by_id: dict[str, list[PendingCall]],
     last_unanswered: list[PendingCall],
 ) -> PendingCall | None:
@@ -134,7 +138,7 @@ def _named(by_id: dict[str, list[PendingCall]], call_id: str) -> PendingCall | N
     return next(call for call in open_calls if call.group == latest.group)
 
 
-def _first_open(calls: list[PendingCall], msg: dict[str, Any]) -> PendingCall | None:
+def _first_open(calls: list[PendingCall], msg: OpenAiMessage) -> PendingCall | None:
     """Fallback for results without ids (legacy `function` role): the next unanswered call."""
     for call in calls:
         if call.result is None and (msg.get("name") in (None, call.tool)):

@@ -21,10 +21,12 @@ import ast
 import json
 import re
 from collections import defaultdict
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 from toolgrade.adapters.common import AdapterError, make_result, string_id, text_of
 from toolgrade.adapters.otlp_spans import Span
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import ToolResult
 
 SpanRole = Literal["tool", "llm", "agent", "other"]
@@ -43,7 +45,7 @@ _OPENINFERENCE_ROLES: dict[str, SpanRole] = {"TOOL": "tool", "LLM": "llm", "AGEN
 _OLD_GENAI_MODEL_KEYS = ("gen_ai.system", "gen_ai.provider.name", "gen_ai.request.model")
 
 
-def _first(attrs: dict[str, Any], *keys: str) -> tuple[str | None, Any]:
+def _first(attrs: JsonObject, *keys: str) -> tuple[str | None, JsonValue]:
     """The first of `keys` the span sets, and its value."""
     for key in keys:
         if key in attrs:
@@ -97,7 +99,7 @@ def tool_name(span: Span) -> str:
     return fallback
 
 
-def tool_call_fields(span: Span) -> tuple[str, str | None, Any, ToolResult]:
+def tool_call_fields(span: Span) -> tuple[str, str | None, JsonValue, ToolResult]:
     """(tool name, call id, raw arguments, result) of a tool span.
 
     The result is an error when the span's status is ERROR or it sets `error.type`; OK status
@@ -106,8 +108,8 @@ def tool_call_fields(span: Span) -> tuple[str, str | None, Any, ToolResult]:
     is the content then.
     """
     attrs = span.attributes
-    key, call_id = _first(attrs, "gen_ai.tool.call.id", "tool_call.id")
-    call_id = string_id(call_id, _where(span, key or "gen_ai.tool.call.id"))
+    key, recorded_id = _first(attrs, "gen_ai.tool.call.id", "tool_call.id")
+    call_id = string_id(recorded_id, _where(span, key or "gen_ai.tool.call.id"))
     # `tool_arguments` / `tool_response`: pydantic-ai's "running tool" spans before it wrote
     # the GenAI names.
     _, raw_args = _first(attrs, "gen_ai.tool.call.arguments", "input.value", "tool_arguments")
@@ -131,14 +133,17 @@ def _exception_message(span: Span) -> str | None:
 _LITERAL_LIMIT = 1 << 20
 
 
-def _parse_text(value: Any) -> Any:
-    """A recorded structure: JSON, or the Python literal some old instrumentations wrote."""
+def _parse_text(value: JsonValue) -> object:
+    """A recorded structure: JSON, or the Python literal some old instrumentations wrote (which
+    may hold a tuple or a set: whatever it is, it is only read through `isinstance`)."""
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        decoded: JsonValue = json.loads(value)
     except ValueError:
         pass
+    else:
+        return decoded
     if len(value) > _LITERAL_LIMIT:
         return value
     try:
@@ -147,7 +152,7 @@ def _parse_text(value: Any) -> Any:
         return value
 
 
-def _message_text(message: Any) -> str:
+def _message_text(message: object) -> str:
     """The text of one message: GenAI `parts`, or an OpenAI-style `content`."""
     if not isinstance(message, dict):
         return message if isinstance(message, str) else ""
@@ -165,18 +170,18 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _as_messages(value: Any, default_role: str) -> list[ChatText]:
+def _as_messages(value: JsonValue, default_role: str) -> list[ChatText]:
     """Recorded messages as (role, text): tool results and call-only messages are left out
     (the tool spans carry those)."""
-    value = _parse_text(value)
-    if isinstance(value, dict):
-        value = [value]
-    if isinstance(value, str):
-        return [(default_role, value)] if value else []
-    if not isinstance(value, list):
+    parsed = _parse_text(value)
+    if isinstance(parsed, dict):
+        parsed = [parsed]
+    if isinstance(parsed, str):
+        return [(default_role, parsed)] if parsed else []
+    if not isinstance(parsed, list):
         return []
     out = []
-    for message in value:
+    for message in parsed:
         role = message.get("role", default_role) if isinstance(message, dict) else default_role
         text = _message_text(message)
         if isinstance(role, str) and role not in ("tool", "function") and text:
@@ -187,9 +192,9 @@ def _as_messages(value: Any, default_role: str) -> list[ChatText]:
 _INDEXED = re.compile(r"^(\d+)\.(.+)$")
 
 
-def _flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+def _flattened(attrs: JsonObject, prefix: str) -> list[JsonObject]:
     """`prefix.N.rest` attributes as one dict of `rest` per N, in N's order."""
-    by_index: dict[int, dict[str, Any]] = defaultdict(dict)
+    by_index: dict[int, JsonObject] = defaultdict(dict)
     for key, value in attrs.items():
         if key.startswith(prefix + "."):
             match = _INDEXED.match(key[len(prefix) + 1 :])
@@ -198,13 +203,14 @@ def _flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     return [by_index[i] for i in sorted(by_index)]
 
 
-def _nested(fields: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+def _nested(fields: JsonObject, prefix: str) -> list[JsonObject]:
     """The `prefix.M.rest` entries among one flattened message's fields."""
     return _flattened({k: v for k, v in fields.items() if k.startswith(prefix + ".")}, prefix)
 
 
-def _openinference_messages(attrs: dict[str, Any], prefix: str, default_role: str) -> list[Any]:
-    messages = []
+def _openinference_messages(attrs: JsonObject, prefix: str,
+                            default_role: str) -> list[JsonValue]:
+    messages: list[JsonValue] = []
     for fields in _flattened(attrs, prefix):
         content = fields.get("message.content")
         if not isinstance(content, str):
@@ -214,7 +220,7 @@ def _openinference_messages(attrs: dict[str, Any], prefix: str, default_role: st
                 if part.get("message_content.type", "text") == "text"
             ]
             content = "\n".join(t for t in texts if t)
-        calls = [
+        calls: list[JsonValue] = [
             {
                 "id": call.get("tool_call.id"),
                 "function": {
@@ -233,26 +239,27 @@ def _openinference_messages(attrs: dict[str, Any], prefix: str, default_role: st
     return messages
 
 
-def _openllmetry_messages(attrs: dict[str, Any], prefix: str, default_role: str) -> list[Any]:
+def _openllmetry_messages(attrs: JsonObject, prefix: str,
+                          default_role: str) -> list[JsonValue]:
     return [
         {
             "role": fields.get("role", default_role),
             "content": fields.get("content"),
-            "tool_calls": _nested(fields, "tool_calls"),
+            "tool_calls": [*_nested(fields, "tool_calls")],
             "tool_call_id": fields.get("tool_call_id"),
         }
         for fields in _flattened(attrs, prefix)
     ]
 
 
-def _event_attribute(span: Span, event_name: str, key: str) -> Any:
+def _event_attribute(span: Span, event_name: str, key: str) -> JsonValue:
     for event in span.events:
         if event.name == event_name and key in event.attributes:
             return event.attributes[key]
     return None
 
 
-def _recorded(span: Span, side: Literal["input", "output"]) -> Any:
+def _recorded(span: Span, side: Literal["input", "output"]) -> JsonValue:
     """The messages of one side as recorded, in whichever convention the span uses."""
     attrs = span.attributes
     role = "user" if side == "input" else "assistant"
@@ -275,41 +282,47 @@ def _side(span: Span, side: Literal["input", "output"]) -> list[ChatText]:
     return _as_messages(_recorded(span, side), "user" if side == "input" else "assistant")
 
 
-def _message_dicts(span: Span, side: Literal["input", "output"]) -> list[dict[str, Any]]:
+def _message_dicts(span: Span, side: Literal["input", "output"]) -> list[JsonObject]:
     value = _parse_text(_recorded(span, side))
     items = value if isinstance(value, list) else [value]
-    out = []
+    out: list[JsonObject] = []
     for item in items:
         if isinstance(item, dict):
             out.append(item["message"] if isinstance(item.get("message"), dict) else item)
     return out
 
 
-def _id_text(value: Any) -> str | None:
+def _id_text(value: JsonValue) -> str | None:
     return None if value is None else str(value)
 
 
-def requested_calls(span: Span) -> list[tuple[str | None, str, Any]]:
+def _items(value: object) -> Sequence[object]:
+    """The items of a recorded list (a tuple, when it was a Python literal). Nothing else
+    recorded there can hold an object: a string's characters, a mapping's keys are none."""
+    return value if isinstance(value, list | tuple) else ()
+
+
+def requested_calls(span: Span) -> list[tuple[str | None, str, JsonValue]]:
     """(call id, tool name, raw arguments) of the calls a model call's reply asks for: GenAI
     `tool_call` parts, or OpenAI-style `tool_calls` (OpenInference and older GenAI)."""
-    out: list[tuple[str | None, Any, Any]] = []
+    out: list[tuple[str | None, JsonValue, JsonValue]] = []
     for message in _message_dicts(span, "output")[:1]:
-        for part in message.get("parts") or []:
+        for part in _items(message.get("parts")):
             if isinstance(part, dict) and part.get("type") == "tool_call":
                 out.append((_id_text(part.get("id")), part.get("name"), part.get("arguments")))
-        for call in message.get("tool_calls") or []:
+        for call in _items(message.get("tool_calls")):
             if isinstance(call, dict):
                 nested = call.get("function")
-                fn: dict[str, Any] = nested if isinstance(nested, dict) else call
+                fn: JsonObject = nested if isinstance(nested, dict) else call
                 out.append((_id_text(call.get("id")), fn.get("name"), fn.get("arguments")))
     return [(i, name, args) for i, name, args in out if isinstance(name, str) and name]
 
 
-def tool_responses(span: Span) -> dict[str, Any]:
+def tool_responses(span: Span) -> dict[str, JsonValue]:
     """Call id -> the result a model call was given for it (in its input messages)."""
-    out: dict[str, Any] = {}
+    out: dict[str, JsonValue] = {}
     for message in _message_dicts(span, "input"):
-        for part in message.get("parts") or []:
+        for part in _items(message.get("parts")):
             if isinstance(part, dict) and part.get("type") == "tool_call_response":
                 answer = part["response"] if "response" in part else part.get("result")
                 out[str(part.get("id"))] = answer

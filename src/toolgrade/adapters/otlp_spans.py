@@ -13,9 +13,19 @@ the span id once it is known, so a user can find it in a file of thousands of sp
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from toolgrade.adapters.common import AdapterError
+from toolgrade.adapters.otlp_format import (
+    OtlpExport,
+    OtlpIdKey,
+    OtlpKeyValue,
+    OtlpResourceSpans,
+    OtlpScopeKey,
+    OtlpSpan,
+    OtlpTimeKey,
+)
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: The status codes of the OTLP `Status` message, by number and by enum name.
 _STATUS = {
@@ -31,7 +41,7 @@ class SpanEvent:
     """A timed event recorded on a span (an exception, a deprecated prompt event, ...)."""
 
     name: str
-    attributes: dict[str, Any]
+    attributes: JsonObject
 
 
 @dataclass(frozen=True)
@@ -44,8 +54,9 @@ class Span:
     name: str
     start: int
     end: int
-    attributes: dict[str, Any]
-    resource: dict[str, Any]
+    #: Attribute values decoded from `AnyValue` (`key_values`).
+    attributes: JsonObject
+    resource: JsonObject
     #: True for status ERROR, False for OK, None when unset.
     status_error: bool | None = None
     status_message: str = ""
@@ -57,7 +68,7 @@ class Span:
     order: int = 0
 
 
-def any_value(value: Any, where: str) -> Any:
+def any_value(value: JsonValue, where: str) -> JsonValue:
     """An OTLP `AnyValue` as a plain value: arrays as lists, key-value lists as dicts."""
     if not isinstance(value, dict):
         raise AdapterError(where, "an attribute value must be an AnyValue object")
@@ -87,7 +98,7 @@ def any_value(value: Any, where: str) -> Any:
     raise AdapterError(f"{where}.{kind}", f"unknown AnyValue kind (known: {known})")
 
 
-def _values(inner: Any, where: str) -> list[Any]:
+def _values(inner: JsonValue, where: str) -> list[JsonValue]:
     if not isinstance(inner, dict):
         raise AdapterError(where, "must be an object with a 'values' list")
     values = inner.get("values", [])
@@ -96,21 +107,23 @@ def _values(inner: Any, where: str) -> list[Any]:
     return values
 
 
-def key_values(items: Any, where: str) -> dict[str, Any]:
+def key_values(items: JsonValue, where: str) -> JsonObject:
     """A list of `{key, value}` as a dict (a repeated key keeps its last value)."""
     if items is None:
         return {}
     if not isinstance(items, list):
         raise AdapterError(where, "must be a list of {key, value}")
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for i, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+        pair = cast(OtlpKeyValue, item) if isinstance(item, dict) else None
+        key = pair.get("key") if pair is not None else None
+        if pair is None or not isinstance(key, str):
             raise AdapterError(f"{where}[{i}].key", "an attribute needs a string key")
-        out[item["key"]] = any_value(item.get("value", {}), f"{where}[{item['key']}]")
+        out[key] = any_value(pair.get("value", {}), f"{where}[{key}]")
     return out
 
 
-def _integer(value: Any, where: str) -> int:
+def _integer(value: JsonValue, where: str) -> int:
     # int64 is written as a JSON string by the protobuf mapping, as a number by some exporters.
     if isinstance(value, bool):
         raise AdapterError(where, "must be an integer")
@@ -121,7 +134,7 @@ def _integer(value: Any, where: str) -> int:
     raise AdapterError(where, f"must be an integer, got {value!r}")
 
 
-def _double(value: Any, where: str) -> float:
+def _double(value: JsonValue, where: str) -> float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str):
@@ -132,12 +145,12 @@ def _double(value: Any, where: str) -> float:
     raise AdapterError(where, f"must be a number, got {value!r}")
 
 
-def _time(span: dict[str, Any], key: str, where: str) -> int:
+def _time(span: OtlpSpan, key: OtlpTimeKey, where: str) -> int:
     value = span.get(key)
     return 0 if value is None else _integer(value, f"{where}.{key}")
 
 
-def _id(span: dict[str, Any], key: str, where: str, required: bool) -> str | None:
+def _id(span: OtlpSpan, key: OtlpIdKey, where: str, required: bool) -> str | None:
     value = span.get(key)
     if value in (None, "") and not required:
         return None
@@ -146,7 +159,7 @@ def _id(span: dict[str, Any], key: str, where: str, required: bool) -> str | Non
     return value
 
 
-def _status(span: dict[str, Any], where: str) -> tuple[bool | None, str]:
+def _status(span: OtlpSpan, where: str) -> tuple[bool | None, str]:
     status = span.get("status") or {}
     if not isinstance(status, dict):
         raise AdapterError(f"{where}.status", "must be an object")
@@ -159,7 +172,7 @@ def _status(span: dict[str, Any], where: str) -> tuple[bool | None, str]:
     return _STATUS[code], message
 
 
-def _events(span: dict[str, Any], where: str) -> tuple[SpanEvent, ...]:
+def _events(span: OtlpSpan, where: str) -> tuple[SpanEvent, ...]:
     events = span.get("events") or []
     if not isinstance(events, list):
         raise AdapterError(f"{where}.events", "must be a list")
@@ -173,32 +186,33 @@ def _events(span: dict[str, Any], where: str) -> tuple[SpanEvent, ...]:
 
 
 def read_span(
-    raw: Any, where: str, resource: dict[str, Any], line: int | None, order: int
+    raw: JsonValue, where: str, resource: JsonObject, line: int | None, order: int
 ) -> Span:
     """One span object of an export; raises AdapterError naming the path and the span id."""
     if not isinstance(raw, dict):
         raise AdapterError(where, "a span must be an object")
-    span_id = _id(raw, "spanId", where, required=True)
+    span = cast(OtlpSpan, raw)
+    span_id = _id(span, "spanId", where, required=True)
     assert span_id is not None  # required
     try:
-        trace_id = _id(raw, "traceId", where, required=True)
+        trace_id = _id(span, "traceId", where, required=True)
         assert trace_id is not None
-        name = raw.get("name") or ""
+        name = span.get("name") or ""
         if not isinstance(name, str):
             raise AdapterError(f"{where}.name", "must be a string")
-        error, message = _status(raw, where)
+        error, message = _status(span, where)
         return Span(
             trace_id=trace_id,
             span_id=span_id,
-            parent_id=_id(raw, "parentSpanId", where, required=False),
+            parent_id=_id(span, "parentSpanId", where, required=False),
             name=name,
-            start=_time(raw, "startTimeUnixNano", where),
-            end=_time(raw, "endTimeUnixNano", where),
-            attributes=key_values(raw.get("attributes"), f"{where}.attributes"),
+            start=_time(span, "startTimeUnixNano", where),
+            end=_time(span, "endTimeUnixNano", where),
+            attributes=key_values(span.get("attributes"), f"{where}.attributes"),
             resource=resource,
             status_error=error,
             status_message=message,
-            events=_events(raw, where),
+            events=_events(span, where),
             line=line,
             path=where,
             order=order,
@@ -207,32 +221,35 @@ def read_span(
         raise AdapterError(f"{exc.field} (span {span_id})", exc.reason) from exc
 
 
-def _list(node: dict[str, Any], key: str, where: str) -> list[Any]:
-    value = node.get(key) or []
+def _list(value: JsonValue, where: str) -> list[JsonValue]:
+    """A list field (`where` its path); absent or null is an empty list."""
+    value = value or []
     if not isinstance(value, list):
-        raise AdapterError(f"{where}.{key}" if where else key, "must be a list")
+        raise AdapterError(where, "must be a list")
     return value
 
 
-def read_export(value: Any, line: int | None, first_order: int = 0) -> list[Span]:
+def read_export(value: JsonValue, line: int | None, first_order: int = 0) -> list[Span]:
     """Every span of one `ExportTraceServiceRequest` object; raises AdapterError."""
     if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
         raise AdapterError("resourceSpans", "an OTLP trace export needs a 'resourceSpans' list")
     spans: list[Span] = []
-    for r, block in enumerate(value["resourceSpans"]):
+    for r, item in enumerate(cast(OtlpExport, value)["resourceSpans"]):
         where = f"resourceSpans[{r}]"
-        if not isinstance(block, dict):
+        if not isinstance(item, dict):
             raise AdapterError(where, "must be an object")
+        block = cast(OtlpResourceSpans, item)
         resource_node = block.get("resource") or {}
         if not isinstance(resource_node, dict):
             raise AdapterError(f"{where}.resource", "must be an object")
         resource = key_values(resource_node.get("attributes"), f"{where}.resource.attributes")
-        scope_key = "scopeSpans" if "scopeSpans" in block else "instrumentationLibrarySpans"
-        for s, scope in enumerate(_list(block, scope_key, where)):
+        scope_key: OtlpScopeKey = (
+            "scopeSpans" if "scopeSpans" in block else "instrumentationLibrarySpans")
+        for s, scope in enumerate(_list(block.get(scope_key), f"{where}.{scope_key}")):
             scope_where = f"{where}.{scope_key}[{s}]"
             if not isinstance(scope, dict):
                 raise AdapterError(scope_where, "must be an object")
-            for k, raw in enumerate(_list(scope, "spans", scope_where)):
+            for k, raw in enumerate(_list(scope.get("spans"), f"{scope_where}.spans")):
                 order = first_order + len(spans)
                 spans.append(read_span(raw, f"{scope_where}.spans[{k}]", resource, line, order))
     return spans

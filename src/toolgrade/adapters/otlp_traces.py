@@ -21,7 +21,6 @@ import contextlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from toolgrade.adapters.common import AdapterError, build_call, make_result
 from toolgrade.adapters.otlp_conventions import (
@@ -36,6 +35,7 @@ from toolgrade.adapters.otlp_conventions import (
     tool_responses,
 )
 from toolgrade.adapters.otlp_spans import Span
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import Message, Step, ToolCall
 from toolgrade.vocabulary import CASE_ATTRIBUTE as CASE_ATTRIBUTE
 
@@ -62,7 +62,7 @@ class TraceRun:
     trial: int | None
     agent: str | None
     steps: list[Step]
-    final_state: dict[str, Any] | None
+    final_state: JsonObject | None
     #: Spans kept out of the run, by kind.
     left_out: Counter[str] = field(default_factory=Counter)
     tool_calls: int = 0
@@ -97,9 +97,9 @@ def _graded_agents(spans: list[Span], tree: _Tree) -> tuple[set[str | None], str
     return {s.span_id for s in top if agent_name(s) == name}, name
 
 
-def _trace_values(spans: list[Span], key: str) -> list[tuple[Any, Span]]:
+def _trace_values(spans: list[Span], key: str) -> list[tuple[JsonValue, Span]]:
     """The distinct values of `key` over the trace's spans, then their resources."""
-    found: list[tuple[Any, Span]] = []
+    found: list[tuple[JsonValue, Span]] = []
     for source in ("attributes", "resource"):
         for span in spans:
             attrs = span.attributes if source == "attributes" else span.resource
@@ -110,7 +110,7 @@ def _trace_values(spans: list[Span], key: str) -> list[tuple[Any, Span]]:
     return found
 
 
-def _one_value(spans: list[Span], key: str, trace_id: str) -> Any:
+def _one_value(spans: list[Span], key: str, trace_id: str) -> JsonValue:
     values = _trace_values(spans, key)
     if len(values) > 1:
         (a, span_a), (b, span_b) = values[:2]
@@ -146,7 +146,7 @@ def _trial(spans: list[Span], trace_id: str) -> int | None:
     )
 
 
-def _final_state(spans: list[Span], trace_id: str) -> dict[str, Any] | None:
+def _final_state(spans: list[Span], trace_id: str) -> JsonObject | None:
     value = _one_value(spans, STATE_ATTRIBUTE, trace_id)
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
@@ -305,7 +305,7 @@ def _requested(models: list[Span], placed: _Steps) -> tuple[dict[str, int], int]
     """With no tool span (only the model calls are instrumented), the calls the model asked
     for, at the end of the model call that asked; each answered by the result a later model
     call was given for its id. The calls of one reply share a group."""
-    answers: dict[str, object] = {}
+    answers: dict[str, JsonValue] = {}
     for span in models:
         answers.update(tool_responses(span))
     clusters: dict[str, int] = {}

@@ -13,13 +13,20 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from pydantic import ValidationError
 
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.bfcl_answers import expected_call, value_problems
 from toolgrade.importers.bfcl_calls import DecodedResult, NameResolver, decode_result
+from toolgrade.importers.bfcl_format import (
+    BfclAnswerCall,
+    BfclFunctionDoc,
+    BfclPossibleAnswer,
+    BfclQuestion,
+    BfclSchema,
+)
 from toolgrade.importers.bfcl_schema import admit_answer
 from toolgrade.importers.common import (
     ImportSummary,
@@ -29,6 +36,15 @@ from toolgrade.importers.common import (
     require_object,
     write_outputs,
 )
+from toolgrade.importers.written import (
+    BfclCaseMetadata,
+    CaseLine,
+    Catalogue,
+    ExpectedLine,
+    RunLine,
+    ToolSpecLine,
+)
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.loaders.suite import default_case_validators
 from toolgrade.models import Case
 
@@ -62,9 +78,9 @@ def bfcl_category(case_id: str) -> str:
     return re.sub(r"_[0-9][0-9-]*$", "", case_id)
 
 
-def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def map_schema(schema: BfclSchema) -> JsonObject:
     """A BFCL parameter schema as JSON Schema: type names mapped, nested schemas recursively."""
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     bfcl_type = schema.get("type")
     if isinstance(bfcl_type, str):
         mapped = BFCL_TYPES.get(bfcl_type.lower())
@@ -72,19 +88,19 @@ def map_schema(schema: dict[str, Any]) -> dict[str, Any]:
             out["type"] = mapped
     out.update({key: schema[key] for key in _KEPT_KEYS if key in schema})
     _move_unchecked_to_description(out)
-    if isinstance(schema.get("properties"), dict):
+    if isinstance(properties := schema.get("properties"), dict):
         out["properties"] = {
             name: map_schema(sub) if isinstance(sub, dict) else {}
-            for name, sub in schema["properties"].items()
+            for name, sub in properties.items()
         }
-    if isinstance(schema.get("required"), list):
-        out["required"] = list(schema["required"])
-    if isinstance(schema.get("items"), dict):
-        out["items"] = map_schema(schema["items"])
+    if isinstance(required := schema.get("required"), list):
+        out["required"] = list(required)
+    if isinstance(items := schema.get("items"), dict):
+        out["items"] = map_schema(items)
     return out
 
 
-def _unchecked(schema: dict[str, Any]) -> list[str]:
+def _unchecked(schema: JsonObject) -> list[str]:
     """The string constraints of `schema` BFCL's checker does not check: `format`, `pattern`,
     and an `enum` holding a string (non-string enums are kept: BFCL compares those values
     exactly, and the widened schema admits every one the answer lists)."""
@@ -94,7 +110,7 @@ def _unchecked(schema: dict[str, Any]) -> list[str]:
                  or any(isinstance(value, str) for value in enum))]
 
 
-def _move_unchecked_to_description(schema: dict[str, Any]) -> None:
+def _move_unchecked_to_description(schema: JsonObject) -> None:
     """Move the constraints BFCL does not check out of `schema` (in place) into its
     description, for the reader: kept, they would fail values BFCL's checker passes."""
     notes = [f"{key} {json.dumps(schema.pop(key), ensure_ascii=False)}"
@@ -105,7 +121,7 @@ def _move_unchecked_to_description(schema: dict[str, Any]) -> None:
         schema["description"] = f"{text} {note}" if text else note
 
 
-def tool_spec(function: dict[str, Any]) -> dict[str, Any]:
+def tool_spec(function: BfclFunctionDoc) -> ToolSpecLine:
     """One BFCL function as a toolgrade ToolSpec mapping."""
     parameters = function.get("parameters")
     schema = map_schema(parameters) if isinstance(parameters, dict) else {}
@@ -113,7 +129,7 @@ def tool_spec(function: dict[str, Any]) -> dict[str, Any]:
     return {"description": str(function.get("description", "")), "parameters": schema}
 
 
-def question_input(question: Any) -> Any:
+def question_input(question: JsonValue) -> JsonValue:
     """The text of the last user message of the last turn (BFCL nests turns in lists)."""
     turns = question if isinstance(question, list) else []
     messages = [m for turn in turns for m in (turn if isinstance(turn, list) else [turn])]
@@ -121,7 +137,7 @@ def question_input(question: Any) -> Any:
     return users[-1].get("content") if users else None
 
 
-def _question_problems(question: Located, data: dict[str, Any]) -> list[InputProblem]:
+def _question_problems(question: Located, data: JsonObject) -> list[InputProblem]:
     """Every problem of a question's `id` and `function` fields."""
     problems: list[InputProblem] = []
     case_id, functions = data.get("id"), data.get("function")
@@ -134,31 +150,27 @@ def _question_problems(question: Located, data: dict[str, Any]) -> list[InputPro
     return problems
 
 
-def build_case(question: Located, answer: Located | None) -> dict[str, Any]:
+def build_case(question: Located, answer: Located | None) -> CaseLine:
     """One BFCL question (and its possible answer, if any) as a case mapping."""
     data = require_object(question, "a BFCL question")
     problems = _question_problems(question, data)
     if problems:
         raise InputError(problems)
-    case_id: str = data["id"]
-    tools = {f["name"]: tool_spec(f) for f in data["function"]}
+    entry = cast(BfclQuestion, data)
+    case_id = entry["id"]
+    tools: Catalogue = {f["name"]: tool_spec(f) for f in entry["function"]}
     category = bfcl_category(case_id)
-    case: dict[str, Any] = {
-        "id": case_id,
-        "task_type": category,
-        "input": question_input(data.get("question")),
-        "tools": tools,
-        "metadata": {"source": "bfcl", "category": category},
-    }
-    if answer is None:
-        case["expected"] = {"selection": {"no_tool": True}}
-    else:
-        case["expected"] = _expected_from_answer(answer, tools)
-    return case
+    asked = question_input(entry.get("question"))
+    metadata: BfclCaseMetadata = {"source": "bfcl", "category": category}
+    expected: ExpectedLine = ({"selection": {"no_tool": True}} if answer is None
+                              else _expected_from_answer(answer, tools))
+    # The key order of the written line: `expected` comes last.
+    return {"id": case_id, "task_type": category, "input": asked, "tools": tools,
+            "metadata": metadata, "expected": expected}
 
 
 def _entry_problems(
-    answer: Located, index: int, entry: Any, tools: dict[str, Any]
+    answer: Located, index: int, entry: JsonValue, tools: Catalogue
 ) -> list[InputProblem]:
     """Every problem of one `ground_truth` entry: its shape, functions the question does not
     declare, and parameters whose acceptable values are not lists."""
@@ -168,7 +180,7 @@ def _entry_problems(
             where, "expected {function: {param: [values]}} (multi-turn answers are not supported)"
         )]
     problems: list[InputProblem] = []
-    for name, params in entry.items():
+    for name, params in cast(BfclAnswerCall, entry).items():
         if name not in tools:
             declared = ", ".join(tools) or "none"
             problems.append(answer.problem(
@@ -180,15 +192,16 @@ def _entry_problems(
     return problems
 
 
-def _expected_from_answer(answer: Located, tools: dict[str, Any]) -> dict[str, Any]:
+def _expected_from_answer(answer: Located, tools: Catalogue) -> ExpectedLine:
     """The expected block of a case from its possible answer; every problem raised at once."""
-    truth = require_object(answer, "a BFCL possible answer").get("ground_truth")
-    if not isinstance(truth, list):
+    given = require_object(answer, "a BFCL possible answer").get("ground_truth")
+    if not isinstance(given, list):
         raise InputError([answer.problem("ground_truth", "must be a list")])
-    problems = [problem for index, entry in enumerate(truth)
+    problems = [problem for index, entry in enumerate(given)
                 for problem in _entry_problems(answer, index, entry, tools)]
     if problems:
         raise InputError(problems)
+    truth = cast(BfclPossibleAnswer, answer.value)["ground_truth"]
     try:  # before the widening below: BFCL's variable rule reads the declared types
         calls = [expected_call(name, params, tools[name]["parameters"])
                  for entry in truth for name, params in entry.items()]
@@ -210,10 +223,10 @@ def _index_answers(answers: list[Located]) -> tuple[dict[str, Located], list[Inp
     for item in answers:
         if not isinstance(item.value, dict):
             problems.append(item.problem("", "a BFCL possible answer must be a JSON object"))
-        elif not isinstance(item.value.get("id"), str):
+        elif not isinstance(answer_id := item.value.get("id"), str):
             problems.append(item.problem("id", "missing or not a string"))
         else:
-            index.setdefault(item.value["id"], item)
+            index.setdefault(answer_id, item)
     return index, problems
 
 
@@ -225,7 +238,7 @@ def _is_irrelevance(case_id: str) -> bool:
 class BuiltCases:
     """The cases read from a question file, and every entry left out with why."""
 
-    cases: list[dict[str, Any]] = field(default_factory=list)
+    cases: list[CaseLine] = field(default_factory=list)
     questions: int = 0
     left_out: list[InputProblem] = field(default_factory=list)
     left_out_ids: set[str] = field(default_factory=set)
@@ -239,7 +252,7 @@ class BuiltCases:
         return (head, *(f"  {problem}" for problem in self.left_out))
 
 
-def loader_problems(case: dict[str, Any], question: Located) -> list[InputProblem]:
+def loader_problems(case: CaseLine, question: Located) -> list[InputProblem]:
     """What the suite loader would refuse in one built case (its shape, tool schemas,
     comparators), located at the question: such an entry is left out, not written, so one odd
     schema never makes `toolgrade run` refuse the whole imported suite."""
@@ -259,7 +272,7 @@ def _question_id(question: Located) -> str | None:
 
 
 def _case_for(question: Located, by_id: dict[str, Located], seen: dict[str, int]
-              ) -> dict[str, Any]:
+              ) -> CaseLine:
     """The case of one question; InputError when it cannot be read."""
     qid = _question_id(question)
     if qid is not None and qid in seen:
@@ -316,7 +329,7 @@ def build_cases(questions: list[Located], answers: list[Located] | None) -> Buil
 class BuiltRuns:
     """The runs read from a result file, with their decoding and the results left out."""
 
-    runs: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[RunLine] = field(default_factory=list)
     decoded: list[DecodedResult] = field(default_factory=list)
     left_out: int = 0
 
@@ -341,7 +354,8 @@ def build_runs(
         if not isinstance(data, dict) or "result" not in data:
             problems.append(item.problem("", "a result line must be an object with id and result"))
             continue
-        case = by_id.get(data.get("id"))
+        result_id = data.get("id")
+        case = by_id.get(result_id) if isinstance(result_id, str) else None
         if case is None:
             if data.get("id") in built.left_out_ids:
                 out.left_out += 1
@@ -353,7 +367,7 @@ def build_runs(
                                 no_tool=case["expected"]["selection"].get("no_tool", False))
         trial = trials.get(case["id"], 0)
         trials[case["id"]] = trial + 1
-        run: dict[str, Any] = {"case_id": case["id"], "trial": trial}
+        run: RunLine = {"case_id": case["id"], "trial": trial}
         if agent is not None:
             run["agent"] = agent
         run["steps"] = decoded.steps

@@ -13,10 +13,14 @@ written.
 
 from __future__ import annotations
 
+import enum
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import cast
 
 from toolgrade.importers.common import infer_json_type
+from toolgrade.importers.written import ExpectedCallLine
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: The marker BFCL puts among acceptable values when a parameter may be left out.
 OPTIONAL = ""
@@ -27,27 +31,32 @@ _COMPARATOR_KEYS = frozenset({
     "rubric", "any", "absent", "unordered", "normalize", "strict",
 })
 _MAX_EXPANSION = 64
-_OMIT = object()  # a field left out in one literal form of a nested answer
 
 
-def values_reason(values: Any) -> str:
+class _Omit(enum.Enum):
+    """A field left out in one literal form of a nested answer."""
+
+    FIELD = 0
+
+
+def values_reason(values: JsonValue) -> str:
     """Why `values` cannot be a BFCL list of acceptable values (a bare value is not one)."""
     return f"acceptable values must be a list, e.g. [{json.dumps(values, ensure_ascii=False)}]"
 
 
-def _as_list(values: Any) -> list[Any]:
+def _as_list(values: JsonValue) -> list[JsonValue]:
     """A parameter's acceptable values as a list; ValueError when they are not one."""
     if not isinstance(values, list):
         raise ValueError(values_reason(values))
     return values
 
 
-def field_values(values: Any) -> list[Any]:
+def field_values(values: JsonValue) -> list[JsonValue]:
     """A nested answer field's acceptable values: a bare value is its one acceptable value."""
     return values if isinstance(values, list) else [values]
 
 
-def value_problems(values: Any, where: str) -> list[tuple[str, str]]:
+def value_problems(values: JsonValue, where: str) -> list[tuple[str, str]]:
     """(field, reason) when a parameter's acceptable values are not a list, so a bare value
     is never taken as an exact one (nested answer fields may be bare: `field_values`)."""
     if not isinstance(values, list):
@@ -55,7 +64,7 @@ def value_problems(values: Any, where: str) -> list[tuple[str, str]]:
     return []
 
 
-def _has_string(value: Any) -> bool:
+def _has_string(value: JsonValue) -> bool:
     if isinstance(value, str):
         return True
     if isinstance(value, list):
@@ -65,7 +74,7 @@ def _has_string(value: Any) -> bool:
     return False
 
 
-def _nested(value: Any) -> Any:
+def _nested(value: JsonValue) -> JsonValue:
     """One acceptable value, with BFCL's nested dicts turned into field-by-field comparators."""
     if isinstance(value, dict):
         if _COMPARATOR_KEYS & set(value):
@@ -76,38 +85,43 @@ def _nested(value: Any) -> Any:
     return value
 
 
-def _literal_forms(value: Any) -> list[Any]:
+def _literal_forms(value: JsonValue) -> Sequence[JsonValue]:
     """Every literal a BFCL nested-answer value stands for (dicts expand field by field)."""
     if not isinstance(value, dict):
         return [value]
-    per_field: list[list[tuple[str, Any]]] = []
+    per_field: list[list[tuple[str, JsonValue | _Omit]]] = []
     for key, vals in value.items():
-        forms: list[tuple[str, Any]] = []
+        forms: list[tuple[str, JsonValue | _Omit]] = []
         for option in field_values(vals):
             if option == OPTIONAL:
-                forms.append((key, _OMIT))
+                forms.append((key, _Omit.FIELD))
             else:
                 forms.extend((key, form) for form in _literal_forms(option))
         per_field.append(forms)
-    combos: list[dict[str, Any]] = [{}]
+    combos: list[JsonObject] = [{}]
     for options in per_field:
-        combos = [{**c, **({} if form is _OMIT else {key: form})}
-                  for c in combos for key, form in options]
+        combos = [_with(c, key, form) for c in combos for key, form in options]
         if len(combos) > _MAX_EXPANSION:
             raise ValueError("a nested answer with a field named like a comparator has too "
                              f"many acceptable combinations (over {_MAX_EXPANSION})")
     return combos
 
 
-def _literal_dict(value: dict[str, Any]) -> dict[str, Any]:
+def _with(combo: JsonObject, key: str, form: JsonValue | _Omit) -> JsonObject:
+    """A copy of one literal form with `key` set to `form`, or left out."""
+    return {**combo} if isinstance(form, _Omit) else {**combo, key: form}
+
+
+def _literal_dict(value: JsonObject) -> JsonValue:
     """A nested answer whose field names clash with comparator keys (say a field `date`):
     the comparator language cannot hold it field by field, so list its literal forms."""
-    forms = [{"exact": form, "normalize": True} if _has_string(form) else {"exact": form}
-             for form in _literal_forms(value)]
+    forms: list[JsonValue] = [
+        {"exact": form, "normalize": True} if _has_string(form) else {"exact": form}
+        for form in _literal_forms(value)]
     return forms[0] if len(forms) == 1 else {"one_of": forms}
 
 
-def acceptable(values: Any, lenient: bool = True) -> Any:
+def acceptable(values: JsonValue, lenient: bool = True) -> JsonValue:
     """A BFCL list of acceptable values as a toolgrade comparator.
 
     `""` among the values means the parameter may be left out ({absent: true} inside one_of).
@@ -118,32 +132,33 @@ def acceptable(values: Any, lenient: bool = True) -> Any:
     return _acceptable(_as_list(values), lenient)
 
 
-def _acceptable(values: list[Any], lenient: bool = True) -> Any:
+def _acceptable(values: list[JsonValue], lenient: bool = True) -> JsonValue:
     optional = OPTIONAL in values
     rest = [v for v in values if v != OPTIONAL]
     if not rest:
         return {"absent": True}
     if len(rest) == 1 and not optional:
         return _single(rest[0], lenient)
-    comparator: dict[str, Any] = {"one_of": [_nested(v) for v in rest]}
+    options = [_nested(v) for v in rest]
     if optional:
-        comparator["one_of"].append({"absent": True})
+        options.append({"absent": True})
+    comparator: JsonObject = {"one_of": options}
     if lenient and _has_string(rest):
         comparator["normalize"] = True
     return comparator
 
 
-def _single(value: Any, lenient: bool) -> Any:
+def _single(value: JsonValue, lenient: bool) -> JsonValue:
     nested = _nested(value)
     if nested is not value:
         return nested  # a dict, or a list holding dicts: compared field by field, in order
-    comparator: dict[str, Any] = {"exact": value}
+    comparator: JsonObject = {"exact": value}
     if lenient and _has_string(value):
         comparator["normalize"] = True
     return comparator
 
 
-def is_variable(values: Any, declared: Any) -> bool:
+def is_variable(values: JsonValue, declared: JsonValue) -> bool:
     """BFCL's "variable" rule: the first acceptable value has another type than the parameter
     declares (`"dontcare"` for an integer, `"data['sales']"` for an array, `false` for a
     string). BFCL's checker then compares the values as written, with no string leniency."""
@@ -151,7 +166,7 @@ def is_variable(values: Any, declared: Any) -> bool:
     return bool(rest) and isinstance(declared, str) and infer_json_type(rest[0]) != declared
 
 
-def integer_valued(values: Any, declared: Any) -> bool:
+def integer_valued(values: JsonValue, declared: JsonValue) -> bool:
     """Whether BFCL checks these acceptable values as Python ints: the parameter is declared
     `integer` (or an array of `integer`) and every value is an int (a list of ints). BFCL
     fails 5.0 there (its type check is `type(value) == int`), where JSON Schema and toolgrade's
@@ -167,11 +182,11 @@ def integer_valued(values: Any, declared: Any) -> bool:
     return kind == "integer" and bool(rest) and all(_is_int(v) for v in rest)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: JsonValue) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _typed(comparator: Any, values: Any, declared: Any) -> Any:
+def _typed(comparator: JsonValue, values: JsonValue, declared: JsonValue) -> JsonValue:
     """The comparator with `strict: true` (integers and floats kept apart) where BFCL checks
     the values' Python type (`integer_valued`)."""
     if (integer_valued(values, declared) and isinstance(comparator, dict)
@@ -180,14 +195,16 @@ def _typed(comparator: Any, values: Any, declared: Any) -> Any:
     return comparator
 
 
-def expected_call(name: str, params: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+def expected_call(name: str, params: Mapping[str, JsonValue], schema: JsonObject
+                  ) -> ExpectedCallLine:
     """One expected call from the question's declared (not yet widened) schema. Parameters
     the answer does not mention must be left out, as in BFCL."""
-    properties = schema.get("properties", {})
+    # `bfcl.map_schema` made the schema: its `properties`, when set, are each an object.
+    properties = cast(dict[str, JsonObject], schema.get("properties", {}))
     args = {param: _typed(acceptable(values, lenient=not is_variable(
                 values, properties.get(param, {}).get("type"))), values,
                 properties.get(param, {}))
             for param, values in params.items()}
-    for prop in schema.get("properties", {}):
+    for prop in properties:
         args.setdefault(prop, {"absent": True})
     return {"tool": name, "args": args}

@@ -14,9 +14,11 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeGuard
 
 from toolgrade.importers.text_calls import TextCall, call_fields, text_calls
+from toolgrade.importers.written import CallStepLine, StepLine
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: Tool name of a raw call when the undecodable output cannot be tied to one function.
 UNKNOWN_TOOL = "unknown"
@@ -54,7 +56,7 @@ class NameResolver:
 class DecodedResult:
     """The steps of one result, with what the import summary counts."""
 
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepLine] = field(default_factory=list)
     unparseable: bool = False
 
     @property
@@ -67,7 +69,7 @@ class _Undecodable(Exception):
     """The output as a whole is not a list of calls."""
 
 
-def to_json_value(value: Any) -> Any:
+def to_json_value(value: object) -> JsonValue:
     """A literal as a JSON value: tuples become lists; sets, bytes, complex are refused."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
@@ -89,13 +91,13 @@ def _call_name(node: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
-def _python_call(call: ast.Call, source: str, resolver: NameResolver) -> dict[str, Any]:
+def _python_call(call: ast.Call, source: str, resolver: NameResolver) -> CallStepLine:
     name = resolver.resolve(_call_name(call.func))
     raw = ast.get_source_segment(source, call) or ast.unparse(call)
     # Positional and **kwargs arguments have no parameter name to grade against: unparseable.
     if call.args or any(kw.arg is None for kw in call.keywords):
         return {"tool": name, "args": raw, "group": GROUP}
-    args: dict[str, Any] = {}
+    args: JsonObject = {}
     try:
         for kw in call.keywords:
             args[str(kw.arg)] = to_json_value(ast.literal_eval(kw.value))
@@ -104,7 +106,7 @@ def _python_call(call: ast.Call, source: str, resolver: NameResolver) -> dict[st
     return {"tool": name, "args": args, "group": GROUP}
 
 
-def python_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
+def python_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
     """Steps for a string of Python call syntax; raises _Undecodable when it is not one.
 
     Like BFCL, surrounding backticks, newlines and spaces are stripped and missing brackets
@@ -126,13 +128,13 @@ def python_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
     return [_python_call(e, source, resolver) for e in body.elts if isinstance(e, ast.Call)]
 
 
-def _json_call(name: str, arguments: Any, resolver: NameResolver) -> dict[str, Any]:
+def _json_call(name: str, arguments: JsonValue, resolver: NameResolver) -> CallStepLine:
     tool = resolver.resolve(name)
     if isinstance(arguments, dict):
         return {"tool": tool, "args": arguments, "group": GROUP}
     if isinstance(arguments, str):
         try:
-            decoded = json.loads(arguments)
+            decoded: JsonValue = json.loads(arguments)
         except json.JSONDecodeError:
             decoded = None
         if isinstance(decoded, dict):
@@ -141,18 +143,27 @@ def _json_call(name: str, arguments: Any, resolver: NameResolver) -> dict[str, A
     return {"tool": tool, "args": json.dumps(arguments), "group": GROUP}
 
 
-def _is_call_object(entry: Any, resolver: NameResolver) -> bool:
+def _is_call_object(entry: JsonObject, resolver: NameResolver) -> bool:
     """Whether a result entry is a `{name, arguments}` call object rather than BFCL's
     `{function_name: arguments}`: only when no key of it is a catalogue function."""
     return call_fields(entry) is not None and not set(entry) & resolver.names
 
 
-def json_calls(result: list[Any], resolver: NameResolver) -> list[dict[str, Any]]:
+def _all_text(values: list[JsonValue]) -> TypeGuard[list[str]]:
+    return all(isinstance(value, str) for value in values)
+
+
+def _all_objects(values: list[JsonValue]) -> TypeGuard[list[JsonObject]]:
+    """Whether every value is a JSON object with at least one key."""
+    return all(isinstance(value, dict) and value for value in values)
+
+
+def json_calls(result: list[JsonValue], resolver: NameResolver) -> list[CallStepLine]:
     """Steps for a function-calling result `[{name: "<JSON arguments>"}, ...]`, a list of
     `{name, arguments}` call objects, or a list of reply texts that each encode calls."""
-    if result and all(isinstance(entry, str) for entry in result):
+    if result and _all_text(result):
         return [step for text in result for step in encoded_calls(text, resolver)]
-    if not all(isinstance(entry, dict) and entry for entry in result):
+    if not _all_objects(result):
         raise _Undecodable
     if all(_is_call_object(entry, resolver) for entry in result):
         fields = [call_fields(entry) for entry in result]
@@ -162,13 +173,13 @@ def json_calls(result: list[Any], resolver: NameResolver) -> list[dict[str, Any]
             for entry in result for name, arguments in entry.items()]
 
 
-def _text_call(call: TextCall, resolver: NameResolver) -> dict[str, Any]:
+def _text_call(call: TextCall, resolver: NameResolver) -> CallStepLine:
     if call.name is None:  # a <tool_call> block without a call in it: kept as raw text
         return {"tool": resolver.only_name(), "args": call.raw, "group": GROUP}
     return _json_call(call.name, call.arguments, resolver)
 
 
-def encoded_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
+def encoded_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
     """Steps for calls encoded in text (see `text_calls`); raises _Undecodable otherwise."""
     calls = text_calls(text)
     if calls is None:
@@ -176,7 +187,7 @@ def encoded_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
     return [_text_call(call, resolver) for call in calls]
 
 
-def _string_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
+def _string_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
     """Steps for a string result: Python call syntax first (BFCL's prompted form), then the
     text encodings of calls."""
     try:
@@ -185,11 +196,13 @@ def _string_calls(text: str, resolver: NameResolver) -> list[dict[str, Any]]:
         return encoded_calls(text, resolver)
 
 
-def _is_unparseable(step: dict[str, Any]) -> bool:
+def _is_unparseable(step: StepLine) -> bool:
     return "tool" in step and isinstance(step.get("args"), str)
 
 
-def decode_result(result: Any, resolver: NameResolver, no_tool: bool = False) -> DecodedResult:
+def decode_result(
+    result: JsonValue, resolver: NameResolver, no_tool: bool = False
+) -> DecodedResult:
     """Steps for one BFCL `result`.
 
     Undecodable output becomes one raw call (tool: the only function, else `unknown`), except
@@ -197,16 +210,17 @@ def decode_result(result: Any, resolver: NameResolver, no_tool: bool = False) ->
     model answering in text, so it becomes an assistant message.
     """
     try:
+        steps: list[StepLine]
         if isinstance(result, str):
-            steps = _string_calls(result, resolver)
+            steps = [*_string_calls(result, resolver)]
         elif isinstance(result, list):
-            steps = json_calls(result, resolver)
+            steps = [*json_calls(result, resolver)]
         else:
             raise _Undecodable
     except _Undecodable:
         raw = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         if no_tool:
             return DecodedResult(steps=[{"role": "assistant", "content": raw}])
-        step = {"tool": resolver.only_name(), "args": raw, "group": GROUP}
+        step: CallStepLine = {"tool": resolver.only_name(), "args": raw, "group": GROUP}
         return DecodedResult(steps=[step], unparseable=True)
     return DecodedResult(steps=steps, unparseable=any(_is_unparseable(s) for s in steps))

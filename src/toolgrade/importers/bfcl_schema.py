@@ -14,11 +14,12 @@ rejects it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from toolgrade.importers.bfcl_answers import OPTIONAL, field_values
 from toolgrade.importers.common import infer_json_type
 from toolgrade.json_schema import Draft202012Validator, SchemaError
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: Constraints a widening may drop (BFCL checks none of them).
 _DROPPABLE = frozenset({
@@ -27,7 +28,7 @@ _DROPPABLE = frozenset({
 })
 
 
-def admit_answer(schema: dict[str, Any], params: dict[str, Any]) -> None:
+def admit_answer(schema: JsonObject, params: Mapping[str, JsonValue]) -> None:
     """Widen a tool's parameters schema (in place) so every acceptable value of `params`
     (one possible-answer call, `{param: [values]}`) is valid against it."""
     properties = schema.get("properties")
@@ -41,18 +42,18 @@ def admit_answer(schema: dict[str, Any], params: dict[str, Any]) -> None:
                     admit_value(sub, value)
 
 
-def admit_value(schema: dict[str, Any], value: Any) -> None:
+def admit_value(schema: JsonObject, value: JsonValue) -> None:
     """Widen one schema (in place) so that `value` (one acceptable value, nested answers
     included) is valid against it at this level and below."""
     _admit_here(schema, value)
     if isinstance(value, dict):
         _admit_fields(schema, value)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+    elif isinstance(value, list) and isinstance(items := schema.get("items"), dict):
         for item in value:
-            admit_value(schema["items"], item)
+            admit_value(items, item)
 
 
-def _admit_fields(schema: dict[str, Any], answer: dict[str, Any]) -> None:
+def _admit_fields(schema: JsonObject, answer: JsonObject) -> None:
     """A nested answer's fields: each declared (BFCL rejects a key the answer does not list,
     and toolgrade flags a key outside `properties` once a level has them), and each of its
     acceptable values admitted by its sub-schema."""
@@ -67,14 +68,14 @@ def _admit_fields(schema: dict[str, Any], answer: dict[str, Any]) -> None:
                     admit_value(sub, value)
 
 
-def _admit_here(schema: dict[str, Any], value: Any) -> None:
+def _admit_here(schema: JsonObject, value: JsonValue) -> None:
     """Fix what `value` breaks at this level of `schema`: type, enum, droppable constraints."""
     if not _type_admits(schema.get("type"), value):
         _add_type(schema, value)
     if isinstance(value, dict):
         return  # a nested answer is not a literal: its fields are admitted one by one
-    if isinstance(schema.get("enum"), list) and not _listed(value, schema["enum"]):
-        schema["enum"] = [*schema["enum"], value]
+    if isinstance(enum := schema.get("enum"), list) and not _listed(value, enum):
+        schema["enum"] = [*enum, value]
     here = {k: schema[k] for k in _DROPPABLE if k in schema}
     if here and "type" in schema:
         here["type"] = schema["type"]
@@ -90,29 +91,37 @@ def _admit_here(schema: dict[str, Any], value: Any) -> None:
             schema.pop(str(error.validator), None)
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: JsonValue) -> str:
     return infer_json_type(value) or "null"
 
 
-def _type_admits(declared: Any, value: Any) -> bool:
+def _kinds(declared: JsonValue) -> list[JsonValue]:
+    """A schema's `type` as a list of type names (`bfcl.map_schema` writes one name, a
+    widening a list of them)."""
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list | dict):
+        return list(declared)
+    raise TypeError(f"a schema type is a name or a list of names, not {declared!r}")
+
+
+def _type_admits(declared: JsonValue, value: JsonValue) -> bool:
     if declared is None:
         return True
-    kinds = {declared} if isinstance(declared, str) else set(declared)
+    kinds = set(_kinds(declared))
     kind = _json_type(value)
     if kind == "integer" and "number" in kinds:
         return True
-    if kind == "number" and "integer" in kinds and float(value).is_integer():
+    if kind == "number" and "integer" in kinds and isinstance(value, float) and value.is_integer():
         return True
     return kind in kinds
 
 
-def _add_type(schema: dict[str, Any], value: Any) -> None:
-    declared = schema["type"]
-    kinds = [declared] if isinstance(declared, str) else list(declared)
-    schema["type"] = [*kinds, _json_type(value)]
+def _add_type(schema: JsonObject, value: JsonValue) -> None:
+    schema["type"] = [*_kinds(schema["type"]), _json_type(value)]
 
 
-def _listed(value: Any, enum: list[Any]) -> bool:
+def _listed(value: JsonValue, enum: list[JsonValue]) -> bool:
     """Whether `value` is in `enum` with JSON types respected (True is not 1)."""
     return any(type(value) is type(v) and value == v for v in enum) or (
         _json_type(value) in ("integer", "number")

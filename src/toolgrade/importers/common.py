@@ -12,15 +12,16 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from toolgrade.errors import InputError, InputProblem
+from toolgrade.importers.written import CaseLine, Catalogue, RunLine, ToolSpecLine
 from toolgrade.jsonio import out as json_out
 from toolgrade.jsonio.keys import DuplicateKeyError, unique_keys
 from toolgrade.jsonio.lines import decode_line, numbered_lines
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 SUITE_FILE = "suite.jsonl"
 RUNS_FILE = "runs.jsonl"
@@ -66,7 +67,7 @@ def _count(n: int, noun: str) -> str:
 class Located:
     """A JSON value with where it came from, so later problems can name the line."""
 
-    value: Any
+    value: JsonValue
     file: str
     line: int
 
@@ -113,15 +114,16 @@ def read_json_array(path: Path) -> list[Located]:
     return items
 
 
-def _parse(path: Path, text: str) -> Any:
+def _parse(path: Path, text: str) -> JsonValue:
     """The JSON value of a whole file, or an input problem at the line where it breaks."""
     try:
-        return json.loads(text, object_pairs_hook=unique_keys)
+        value: JsonValue = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
         raise InputError([InputProblem(str(path), exc.lineno, "", reason)]) from None
     except DuplicateKeyError as exc:
         raise InputError([InputProblem(str(path), None, "", f"not valid JSON: {exc}")]) from None
+    return value
 
 
 def require_items(path: Path, items: list[Located], what: str) -> list[Located]:
@@ -149,7 +151,7 @@ def _read_text(path: Path) -> str:
         raise InputError([InputProblem(str(path), None, "", f"cannot read: {exc}")]) from None
 
 
-def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+def write_jsonl(path: Path, rows: Iterable[Mapping[str, object]]) -> int:
     """Write one JSON object per line; returns the number of lines."""
     count = 0
     with path.open("w", encoding="utf-8") as handle:
@@ -159,7 +161,7 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def write_outputs(out: Path, cases: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
+def write_outputs(out: Path, cases: list[CaseLine], runs: list[RunLine]) -> None:
     """Write `suite.jsonl` and `runs.jsonl` into `out` (created if missing), only once the
     loader `toolgrade run` uses has accepted them.
 
@@ -199,14 +201,14 @@ def validate_written(staged: Path, out: Path) -> None:
         raise InputError(renamed) from None
 
 
-def require_object(item: Located, what: str) -> dict[str, Any]:
+def require_object(item: Located, what: str) -> JsonObject:
     """The item as a JSON object, or an input problem naming what was expected."""
     if not isinstance(item.value, dict):
         raise InputError([item.problem("", f"{what} must be a JSON object")])
     return item.value
 
 
-def infer_json_type(value: Any) -> str | None:
+def infer_json_type(value: object) -> str | None:
     """The JSON Schema type of a JSON value (None for null)."""
     if isinstance(value, bool):
         return "boolean"
@@ -241,13 +243,13 @@ def inferred_writes(names: Iterable[str]) -> frozenset[str]:
     )
 
 
-def _holds_mapping(value: Any) -> bool:
+def _holds_mapping(value: object) -> bool:
     if isinstance(value, dict):
         return True
     return isinstance(value, list) and any(_holds_mapping(v) for v in value)
 
 
-def literal(value: Any) -> Any:
+def literal(value: JsonValue) -> JsonValue:
     """A benchmark's literal argument value as a reference that can never read as a comparator.
 
     A bare scalar or a list of scalars is already exact. A value holding a mapping at any depth
@@ -257,14 +259,14 @@ def literal(value: Any) -> Any:
     return {"exact": value} if _holds_mapping(value) else value
 
 
-def literal_args(kwargs: dict[str, Any]) -> dict[str, Any]:
+def literal_args(kwargs: Mapping[str, JsonValue]) -> JsonObject:
     """Every argument of a reference call through `literal`."""
     return {key: literal(value) for key, value in kwargs.items()}
 
 
 def read_json_object(
     path: Path, arrays: tuple[str, ...]
-) -> tuple[dict[str, Any], dict[str, list[Located]]]:
+) -> tuple[JsonObject, dict[str, list[Located]]]:
     """A top-level JSON object, and the items of its `arrays` keys each with the line its item
     starts on (a missing key or a value that is not an array gives no items; callers check)."""
     text = _read_text(path)
@@ -300,8 +302,9 @@ def _array_items(
 
 
 def build_catalogue(
-    reference: Iterable[tuple[str, dict[str, Any]]], called: set[str], writes: frozenset[str]
-) -> dict[str, Any]:
+    reference: Iterable[tuple[str, Mapping[str, JsonValue]]], called: set[str],
+    writes: frozenset[str],
+) -> Catalogue:
     """One catalogue from the reference calls `(name, arguments)` and the names only seen being
     called. A write tool gets `side_effect: true` and its observed argument keys as properties
     (typed when every observation agrees); a read tool takes any arguments (`{type: object}`,
@@ -314,15 +317,15 @@ def build_catalogue(
             tool = props.setdefault(name, {})
             for key, value in arguments.items():
                 tool.setdefault(key, set()).add(infer_json_type(value))
-    catalogue: dict[str, Any] = {}
+    catalogue: Catalogue = {}
     for name in sorted(names):
-        schema: dict[str, Any] = {"type": "object"}
+        schema: JsonObject = {"type": "object"}
         if name in props:
             schema["properties"] = {
                 key: {"type": next(iter(types))} if len(types) == 1 and None not in types else {}
                 for key, types in sorted(props[name].items())
             }
-        spec: dict[str, Any] = {"parameters": schema}
+        spec: ToolSpecLine = {"parameters": schema}
         if name in writes:
             spec["side_effect"] = True
         catalogue[name] = spec

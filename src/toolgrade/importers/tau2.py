@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Literal, cast
 
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.common import (
@@ -44,17 +44,36 @@ from toolgrade.importers.tau2_basis import (
     route_actions,
     solo_mode,
 )
+from toolgrade.importers.tau2_format import (
+    Tau2Action,
+    Tau2Message,
+    Tau2Results,
+    Tau2Simulation,
+    Tau2Task,
+    Tau2ToolCall,
+)
 from toolgrade.importers.tau_bench import write_order
 from toolgrade.importers.tau_domains import domain_writes
+from toolgrade.importers.written import (
+    CallStepLine,
+    CaseLine,
+    Catalogue,
+    ExpectedLine,
+    RunLine,
+    RunMetadataLine,
+    StepLine,
+    Tau2CaseMetadata,
+)
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: A reference argument tau2 does not compare (not in `compare_args`): any value, or none.
-NOT_COMPARED: dict[str, Any] = {"one_of": [{"any": True}, {"absent": True}]}
+NOT_COMPARED: JsonObject = {"one_of": [{"any": True}, {"absent": True}]}
 
 
 # --- reading and checking the file -----------------------------------------------------------
 
 
-def _action_problems(item: Located, actions: Any, where: str) -> list[InputProblem]:
+def _action_problems(item: Located, actions: JsonValue, where: str) -> list[InputProblem]:
     if actions is None:
         return []
     if not isinstance(actions, list):
@@ -72,7 +91,7 @@ def _action_problems(item: Located, actions: Any, where: str) -> list[InputProbl
     return problems
 
 
-def _compare_args_ok(value: Any) -> bool:
+def _compare_args_ok(value: JsonValue) -> bool:
     return value is None or (isinstance(value, list) and all(isinstance(k, str) for k in value))
 
 
@@ -110,14 +129,14 @@ def simulation_problems(item: Located, task_ids: set[str]) -> list[InputProblem]
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         problems.append(item.problem("messages", "must be a list of message objects"))
     else:
-        problems += _message_problems(item, messages)
+        problems += _message_problems(item, cast(list[JsonObject], messages))
     info = sim.get("reward_info")
     if info is not None and not isinstance(info, dict):
         problems.append(item.problem("reward_info", "must be an object or null"))
     return problems
 
 
-def _message_problems(item: Located, messages: list[dict[str, Any]]) -> list[InputProblem]:
+def _message_problems(item: Located, messages: list[JsonObject]) -> list[InputProblem]:
     problems = []
     for i, message in enumerate(messages):
         calls = message.get("tool_calls") or []
@@ -140,7 +159,7 @@ def _collect(items: list[Located], problems_of: Callable[[Located], list[InputPr
 # --- tasks to cases --------------------------------------------------------------------------
 
 
-def expected_args(action: dict[str, Any]) -> dict[str, Any]:
+def expected_args(action: Tau2Action) -> JsonObject:
     """One reference action's arguments as tau2 compares them: with `compare_args`, only those
     keys, exactly; the other keys may hold anything or be left out."""
     keys = action.get("compare_args")
@@ -149,26 +168,25 @@ def expected_args(action: dict[str, Any]) -> dict[str, Any]:
             for key, value in args.items()}
 
 
-def task_input(task: dict[str, Any]) -> str:
+def task_input(task: Tau2Task) -> str:
     """The user's side of the task as text (what the simulated user was told)."""
     scenario = task.get("user_scenario") or {}
     instructions = scenario.get("instructions") if isinstance(scenario, dict) else None
     if isinstance(instructions, dict):
-        parts = [f"{key}: {instructions[key]}" for key in
-                 ("reason_for_call", "known_info", "unknown_info", "task_instructions")
-                 if instructions.get(key)]
-        return "\n".join(parts)
+        fields = (("reason_for_call", instructions.get("reason_for_call")),
+                  ("known_info", instructions.get("known_info")),
+                  ("unknown_info", instructions.get("unknown_info")),
+                  ("task_instructions", instructions.get("task_instructions")))
+        return "\n".join(f"{key}: {value}" for key, value in fields if value)
     if instructions is not None:
         return str(instructions)
     return str(task.get("ticket") or task.get("id"))
 
 
-def build_case(
-    task: dict[str, Any], catalogue: dict[str, Any], domain: str, mode: Mode
-) -> dict[str, Any]:
+def build_case(task: Tau2Task, catalogue: Catalogue, domain: str, mode: Mode) -> CaseLine:
     """One tau2 task as a case mapping, graded on what its `reward_basis` rewards."""
     route = route_actions(task, mode)
-    expected: dict[str, Any] = {
+    expected: ExpectedLine = {
         "selection": {"tools": [a["name"] for a in route], "allow_reads": True,
                       "allow_failed": True}}
     if route:
@@ -187,11 +205,11 @@ def build_case(
             "metadata": case_metadata(task, domain, mode, route)}
 
 
-def case_metadata(task: dict[str, Any], domain: str, mode: Mode,
-                  route: list[dict[str, Any]]) -> dict[str, Any]:
+def case_metadata(task: Tau2Task, domain: str, mode: Mode,
+                  route: list[Tau2Action]) -> Tau2CaseMetadata:
     """What the case keeps of the task beside its grading: ids, the user's actions, the reads
     left free, and the reward parts no trajectory can recompute."""
-    metadata: dict[str, Any] = {
+    metadata: Tau2CaseMetadata = {
         "source": "tau2", "domain": domain,
         "action_ids": [a.get("action_id") for a in route],
         "user_actions": [] if mode.solo else [
@@ -212,28 +230,29 @@ def case_metadata(task: dict[str, Any], domain: str, mode: Mode,
 # --- simulations to runs ---------------------------------------------------------------------
 
 
-def _content(value: Any) -> Any:
+def _content(value: JsonValue) -> JsonValue:
     """A tool result's content, decoded when it is a JSON text."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            decoded: JsonValue = json.loads(value)
         except json.JSONDecodeError:
             return value
+        return decoded
     return value
 
 
-def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _results_by_id(messages: list[Tau2Message]) -> dict[str, Tau2Message]:
     return {m["id"]: m for m in messages
             if m.get("role") == "tool" and isinstance(m.get("id"), str)}
 
 
-def _user_call_text(call: dict[str, Any], result: dict[str, Any] | None) -> str:
+def _user_call_text(call: Tau2ToolCall, result: Tau2Message | None) -> str:
     args = json.dumps(call.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
     said = "(no result)" if result is None else str(result.get("content"))
     return f"(the user's own tool call on their device) {call['name']}({args}) returned: {said}"
 
 
-def _caller(call: dict[str, Any], role: Any, solo: bool) -> Any:
+def _caller(call: Tau2ToolCall, role: str | None, solo: bool) -> str | None:
     """Who made a call: its `requestor`; in solo mode every call of the agent's messages is
     the agent's (it holds the user's device tools itself)."""
     if solo and role == AGENT:
@@ -241,12 +260,11 @@ def _caller(call: dict[str, Any], role: Any, solo: bool) -> Any:
     return call.get("requestor", role)
 
 
-def build_steps(messages: list[dict[str, Any]],
-                solo: bool = False) -> tuple[list[dict[str, Any]], int]:
+def build_steps(messages: list[Tau2Message], solo: bool = False) -> tuple[list[StepLine], int]:
     """Normalised steps of a simulation, and how many user tool calls became context."""
     results = _results_by_id(messages)
     used: set[str] = set()
-    steps: list[dict[str, Any]] = []
+    steps: list[StepLine] = []
     user_calls = 0
     for index, message in enumerate(messages):
         role = message.get("role")
@@ -254,15 +272,16 @@ def build_steps(messages: list[dict[str, Any]],
             if message.get("id") not in used:  # a result no call claims: keep it as said
                 steps.append({"role": "tool", "content": message.get("content")})
             continue
-        speaker = role if role in (USER, AGENT, "system") else AGENT
+        speaker = role if isinstance(role, str) and role in (USER, AGENT, "system") else AGENT
         if message.get("content"):
             steps.append({"role": speaker, "content": message["content"]})
         calls = message.get("tool_calls") or []
         n_agent = sum(1 for c in calls if _caller(c, role, solo) == AGENT)
         for call in calls:
-            result = results.get(call.get("id")) if isinstance(call.get("id"), str) else None
-            if result is not None:
-                used.add(call["id"])
+            call_id = call.get("id")
+            result = results.get(call_id) if isinstance(call_id, str) else None
+            if result is not None and isinstance(call_id, str):
+                used.add(call_id)
             if _caller(call, role, solo) != AGENT:
                 user_calls += 1
                 steps.append({"role": "user", "content": _user_call_text(call, result)})
@@ -274,23 +293,25 @@ def build_steps(messages: list[dict[str, Any]],
     return steps, user_calls
 
 
-def _call_step(call: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+def _call_step(call: Tau2ToolCall, result: Tau2Message | None) -> CallStepLine:
     args = call.get("arguments")
-    step: dict[str, Any] = {"tool": call["name"], "args": args if args is not None else {}}
-    if isinstance(call.get("id"), str):
-        step["id"] = call["id"]
+    step: CallStepLine = {"tool": call["name"], "args": args if args is not None else {}}
+    call_id = call.get("id")
+    if isinstance(call_id, str):
+        step["id"] = call_id
     if result is not None:
-        status = "error" if result.get("error") is True else "ok"
+        status: Literal["ok", "error"] = "error" if result.get("error") is True else "ok"
         step["result"] = {"status": status, "content": _content(result.get("content"))}
     return step
 
 
-def run_metadata(sim: dict[str, Any]) -> dict[str, Any]:
+def run_metadata(sim: Tau2Simulation) -> RunMetadataLine:
     """tau2's own verdicts, kept so a user can compare: reward and each action's match."""
     info = sim.get("reward_info") or {}
-    meta: dict[str, Any] = {"termination_reason": sim.get("termination_reason")}
-    if isinstance(info.get("reward"), int | float):
-        meta["reward"] = info["reward"]
+    meta: RunMetadataLine = {"termination_reason": sim.get("termination_reason")}
+    reward = info.get("reward")
+    if isinstance(reward, int | float):
+        meta["reward"] = reward
     checks = info.get("action_checks")
     if isinstance(checks, list):
         meta["action_checks"] = [
@@ -302,11 +323,10 @@ def run_metadata(sim: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
-def build_run(sim: dict[str, Any], agent: str,
-              solo: bool = False) -> tuple[dict[str, Any], int]:
+def build_run(sim: Tau2Simulation, agent: str, solo: bool = False) -> tuple[RunLine, int]:
     """One simulation as a run mapping with normalised steps; and its user calls kept."""
     steps, user_calls = build_steps(sim["messages"], solo)
-    run = {"case_id": sim["task_id"], "trial": sim.get("trial", 0), "agent": agent,
+    run: RunLine = {"case_id": sim["task_id"], "trial": sim.get("trial", 0), "agent": agent,
            "format": "steps", "steps": steps, "metadata": run_metadata(sim)}
     return run, user_calls
 
@@ -314,12 +334,12 @@ def build_run(sim: dict[str, Any], agent: str,
 # --- the import ------------------------------------------------------------------------------
 
 
-def _agent_called(sims: Iterable[dict[str, Any]], solo: bool) -> set[str]:
+def _agent_called(sims: Iterable[Tau2Simulation], solo: bool) -> set[str]:
     return {c["name"] for s in sims for m in s["messages"] for c in m.get("tool_calls") or []
             if _caller(c, m.get("role"), solo) == AGENT}
 
 
-def _agent_name(whole: dict[str, Any], agent: str | None) -> str:
+def _agent_name(whole: Tau2Results, agent: str | None) -> str:
     if agent:
         return agent
     info = whole.get("info")
@@ -328,7 +348,7 @@ def _agent_name(whole: dict[str, Any], agent: str | None) -> str:
     return llm if isinstance(llm, str) and llm else "tau2"
 
 
-def _domain(whole: dict[str, Any]) -> str:
+def _domain(whole: Tau2Results) -> str:
     info = whole.get("info")
     env = info.get("environment_info") if isinstance(info, dict) else None
     name = env.get("domain_name") if isinstance(env, dict) else None
@@ -341,19 +361,20 @@ def import_tau2(results: Path, out: Path, agent: str | None = None) -> ImportSum
     Writes `out/suite.jsonl` and `out/runs.jsonl`; raises InputError (file:line: field: reason)
     on malformed input, before writing anything.
     """
-    whole, arrays = read_json_object(results, ("tasks", "simulations"))
+    top, arrays = read_json_object(results, ("tasks", "simulations"))
     for key in ("tasks", "simulations"):
-        if not isinstance(whole.get(key), list):
+        if not isinstance(top.get(key), list):
             raise InputError([InputProblem(str(results), 1, key, "must be a list")])
+    whole = cast(Tau2Results, top)
     items = require_items(results, arrays["tasks"], "tasks")
     _collect(items, task_problems)
-    tasks = [item.value for item in items]
+    tasks = [cast(Tau2Task, item.value) for item in items]
     ids = [t["id"] for t in tasks]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise InputError([InputProblem(str(results), None, "tasks", f"duplicate task id {dup!r}")])
     _collect(arrays["simulations"], lambda item: simulation_problems(item, set(ids)))
-    sims = [item.value for item in arrays["simulations"]]
+    sims = [cast(Tau2Simulation, item.value) for item in arrays["simulations"]]
     domain = _domain(whole)
     mode = _mode(whole, tasks, sims, domain)
     called = _agent_called(sims, mode.solo)
@@ -370,7 +391,7 @@ def import_tau2(results: Path, out: Path, agent: str | None = None) -> ImportSum
     return replace(summary, notes=(*summary.notes, *basis_notes(tasks, mode)))
 
 
-def _mode(whole: dict[str, Any], tasks: list[dict[str, Any]], sims: list[dict[str, Any]],
+def _mode(whole: Tau2Results, tasks: list[Tau2Task], sims: list[Tau2Simulation],
           domain: str) -> Mode:
     """The file's grading mode: solo or not, and the write tools of what the agent used."""
     user_names = {a["name"] for t in tasks for a in actions(t) if a.get("requestor") == USER}
@@ -384,13 +405,13 @@ def _mode(whole: dict[str, Any], tasks: list[dict[str, Any]], sims: list[dict[st
     return Mode(domain_writes(domain, names) - {STOP_TOOL}, solo, devices)
 
 
-def _user_called(sims: Iterable[dict[str, Any]]) -> set[str]:
+def _user_called(sims: Iterable[Tau2Simulation]) -> set[str]:
     return {c["name"] for s in sims for m in s["messages"] for c in m.get("tool_calls") or []
             if c.get("requestor") == USER}
 
 
-def _summary(out: Path, domain: str, writes: frozenset[str], cases: list[dict[str, Any]],
-             runs: list[dict[str, Any]], user_calls: int) -> ImportSummary:
+def _summary(out: Path, domain: str, writes: frozenset[str], cases: list[CaseLine],
+             runs: list[RunLine], user_calls: int) -> ImportSummary:
     rewards = {f"{r['case_id']}#{r['trial']}": float(r["metadata"]["reward"])
                for r in runs if "reward" in r["metadata"]}
     notes = [f"{user_calls} tool calls of the simulated user kept as user messages (context, "

@@ -22,7 +22,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from toolgrade.importers.tau2_format import (
+    Tau2Action,
+    Tau2Criteria,
+    Tau2Info,
+    Tau2PartInfo,
+    Tau2Simulation,
+    Tau2Task,
+)
 
 AGENT = "assistant"
 USER = "user"
@@ -50,13 +58,13 @@ class Mode:
         return requestor == AGENT or (self.solo and requestor == USER)
 
 
-def criteria(task: dict[str, Any]) -> dict[str, Any]:
+def criteria(task: Tau2Task) -> Tau2Criteria:
     """A task's `evaluation_criteria` (an empty mapping when there is none)."""
     value = task.get("evaluation_criteria")
     return value if isinstance(value, dict) else {}
 
 
-def reward_basis(task: dict[str, Any]) -> list[str]:
+def reward_basis(task: Tau2Task) -> list[str]:
     """The task's `reward_basis`; tau2's default is `[DB, COMMUNICATE]`."""
     basis = criteria(task).get("reward_basis")
     if isinstance(basis, list) and all(isinstance(b, str) for b in basis):
@@ -64,17 +72,17 @@ def reward_basis(task: dict[str, Any]) -> list[str]:
     return ["DB", "COMMUNICATE"]
 
 
-def actions(task: dict[str, Any]) -> list[dict[str, Any]]:
+def actions(task: Tau2Task) -> list[Tau2Action]:
     """Every reference action of the task, whoever is to take it."""
     return list(criteria(task).get("actions") or [])
 
 
-def owned_actions(task: dict[str, Any], mode: Mode) -> list[dict[str, Any]]:
+def owned_actions(task: Tau2Task, mode: Mode) -> list[Tau2Action]:
     """The reference actions the agent must take itself (the user's too in solo mode)."""
     return [a for a in actions(task) if mode.is_route_requestor(a.get("requestor", AGENT))]
 
 
-def route_actions(task: dict[str, Any], mode: Mode) -> list[dict[str, Any]]:
+def route_actions(task: Tau2Task, mode: Mode) -> list[Tau2Action]:
     """The actions that are the case's route: the writes alone when the database decides the
     reward and the actions themselves do not, else every action the agent must take."""
     owned = owned_actions(task, mode)
@@ -84,13 +92,13 @@ def route_actions(task: dict[str, Any], mode: Mode) -> list[dict[str, Any]]:
     return owned
 
 
-def reference_reads(task: dict[str, Any], mode: Mode) -> list[str]:
+def reference_reads(task: Tau2Task, mode: Mode) -> list[str]:
     """The agent's reference actions left out of the route (free reads), by name."""
     kept = {id(a) for a in route_actions(task, mode)}
     return [a["name"] for a in owned_actions(task, mode) if id(a) not in kept]
 
 
-def mentions(task: dict[str, Any]) -> list[str]:
+def mentions(task: Tau2Task) -> list[str]:
     """What the agent must say: `communicate_info`, when the reward counts it."""
     if "COMMUNICATE" not in reward_basis(task):
         return []
@@ -98,12 +106,12 @@ def mentions(task: dict[str, Any]) -> list[str]:
     return [str(item) for item in info if str(item).strip()]
 
 
-def not_reproduced(task: dict[str, Any]) -> list[str]:
+def not_reproduced(task: Tau2Task) -> list[str]:
     """The parts of the task's reward a trajectory cannot recompute."""
     return [b for b in reward_basis(task) if b in NOT_REPRODUCIBLE]
 
 
-def solo_mode(info: Any, sims: Iterable[dict[str, Any]],
+def solo_mode(info: Tau2Info | None, sims: Iterable[Tau2Simulation],
               user_action_names: set[str]) -> bool:
     """Whether the file was recorded in tau2's no-user mode.
 
@@ -112,8 +120,8 @@ def solo_mode(info: Any, sims: Iterable[dict[str, Any]],
     agent itself calls a tool that only the user's actions name, or marks a call `requestor:
     user`.
     """
-    if isinstance(info, dict) and (_implementation(info, "agent_info") in SOLO_AGENTS
-                                   or _implementation(info, "user_info") in SOLO_USERS):
+    if isinstance(info, dict) and (_implementation(info.get("agent_info")) in SOLO_AGENTS
+                                   or _implementation(info.get("user_info")) in SOLO_USERS):
         return True
     for sim in sims:
         for message in sim.get("messages") or []:
@@ -125,13 +133,12 @@ def solo_mode(info: Any, sims: Iterable[dict[str, Any]],
     return False
 
 
-def _implementation(info: dict[str, Any], key: str) -> str | None:
-    part = info.get(key)
+def _implementation(part: Tau2PartInfo | None) -> str | None:
     value = part.get("implementation") if isinstance(part, dict) else None
     return value if isinstance(value, str) else None
 
 
-def basis_notes(tasks: Sequence[dict[str, Any]], mode: Mode) -> list[str]:
+def basis_notes(tasks: Sequence[Tau2Task], mode: Mode) -> list[str]:
     """The import summary's lines on what the tasks are rewarded on and how each is graded."""
     counts: Counter[str] = Counter(b for t in tasks for b in reward_basis(t))
     notes = ["reward_basis: " + ", ".join(f"{b} {n}" for b, n in sorted(counts.items()))]

@@ -11,10 +11,10 @@ and the differences from tau-bench's own reward are in docs/importers.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeGuard, TypeVar, cast
 
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.common import (
@@ -26,11 +26,20 @@ from toolgrade.importers.common import (
     require_items,
     write_outputs,
 )
+from toolgrade.importers.tau_bench_format import Named, TauBenchAction, TauBenchRun, TauBenchTask
 from toolgrade.importers.tau_domains import (
     domain_writes,
     resolve_domain,
     tool_notes,
 )
+from toolgrade.importers.written import (
+    CaseLine,
+    Catalogue,
+    ExpectedLine,
+    RunLine,
+    TauBenchCaseMetadata,
+)
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 T = TypeVar("T")
 
@@ -42,12 +51,12 @@ def case_id(domain: str, index: int) -> str:
     return f"tau-{domain}-{index}"
 
 
-def _is_action(action: Any) -> bool:
+def _is_action(action: JsonValue) -> TypeGuard[TauBenchAction]:
     return (isinstance(action, dict) and isinstance(action.get("name"), str)
             and isinstance(action.get("kwargs", {}), dict))
 
 
-def _action_problems(item: Located, actions: Any, prefix: str) -> list[InputProblem]:
+def _action_problems(item: Located, actions: JsonValue, prefix: str) -> list[InputProblem]:
     """Every problem of a task's `actions`: not a list, or each malformed action."""
     if not isinstance(actions, list):
         return [item.problem(f"{prefix}actions", "must be a list")]
@@ -55,7 +64,7 @@ def _action_problems(item: Located, actions: Any, prefix: str) -> list[InputProb
             for i, action in enumerate(actions) if not _is_action(action)]
 
 
-def task_problems(item: Located, task: Any, prefix: str = "") -> list[InputProblem]:
+def task_problems(item: Located, task: JsonValue, prefix: str = "") -> list[InputProblem]:
     """Every problem of one task; `prefix` names where a task embedded in a run sits."""
     if not isinstance(task, dict):
         return [item.problem(prefix.rstrip("."), "a task must be a JSON object")]
@@ -69,21 +78,20 @@ def task_problems(item: Located, task: Any, prefix: str = "") -> list[InputProbl
     return problems
 
 
-def _task(item: Located, prefix: str = "") -> dict[str, Any]:
+def _task(item: Located, prefix: str = "") -> TauBenchTask:
     """The item as a task, or every problem it has."""
     problems = task_problems(item, item.value, prefix)
     if problems:
         raise InputError(problems)
-    task: dict[str, Any] = item.value
-    return task
+    return cast(TauBenchTask, item.value)
 
 
-def reference_calls(tasks: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+def reference_calls(tasks: list[TauBenchTask]) -> list[tuple[str, JsonObject]]:
     """Every reference action of the tasks as (name, kwargs), for the catalogue."""
     return [(a["name"], a.get("kwargs", {})) for t in tasks for a in t.get("actions", [])]
 
 
-def write_order(actions: list[dict[str, Any]], writes: frozenset[str]) -> list[list[str]]:
+def write_order(actions: Sequence[Named], writes: frozenset[str]) -> list[list[str]]:
     """`before` pairs keeping consecutive write actions in their reference order.
 
     A pair [a, b] holds when every call of b comes after some call of a, so a pair the
@@ -103,7 +111,7 @@ def _holds(names: list[str], first: str, second: str) -> bool:
     return all(first in names[:i] for i, name in enumerate(names) if name == second)
 
 
-def write_args(kwargs: dict[str, Any]) -> dict[str, Any]:
+def write_args(kwargs: Mapping[str, JsonValue]) -> JsonObject:
     """A write action's arguments as exact references; a list of plain values (`item_ids`) is
     compared as a multiset, since the database tau-bench compares stores such lists sorted
     (returns, exchanges) or pairs them position by position (item modifications)."""
@@ -111,21 +119,20 @@ def write_args(kwargs: dict[str, Any]) -> dict[str, Any]:
             for key, value in kwargs.items()}
 
 
-def _plain_list(value: Any) -> bool:
+def _plain_list(value: JsonValue) -> bool:
     return (isinstance(value, list) and len(value) > 1
             and not any(isinstance(v, dict | list) for v in value))
 
 
 def build_case(
-    cid: str, task: dict[str, Any], catalogue: dict[str, Any], domain: str,
-    writes: frozenset[str],
-) -> dict[str, Any]:
+    cid: str, task: TauBenchTask, catalogue: Catalogue, domain: str, writes: frozenset[str],
+) -> CaseLine:
     """One task as a case mapping: the write actions are the route, reads are free."""
     actions = task.get("actions", [])
     write_actions = [a for a in actions if a["name"] in writes]
     # A task with no write expects none (`tools: []`), reads still free: never `no_tool`,
     # which would fail every lookup the agent makes before deciding nothing needs changing.
-    expected: dict[str, Any] = {
+    expected: ExpectedLine = {
         "selection": {"tools": [a["name"] for a in write_actions], "allow_reads": True,
                       "allow_failed": True}}
     if write_actions:
@@ -138,12 +145,13 @@ def build_case(
     if outputs:
         # tau-bench's reward needs each output said (lower case, commas dropped): a mention.
         expected["answer"] = {"mentions": outputs}
-    metadata: dict[str, Any] = {
+    metadata: TauBenchCaseMetadata = {
         "source": "tau-bench", "domain": domain, "outputs": list(task.get("outputs", [])),
         "reference_reads": [a["name"] for a in actions if a["name"] not in writes]}
-    for key in ("user_id", "annotator"):
-        if task.get(key):
-            metadata[key] = task[key]
+    if task.get("user_id"):
+        metadata["user_id"] = task.get("user_id")
+    if task.get("annotator"):
+        metadata["annotator"] = task.get("annotator")
     return {
         "id": cid,
         "task_type": f"tau-{domain}",
@@ -154,18 +162,19 @@ def build_case(
     }
 
 
-def _called_names(messages: list[Any]) -> set[str]:
+def _called_names(messages: list[JsonValue]) -> set[str]:
     names: set[str] = set()
     for message in messages:
         if isinstance(message, dict):
-            for call in message.get("tool_calls") or []:
+            calls = message.get("tool_calls")
+            for call in calls if isinstance(calls, list) else []:
                 function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, dict) and isinstance(function.get("name"), str):
-                    names.add(function["name"])
+                if isinstance(function, dict) and isinstance(name := function.get("name"), str):
+                    names.add(name)
     return names
 
 
-def _task_key(task: dict[str, Any]) -> str:
+def _task_key(task: TauBenchTask) -> str:
     return json.dumps([task.get("instruction"), task.get("actions", [])], sort_keys=True)
 
 
@@ -178,14 +187,14 @@ class TaskIndex:
     instead of being graded against the wrong reference.
     """
 
-    def __init__(self, tasks: list[dict[str, Any]], domain: str) -> None:
+    def __init__(self, tasks: list[TauBenchTask], domain: str) -> None:
         self.domain = domain
-        self.entries: list[tuple[str, dict[str, Any]]] = [
+        self.entries: list[tuple[str, TauBenchTask]] = [
             (case_id(domain, i), t) for i, t in enumerate(tasks)]
         self._by_key = {_task_key(t): cid for cid, t in self.entries}
         self.extra = 0
 
-    def case_for(self, item: Located, task_id: int, embedded: Any) -> str:
+    def case_for(self, item: Located, task_id: int, embedded: JsonValue) -> str:
         """The case id of a run, registering an embedded task the tasks file lacks."""
         if isinstance(embedded, dict):
             task = _task(Located(embedded, item.file, item.line), _EMBEDDED)
@@ -204,12 +213,12 @@ class TaskIndex:
         return case_id(self.domain, task_id)
 
 
-def _embedded_task(data: dict[str, Any]) -> Any:
+def _embedded_task(data: JsonObject) -> JsonValue:
     info = data.get("info")
     return info.get("task") if isinstance(info, dict) else None
 
 
-def run_problems(item: Located, data: dict[str, Any]) -> list[InputProblem]:
+def run_problems(item: Located, data: JsonObject) -> list[InputProblem]:
     """Every problem of one recorded run: task_id, traj and the task it embeds."""
     problems: list[InputProblem] = []
     task_id = data.get("task_id")
@@ -223,7 +232,7 @@ def run_problems(item: Located, data: dict[str, Any]) -> list[InputProblem]:
     return problems
 
 
-def build_run(item: Located, index: TaskIndex, agent: str) -> dict[str, Any]:
+def build_run(item: Located, index: TaskIndex, agent: str) -> RunLine:
     """One recorded tau-bench run as a run mapping with OpenAI `messages`."""
     data = item.value
     if not isinstance(data, dict):
@@ -231,16 +240,18 @@ def build_run(item: Located, index: TaskIndex, agent: str) -> dict[str, Any]:
     problems = run_problems(item, data)
     if problems:
         raise InputError(problems)
-    trial = data.get("trial", 0)
-    run: dict[str, Any] = {
-        "case_id": index.case_for(item, data["task_id"], _embedded_task(data)),
+    recorded = cast(TauBenchRun, data)
+    trial = recorded.get("trial", 0)
+    run: RunLine = {
+        "case_id": index.case_for(item, recorded["task_id"], _embedded_task(data)),
         "trial": trial if isinstance(trial, int) and trial >= 0 else 0,
         "agent": agent,
         "format": "openai",
-        "messages": data["traj"],
+        "messages": recorded["traj"],
     }
-    if isinstance(data.get("reward"), int | float):
-        run["metadata"] = {"reward": data["reward"]}
+    reward = recorded.get("reward")
+    if isinstance(reward, int | float):
+        run["metadata"] = {"reward": reward}
     return run
 
 
@@ -257,9 +268,10 @@ def _collect(items: list[Located], build: Callable[[Located], T]) -> list[T]:
     return built
 
 
-def _count_calls(runs: list[dict[str, Any]]) -> int:
-    return sum(len(m.get("tool_calls") or []) for r in runs for m in r["messages"]
-               if isinstance(m, dict))
+def _count_calls(runs: list[RunLine]) -> int:
+    # The runs were read by the OpenAI adapter first (`write_outputs`): `tool_calls` is a list.
+    return sum(len(calls) for r in runs for m in r["messages"]
+               if isinstance(m, dict) and isinstance(calls := m.get("tool_calls"), list))
 
 
 def _raw_names(items: list[Located]) -> tuple[set[str], set[str]]:
@@ -268,7 +280,7 @@ def _raw_names(items: list[Located]) -> tuple[set[str], set[str]]:
     reference: set[str] = set()
     called: set[str] = set()
     for item in items:
-        data = item.value if isinstance(item.value, dict) else {}
+        data: JsonObject = item.value if isinstance(item.value, dict) else {}
         embedded = _embedded_task(data)
         actions = embedded.get("actions") if isinstance(embedded, dict) else None
         if isinstance(actions, list):

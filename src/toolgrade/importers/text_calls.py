@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+
+from toolgrade.jsonio.values import JsonValue
 
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"\A```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```\Z", re.DOTALL)
@@ -36,11 +37,11 @@ class TextCall:
     `raw` is the text of the block then, so nothing is lost."""
 
     name: str | None
-    arguments: Any
+    arguments: JsonValue
     raw: str
 
 
-def call_fields(item: Any) -> tuple[str, Any] | None:
+def call_fields(item: JsonValue) -> tuple[str, JsonValue] | None:
     """(name, arguments) of a call object, or None when `item` is not one.
 
     A call object is `{name, arguments?}` (with at most `id` and `type` beside them) or
@@ -48,8 +49,8 @@ def call_fields(item: Any) -> tuple[str, Any] | None:
     """
     if not isinstance(item, dict):
         return None
-    if isinstance(item.get("function"), dict) and "name" not in item:
-        return call_fields(item["function"])
+    if isinstance(function := item.get("function"), dict) and "name" not in item:
+        return call_fields(function)
     name = item.get("name")
     if not isinstance(name, str) or not name:
         return None
@@ -66,10 +67,10 @@ def _unfenced(text: str) -> str:
     return fenced.group(1).strip() if fenced else stripped
 
 
-def _json_calls(value: Any) -> list[TextCall] | None:
+def _json_calls(value: JsonValue) -> list[TextCall] | None:
     """The calls of a decoded JSON value in the `tool_calls` or bare-list form."""
-    if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
-        value = value["tool_calls"]
+    if isinstance(value, dict) and isinstance(listed := value.get("tool_calls"), list):
+        value = listed
     elif not isinstance(value, list) or not value:
         return None  # an empty bare list is left to the caller: it reads "[]" already
     calls: list[TextCall] = []

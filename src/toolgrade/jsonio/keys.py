@@ -7,7 +7,7 @@ readers pass `unique_keys` as the decoder's `object_pairs_hook`.
 
 from __future__ import annotations
 
-from typing import Any
+from toolgrade.jsonio.values import JsonObject, JsonValue
 
 
 class DuplicateKeyError(ValueError):
@@ -18,7 +18,7 @@ class DuplicateKeyError(ValueError):
         self.key = key
 
 
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
     """The object of `pairs`; `DuplicateKeyError` when a key repeats."""
     value = dict(pairs)
     if len(value) < len(pairs):  # only then look for the key that repeats
