@@ -178,8 +178,8 @@ def assign_nearest(rows: Sequence[float], cols: Sequence[float]) -> list[tuple[i
     """Optimal one-to-one pairing of two position lists minimising total |distance|.
 
     Rectangular inputs pair min(len(rows), len(cols)) items; the result is sorted by row.
-    The Hungarian method (scipy) is used rather than a greedy nearest-first pass, which can
-    pair the wrong items when two candidates compete for the same neighbour.
+    The Hungarian method (scipy's algorithm) is used rather than a greedy nearest-first pass,
+    which can pair the wrong items when two candidates compete for the same neighbour.
     """
     if not rows or not cols:
         return []
