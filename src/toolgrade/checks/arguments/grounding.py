@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +88,21 @@ def value_kind(value: Any, kinds: tuple[str, ...]) -> str | None:
         return "number" if "number" in kinds else None
     if not isinstance(value, str):
         return None
-    text = value.strip()
+    key = (value, kinds)
+    if key not in _KINDS_SEEN:
+        if len(_KINDS_SEEN) >= _KINDS_LIMIT:
+            _KINDS_SEEN.clear()
+        _KINDS_SEEN[key] = _text_kind(value.strip(), kinds)
+    return _KINDS_SEEN[key]
+
+
+#: A string's kind, per (string, kinds): runs send the same IDs and words again and again, and
+#: the three patterns cost more than the lookup. Bounded: past the limit it starts afresh.
+_KINDS_SEEN: dict[tuple[str, tuple[str, ...]], str | None] = {}
+_KINDS_LIMIT = 65536
+
+
+def _text_kind(text: str, kinds: tuple[str, ...]) -> str | None:
     if "email" in kinds and _EMAIL.fullmatch(text):
         return "email"
     if "phone" in kinds and _is_phone(text):
@@ -109,7 +123,14 @@ def _is_phone(text: str) -> bool:
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     """Every scalar in an arguments value, with its dotted path (`items[0].sku`); strings are
-    kept as the agent wrote them (an ID inside a JSON string is still that string's text)."""
+    kept as the agent wrote them (an ID inside a JSON string is still that string's text).
+    The paths are `jsonio.leaves`'; a flat object, the usual arguments, is read directly."""
+    if isinstance(value, dict) and not path and not any(
+        isinstance(v, Mapping | list | tuple) for v in value.values()
+    ):
+        for k, item in value.items():
+            yield str(k), item
+        return
     for leaf in leaves(value, path=path):
         yield leaf.path, leaf.value
 
@@ -122,11 +143,16 @@ def _text(content: Any) -> str:
 
 class _Known:
     """A case's own sources (input and catalogue) as case-folded text, with its other forms
-    built once per case, not once per run."""
+    built once per case, not once per run; what was looked up in them is remembered, since
+    the runs of a case send the same IDs again and again."""
+
+    #: Lookups remembered per case before the memo starts afresh (it only saves time).
+    LIMIT = 4096
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._forms: dict[str, str] = {}
+        self._found: dict[tuple[str, str], bool] = {}
 
     def form(self, name: str, pattern: re.Pattern[str]) -> str:
         """The text with `pattern` removed (letters and digits only; digits only)."""
@@ -134,48 +160,81 @@ class _Known:
             self._forms[name] = pattern.sub("", self.text)
         return self._forms[name]
 
+    def holds(self, needle: str, name: str = "", pattern: re.Pattern[str] | None = None) -> bool:
+        """Whether `needle` occurs in the text, or in its form `name` when `pattern` is given
+        (`name` "number": `needle` is a number's text, found as a token)."""
+        key = (name, needle)
+        hit = self._found.get(key)
+        if hit is None:
+            if name == "number":
+                hit = _shown_in(needle, self.text)
+            else:
+                hit = needle in (self.text if pattern is None else self.form(name, pattern))
+            if len(self._found) >= self.LIMIT:
+                self._found.clear()
+            self._found[key] = hit
+        return hit
+
 
 class _Seen:
     """What the agent had seen so far. Contents are kept as given and turned into case-folded
-    text only when a value is tested, so a run with nothing to test costs next to nothing; the
+    text only when a value is tested and not found in the case's own sources, one source at a
+    time until it is found, so a run with nothing to test costs next to nothing; the
     letters-and-digits and digits-only forms are built, once per source, only when an ID or a
-    phone number is not found as written."""
+    phone number is not found as written.
+
+    The sources are searched one by one rather than as one joined text: a tested value holds
+    no line break (emails, IDs and phone numbers have no whitespace, numbers are tokens), so it
+    occurs in the joined text exactly when it occurs in one of them.
+    """
 
     def __init__(self, known: _Known) -> None:
         self._known = known
         self._raw: list[Any] = []
         self._parts: list[str] = []  # the folded text of `_raw`, up to where it was needed
-        self._text = known.text
-        self._forms: dict[str, tuple[int, str]] = {}  # form -> (parts in it, joined text)
+        self._forms: dict[str, list[str]] = {}  # form -> that form of `_parts`, so far
 
     def add(self, content: Any) -> None:
         if content is not None:
             self._raw.append(content)
 
-    def _catch_up(self) -> None:
-        if len(self._parts) < len(self._raw):
-            self._parts += [_text(c).casefold() for c in self._raw[len(self._parts) :]]
-            self._text = "\n".join([self._known.text, *self._parts])
+    def _folded(self) -> Iterator[str]:
+        """The folded text of each source in turn, folding each the first time it is read."""
+        parts = self._parts
+        for k, content in enumerate(self._raw):
+            if k == len(parts):
+                parts.append(_text(content).casefold())
+            yield parts[k]
 
-    def _form(self, name: str, pattern: re.Pattern[str]) -> str:
-        count, joined = self._forms.get(name, (0, self._known.form(name, pattern)))
-        if count < len(self._parts):
-            joined += "\n" + "\n".join(pattern.sub("", p) for p in self._parts[count:])
-            self._forms[name] = (len(self._parts), joined)
-        return joined
+    def _formed(self, name: str, pattern: re.Pattern[str]) -> Iterator[str]:
+        """Each source's text with `pattern` removed, built the first time it is read."""
+        forms = self._forms.setdefault(name, [])
+        for k, part in enumerate(self._folded()):
+            if k == len(forms):
+                forms.append(pattern.sub("", part))
+            yield forms[k]
 
     def holds(self, value: Any, kind: str) -> bool:
         """Whether `value` (of `kind`) occurs in anything seen so far."""
-        self._catch_up()
+        known = self._known
         if kind == "number":
-            return _number_seen(value, self._text)
+            shown = _shown(value)
+            return known.holds(shown, "number") or any(_shown_in(shown, p) for p in self._folded())
         text = str(value).strip().casefold()
         if kind == "phone":
-            return _NON_DIGIT.sub("", text) in self._form("digits", _NON_DIGIT)
-        if text in self._text:
+            digits = _NON_DIGIT.sub("", text)
+            return known.holds(digits, "digits", _NON_DIGIT) or any(
+                digits in p for p in self._formed("digits", _NON_DIGIT)
+            )
+        if known.holds(text) or any(text in p for p in self._folded()):
             return True
         # An ID written differently (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`).
-        return kind == "id" and _squash(text) in self._form("alnum", _NON_ALNUM)
+        if kind != "id":
+            return False
+        squashed = _squash(text)
+        return known.holds(squashed, "alnum", _NON_ALNUM) or any(
+            squashed in p for p in self._formed("alnum", _NON_ALNUM)
+        )
 
 
 def _squash(text: str) -> str:
@@ -183,8 +242,13 @@ def _squash(text: str) -> str:
     return _NON_ALNUM.sub("", text)
 
 
-def _number_seen(value: float, text: str) -> bool:
-    shown = str(int(value)) if float(value).is_integer() else repr(float(value))
+def _shown(value: float) -> str:
+    """A number as the text it would be written as (25.0 as `25`)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _shown_in(shown: str, text: str) -> bool:
+    """Whether a number's text occurs in `text` as a token, not inside a longer number."""
     return re.search(rf"(?<![0-9.]){re.escape(shown)}(?![0-9])", text) is not None
 
 
