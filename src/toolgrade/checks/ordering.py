@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.checks.base import GradeContext, PassRateAccumulator
+from toolgrade.checks.call_identity import identity
 from toolgrade.checks.efficiency import StepEfficiency
 from toolgrade.checks.recovery import faulted_positions
 from toolgrade.models import (
@@ -288,19 +289,29 @@ def _canon(value: Any) -> Any:
 def call_keys(calls: list[tuple[int, ToolCall]]) -> list[str]:
     """A key per call such that two calls' keys are equal exactly when their `call_key`s are.
 
-    Computed once per grade and shared by the repeat detectors. A `call_key` starts with the
-    tool name, so a call whose tool occurs once in the run cannot equal any other: it gets a
-    placeholder no real key can equal (a real key's JSON part starts with `{`), and its
-    arguments are never serialised.
+    A `call_key` starts with the tool name, so a call whose tool occurs once in the run cannot
+    equal any other: it gets a placeholder no real key can equal (a real key's JSON part starts
+    with `{`), and its arguments are never serialised.
     """
     counts = Counter(c.tool for _, c in calls)
     return [call_key(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
 
 
+def call_identities(calls: list[tuple[int, ToolCall]]) -> list[Hashable]:
+    """`call_keys` without the JSON: equal exactly when they are, and what grading uses.
+
+    Computed once per grade and shared by the repeat detectors. A repeated tool's calls get
+    their hashable `identity` (a tuple); a call whose tool occurs once gets a placeholder
+    string, which no tuple equals, and its arguments are never read.
+    """
+    counts = Counter(c.tool for _, c in calls)
+    return [identity(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
+
+
 def find_loops(
     calls: list[tuple[int, ToolCall]],
     threshold: int,
-    keys: list[str] | None = None,
+    keys: list[Hashable] | None = None,
     faulted: Collection[int] = (),
 ) -> list[list[int]]:
     """Runs of `threshold` or more identical consecutive calls, as lists of their steps.
@@ -309,10 +320,10 @@ def find_loops(
     against its retry ceiling, so it starts a new run instead of extending a loop. So does a
     repeat of a faulted call (`faulted`: positions into `calls`, see `recovery.
     faulted_positions`): an injected `empty` or `malformed` fault is recorded as ok, yet the
-    recovery check counts the repeat as its retry. `keys`: the calls' `call_keys`, when the
+    recovery check counts the repeat as its retry. `keys`: the calls' `call_identities`, when the
     caller already has them.
     """
-    keys = call_keys(calls) if keys is None else keys
+    keys = call_identities(calls) if keys is None else keys
     runs: list[list[int]] = []
     current: list[int] = []
     for n, (step, _) in enumerate(calls):
@@ -335,7 +346,7 @@ def _repeats(prev: ToolCall, faulted: bool) -> bool:
 def loop_failures(
     calls: list[tuple[int, ToolCall]],
     threshold: int,
-    keys: list[str] | None = None,
+    keys: list[Hashable] | None = None,
     faulted: Collection[int] = (),
 ) -> tuple[list[Failure], set[int]]:
     """One `loop` failure per run of repeats, and the steps those runs cover."""
@@ -364,7 +375,7 @@ def loop_failures(
 def redundant_failures(
     calls: list[tuple[int, ToolCall]],
     skip: set[int],
-    keys: list[str] | None = None,
+    keys: list[Hashable] | None = None,
     faulted: Collection[int] = (),
 ) -> list[Failure]:
     """`redundant_call`: a call identical to an earlier one that returned ok.
@@ -373,8 +384,8 @@ def redundant_failures(
     agent had not seen). Steps inside a reported loop are skipped: the loop already says it.
     A faulted call (`faulted`, positions into `calls`) did not return ok, whatever its status.
     """
-    keys = call_keys(calls) if keys is None else keys
-    ok_at: dict[str, _Event] = {}
+    keys = call_identities(calls) if keys is None else keys
+    ok_at: dict[Hashable, _Event] = {}
     failures: list[Failure] = []
     for n, (step, c) in enumerate(calls):
         key, here = keys[n], _Event(step, c.tool, c.group)
@@ -442,7 +453,7 @@ class OrderingCheck:
             over = budget_failure(side, limit, events, ordering)
             held += over is None
             failures += [over] if over else []
-        keys = call_keys(calls)
+        keys = call_identities(calls)
         faulted = faulted_positions(case.expected.recovery, calls)
         loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys, faulted)
         failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
