@@ -182,7 +182,7 @@ def pair_calls(
     field): grading a pair then reuses them instead of comparing the same fields again.
     """
     pairs: dict[int, int] = {}
-    judged = [_needs_judge(spec) for spec in specs] if settled is not None else []
+    judged = [_judged(spec) for spec in specs] if settled is not None else []
     for tool in dict.fromkeys(ref.tool for ref in refs):
         ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
         call_ids = [n for n, call in enumerate(calls) if call.tool == tool]
@@ -251,6 +251,16 @@ _PARSED: IdentityMemo[ArgumentExpectation, Spec] = IdentityMemo()
 def _parsed(ref: ArgumentExpectation) -> Spec:
     """`parse_args(ref.args)`, parsed once per reference call object."""
     return _PARSED(ref, lambda r: parse_args(r.args))
+
+
+#: `_needs_judge` per parsed reference call: the specs are kept per reference call (`_PARSED`),
+#: so this is asked once per case, not once per run.
+_JUDGED: IdentityMemo[Spec, bool] = IdentityMemo()
+
+
+def _judged(spec: Spec) -> bool:
+    """`_needs_judge(spec)`, once per spec object."""
+    return _JUDGED(spec, _needs_judge)
 
 
 def _needs_judge(spec: Spec) -> bool:

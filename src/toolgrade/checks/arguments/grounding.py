@@ -288,7 +288,9 @@ def ungrounded_values(case: Case, run: Trajectory) -> list[Ungrounded]:
         group = item.group
         for path, value in _leaves(item.args, ""):
             kind = value_kind(value, kinds)
-            if kind is None or f"{item.tool}.{path}" in exempt or seen.holds(value, kind):
+            if kind is None or (exempt and f"{item.tool}.{path}" in exempt):
+                continue
+            if seen.holds(value, kind):
                 continue
             found.append(Ungrounded(step, item.tool, path, value, kind))
         pending.append(item)
