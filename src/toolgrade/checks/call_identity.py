@@ -47,3 +47,30 @@ def _value(value: Any) -> Hashable:
     if isinstance(value, list | tuple):
         return (_LIST, tuple(_value(v) for v in value))
     return str(value)  # what `default=str` would write
+
+
+class _Unkeyed(Exception):
+    """A value `exact_key` cannot stand for (a type JSON does not have)."""
+
+
+def exact_key(value: Any) -> Hashable | None:
+    """A hashable value equal for two JSON values exactly when they are the same value written
+    the same way: same types (5 is not 5.0, True is not 1), same key order, -0.0 apart from 0.0.
+    None for a value holding a type JSON does not have (then nothing is to be reused)."""
+    try:
+        return _exact(value)
+    except _Unkeyed:
+        return None
+
+
+def _exact(value: Any) -> Hashable:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return (kind, value)
+    if kind is float:
+        return (kind, value.hex())  # tells -0.0 from 0.0; every NaN writes alike
+    if kind is dict:
+        return (kind, tuple((k, _exact(v)) for k, v in value.items()))
+    if kind is list:
+        return (kind, tuple(_exact(v) for v in value))
+    raise _Unkeyed

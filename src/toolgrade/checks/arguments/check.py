@@ -53,6 +53,7 @@ from toolgrade.checks.arguments.grounding import Ungrounded, ungrounded_values
 from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.arguments.pairing import AskJudge, FieldResult, compare, optimal_pairs
 from toolgrade.checks.arguments.schema import Validity, validate_call
+from toolgrade.checks.arguments.settled import judge_free_results
 from toolgrade.checks.base import GradeContext
 from toolgrade.models import (
     ArgumentExpectation,
@@ -197,7 +198,8 @@ def pair_calls(
             weight: float = partial_weight,
         ) -> float:
             k, n = ref_ids[i], call_ids[j]
-            results = field_results(specs[k], calls[n].args, None)
+            spec, args = specs[k], calls[n].args
+            results = judge_free_results(spec, args, lambda: field_results(spec, args, None))
             if settled is not None and not judged[k]:
                 settled[k, n] = results
             return _pairing_value(results, weight)
