@@ -165,7 +165,7 @@ def _inert(schema: Any) -> bool:
 def _flat_undeclared(plan: _FlatPlan, args: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """`undeclared_keys` for a schema with a flat plan: the top-level keys it does not declare."""
     described, props = plan
-    if not described:
+    if not described or args.keys() <= props.keys():  # the usual call: one set test, in C
         return []
     return [(str(key), value) for key, value in args.items() if key not in props]
 
