@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.checks.arguments.grounding import _Known, _Seen, _shown, _text
+from toolgrade.checks.arguments.grounding import _digits, _Known, _Seen, _shown, _squash, _text
 
 _NON_DIGIT = re.compile(r"[^0-9]")
 _NON_ALNUM = re.compile(r"[^0-9a-z]")
@@ -57,3 +57,11 @@ def test_numbers_same_as_the_joined_text(contents: list[str], value: float) -> N
     for content in contents:
         seen.add(content)
     assert seen.holds(value, "number") == _joined_holds("refund 25", contents, value, "number")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=30)
+       | st.text(alphabet="aZ09 -#\u00df\u00c5\u0130\u0131\u212a\n.", max_size=30))
+def test_byte_translation_removes_what_the_patterns_removed(text: str) -> None:
+    assert _squash(text) == _NON_ALNUM.sub("", text)
+    assert _digits(text) == _NON_DIGIT.sub("", text)
