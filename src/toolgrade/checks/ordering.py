@@ -9,6 +9,7 @@ before `b`; `a` must strictly precede `b`'s group. See docs/ordering.md for the 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
@@ -167,19 +168,25 @@ def aligned_order(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[i
     positions: dict[str, list[int]] = {}
     for pos, name in enumerate(reference):
         positions.setdefault(name, []).append(pos)
-    used: Counter[str] = Counter()
-
-    def claim(name: str) -> float:
-        slots = positions.get(name, [])
-        k = used[name]
-        used[name] += 1
-        return slots[k] if k < len(slots) else float("inf")
-
+    used: dict[str, int] = {}
     out: list[int] = []
     for block in _blocks(calls):
-        keyed = [(claim(calls[i].tool), i) for i in block]
+        if len(block) == 1:  # a call alone keeps its place; it still claims its position
+            name = calls[block[0]].tool
+            used[name] = used.get(name, 0) + 1
+            out.append(block[0])
+            continue
+        keyed = [(_claim(positions, used, calls[i].tool), i) for i in block]
         out += [i for _, i in sorted(keyed)]
     return out
+
+
+def _claim(positions: dict[str, list[int]], used: dict[str, int], name: str) -> float:
+    """The next unused reference position of `name`, or infinity when none is left."""
+    k = used.get(name, 0)
+    used[name] = k + 1
+    slots = positions.get(name)
+    return slots[k] if slots is not None and k < len(slots) else math.inf
 
 
 def _blocks(calls: Sequence[ToolCall]) -> list[list[int]]:
@@ -195,7 +202,12 @@ def _blocks(calls: Sequence[ToolCall]) -> list[list[int]]:
 
 
 def lcs_length(x: Sequence[str], y: Sequence[str]) -> int:
-    """Length of the longest common subsequence (dynamic programming, one row of memory)."""
+    """Length of the longest common subsequence (dynamic programming, one row of memory).
+
+    When `y` is a subsequence of `x` (a run that holds the reference in order, the usual
+    case), that is its length, found in one pass without the table."""
+    if _is_subsequence(y, x):
+        return len(y)
     row = [0] * (len(y) + 1)
     for a in x:
         prev_diag = 0
@@ -204,6 +216,12 @@ def lcs_length(x: Sequence[str], y: Sequence[str]) -> int:
             row[j] = prev_diag + 1 if a == b else max(row[j], row[j - 1])
             prev_diag = keep
     return row[len(y)]
+
+
+def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
+    """Whether `short` occurs in `long` in order (greedy matching decides it)."""
+    it = iter(long)
+    return all(any(a == b for b in it) for a in short)
 
 
 @dataclass(frozen=True)
