@@ -8,7 +8,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.checks.arguments.grounding import _digits, _Known, _Seen, _shown, _squash, _text
+from toolgrade.checks.arguments.grounding import (
+    _digits,
+    _Known,
+    _leaves,
+    _Seen,
+    _shown,
+    _squash,
+    _text,
+)
+from toolgrade.jsonio.leaves import leaves
 
 _NON_DIGIT = re.compile(r"[^0-9]")
 _NON_ALNUM = re.compile(r"[^0-9a-z]")
@@ -65,3 +74,17 @@ def test_numbers_same_as_the_joined_text(contents: list[str], value: float) -> N
 def test_byte_translation_removes_what_the_patterns_removed(text: str) -> None:
     assert _squash(text) == _NON_ALNUM.sub("", text)
     assert _digits(text) == _NON_DIGIT.sub("", text)
+
+
+_NESTED = st.recursive(
+    st.sampled_from([1, "A123", None, True]),
+    lambda inner: st.lists(inner, max_size=2)
+    | st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NESTED)
+def test_argument_leaves_are_the_walker_s(value: Any) -> None:
+    assert list(_leaves(value, "")) == [(leaf.path, leaf.value) for leaf in leaves(value)]

@@ -122,15 +122,19 @@ def _is_phone(text: str) -> bool:
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     """Every scalar in an arguments value, with its dotted path (`items[0].sku`); strings are
     kept as the agent wrote them (an ID inside a JSON string is still that string's text).
-    The paths are `jsonio.leaves`'; a flat object, the usual arguments, is read directly."""
-    if isinstance(value, dict) and not path and not any(
-        isinstance(v, Mapping | list | tuple) for v in value.values()
-    ):
-        for k, item in value.items():
-            yield str(k), item
+    The paths are `jsonio.leaves`'; the top level of an object, the usual arguments, is read
+    here and only nested values go through the walker (their paths start at their key)."""
+    if path or not isinstance(value, Mapping):
+        for leaf in leaves(value, path=path):
+            yield leaf.path, leaf.value
         return
-    for leaf in leaves(value, path=path):
-        yield leaf.path, leaf.value
+    for k, item in value.items():
+        name = str(k)
+        if isinstance(item, Mapping | list | tuple):
+            for leaf in leaves(item, path=name):
+                yield leaf.path, leaf.value
+        else:
+            yield name, item
 
 
 def _text(content: Any) -> str:
