@@ -68,7 +68,7 @@ from toolgrade.checks.selection_figures import (
     counted_calls,
     free_calls,
     pair_substitutions,
-    per_tool_counts,
+    per_tool_rows,
     route_taken,
 )
 from toolgrade.models import (
@@ -116,12 +116,7 @@ class SelectionCheck:
         figures: dict[str, Any] = {
             **counts.figures(),
             "route": index,
-            "per_tool": {
-                name: {"tp": c.tp, "fp": c.fp, "fn": c.fn}
-                for name, c in per_tool_counts(
-                    expected, counted_calls(expected, actual, free)
-                ).items()
-            },
+            "per_tool": per_tool_rows(expected, counted_calls(expected, actual, free)),
             "side_effect_extras": builder.side_effect_extras,
             "substitutions": builder.substitutions,
         }
