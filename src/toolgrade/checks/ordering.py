@@ -19,6 +19,7 @@ from toolgrade.checks.base import GradeContext, PassRateAccumulator
 from toolgrade.checks.call_identity import identity
 from toolgrade.checks.efficiency import StepEfficiency
 from toolgrade.checks.recovery import faulted_positions
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
     ANSWER,
     Case,
@@ -50,7 +51,7 @@ def _precedes(a: _Event, b: _Event) -> bool:
 def _events(run: Trajectory, calls: list[tuple[int, ToolCall]] | None = None) -> list[_Event]:
     """The run's tool calls (`calls`: `run.calls`, when already at hand), plus the final answer
     when there is one."""
-    events = [_Event(i, c.tool, c.group) for i, c in (run.calls if calls is None else calls)]
+    events = [_Event(i, c.tool, c.group) for i, c in (calls_of(run) if calls is None else calls)]
     final = run.final_answer()
     if final is not None:
         events.append(_Event(final[0], ANSWER, None, is_answer=True))
@@ -242,7 +243,7 @@ def check_mode(
     """Compare the whole call sequence with the reference by `exact`, `in_order` or `any_order`.
 
     `calls`: `run.calls`, when the caller already has them."""
-    calls = run.calls if calls is None else calls
+    calls = calls_of(run) if calls is None else calls
     bare = [c for _, c in calls]
     order = aligned_order(bare, reference)
     actual = _tools_in(bare, order)
@@ -449,7 +450,7 @@ class OrderingCheck:
         ordering = case.expected.ordering
         if ordering is None:
             return CheckResult.not_applicable(self.name)
-        calls = run.calls
+        calls = calls_of(run)
         events = _events(run, calls)
         held, total = 0, 0
         failures: list[Failure] = []

@@ -58,6 +58,7 @@ from typing import Any
 
 from toolgrade.checks.adjudication import decide_route, listed_routes
 from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.selection_figures import (
     NONE,
     Alignment,
@@ -99,7 +100,7 @@ class SelectionCheck:
         routes = listed_routes(spec)
         # With `allow_failed`, a call whose tool returned an error is free: it changed nothing,
         # so it neither matches the route nor counts as extra (flags still see it).
-        every_call = run.calls
+        every_call = calls_of(run)
         calls, failed = _counted(every_call, spec.allow_failed)
         steps = [i for i, _ in calls]
         called = [call.tool for _, call in calls]

@@ -55,6 +55,7 @@ from toolgrade.checks.arguments.pairing import AskJudge, FieldResult, compare, o
 from toolgrade.checks.arguments.schema import Validity, validate_call
 from toolgrade.checks.arguments.settled import judge_free_results
 from toolgrade.checks.base import GradeContext
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
     ArgumentExpectation,
     Case,
@@ -94,7 +95,7 @@ class ArgumentsCheck:
         if refs is None:
             return self._grounding_only(case, ungrounded)
         specs = [_parsed(ref) for ref in refs]
-        calls = run.calls
+        calls = calls_of(run)
         validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
         settled: dict[tuple[int, int], FieldResults] = {}
         pairs = pair_calls(refs, specs, [c for _, c in calls], settled)
