@@ -16,6 +16,7 @@ from toolgrade.checks.ordering import (
     _Event,
     _matching,
     aligned_names,
+    call_identities,
     call_key,
     call_keys,
 )
@@ -94,3 +95,55 @@ def test_an_unknown_group_is_an_error() -> None:
     ordering = OrderingExpectation()
     with pytest.raises(ValueError, match="unknown ordering group '@x'"):
         _matching("@x", [_Event(0, "a")], ordering)
+
+
+#: Values JSON equality treats in ways Python equality does not (NaN, -0.0, bools, strings that
+#: read like other values), nested, and an object that only `default=str` can write.
+WIDE = st.recursive(
+    st.sampled_from([1, 1.0, -0.0, 0, 0.5, True, False, None, "1", "true", "null", "NaN",
+                     float("nan"), float("inf"), 10**20, 1e20, "x"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(
+        st.sampled_from(["p", "q"]), inner, max_size=2),
+    max_leaves=4,
+)
+
+
+@st.composite
+def wide_calls(draw: st.DrawFn) -> list[tuple[int, ToolCall]]:
+    """Calls of one tool, so that every key is an identity, with awkward argument values."""
+    out = []
+    for step in range(draw(st.integers(min_value=2, max_value=6))):
+        if draw(st.integers(0, 5)) == 0:
+            raw = draw(st.sampled_from(["x", "{"]))
+            out.append((step, ToolCall(tool="t", raw_arguments=raw)))
+            continue
+        args = draw(st.dictionaries(st.sampled_from(["p", "raw"]), WIDE, max_size=2))
+        out.append((step, ToolCall(tool="t", args=args)))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(wide_calls())
+def test_identities_are_equal_exactly_when_call_keys_are(run: list[tuple[int, ToolCall]]) -> None:
+    keys = call_identities(run)
+    full = [call_key(c) for _, c in run]
+    for i in range(len(run)):
+        for j in range(len(run)):
+            assert (keys[i] == keys[j]) == (full[i] == full[j]), (run[i][1], run[j][1])
+
+
+def test_raw_arguments_and_a_raw_field_share_a_key() -> None:
+    # call_key writes both as {"raw": "x"}; the identity must not tell them apart either.
+    raw, field = ToolCall(tool="t", raw_arguments="x"), ToolCall(tool="t", args={"raw": "x"})
+    assert call_key(raw) == call_key(field)
+    keys = call_identities([(0, raw), (1, field)])
+    assert keys[0] == keys[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(calls())
+def test_identities_agree_with_call_keys_across_tools(run: list[tuple[int, ToolCall]]) -> None:
+    keys, identities = call_keys(run), call_identities(run)
+    for i in range(len(run)):
+        for j in range(len(run)):
+            assert (keys[i] == keys[j]) == (identities[i] == identities[j])

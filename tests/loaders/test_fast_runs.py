@@ -150,3 +150,13 @@ def test_a_plain_line_holding_the_word_messages_is_still_read_right() -> None:
     trajectory, problems = read_line(line, Path("runs.jsonl"), 1)
     assert problems == [] and repr(trajectory) == repr(careful(line))
     assert trajectory is not None and trajectory.tool_names == ["t"]
+
+
+@pytest.mark.parametrize("line", PLAIN)
+def test_the_fast_trajectory_is_the_validated_one_field_for_field(line: str) -> None:
+    # Built without a second validation: its fields set, dump and equality must not show it.
+    fast, slow = plain_trajectory(line), careful(line)
+    assert fast is not None and slow is not None
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.model_dump_json() == slow.model_dump_json()
+    assert fast == slow

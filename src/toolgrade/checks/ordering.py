@@ -9,14 +9,17 @@ before `b`; `a` must strictly precede `b`'s group. See docs/ordering.md for the 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.checks.base import GradeContext, PassRateAccumulator
+from toolgrade.checks.call_identity import identity
 from toolgrade.checks.efficiency import StepEfficiency
 from toolgrade.checks.recovery import faulted_positions
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
     ANSWER,
     Case,
@@ -48,7 +51,7 @@ def _precedes(a: _Event, b: _Event) -> bool:
 def _events(run: Trajectory, calls: list[tuple[int, ToolCall]] | None = None) -> list[_Event]:
     """The run's tool calls (`calls`: `run.calls`, when already at hand), plus the final answer
     when there is one."""
-    events = [_Event(i, c.tool, c.group) for i, c in (run.calls if calls is None else calls)]
+    events = [_Event(i, c.tool, c.group) for i, c in (calls_of(run) if calls is None else calls)]
     final = run.final_answer()
     if final is not None:
         events.append(_Event(final[0], ANSWER, None, is_answer=True))
@@ -166,19 +169,25 @@ def aligned_order(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[i
     positions: dict[str, list[int]] = {}
     for pos, name in enumerate(reference):
         positions.setdefault(name, []).append(pos)
-    used: Counter[str] = Counter()
-
-    def claim(name: str) -> float:
-        slots = positions.get(name, [])
-        k = used[name]
-        used[name] += 1
-        return slots[k] if k < len(slots) else float("inf")
-
+    used: dict[str, int] = {}
     out: list[int] = []
     for block in _blocks(calls):
-        keyed = [(claim(calls[i].tool), i) for i in block]
+        if len(block) == 1:  # a call alone keeps its place; it still claims its position
+            name = calls[block[0]].tool
+            used[name] = used.get(name, 0) + 1
+            out.append(block[0])
+            continue
+        keyed = [(_claim(positions, used, calls[i].tool), i) for i in block]
         out += [i for _, i in sorted(keyed)]
     return out
+
+
+def _claim(positions: dict[str, list[int]], used: dict[str, int], name: str) -> float:
+    """The next unused reference position of `name`, or infinity when none is left."""
+    k = used.get(name, 0)
+    used[name] = k + 1
+    slots = positions.get(name)
+    return slots[k] if slots is not None and k < len(slots) else math.inf
 
 
 def _blocks(calls: Sequence[ToolCall]) -> list[list[int]]:
@@ -194,7 +203,12 @@ def _blocks(calls: Sequence[ToolCall]) -> list[list[int]]:
 
 
 def lcs_length(x: Sequence[str], y: Sequence[str]) -> int:
-    """Length of the longest common subsequence (dynamic programming, one row of memory)."""
+    """Length of the longest common subsequence (dynamic programming, one row of memory).
+
+    When `y` is a subsequence of `x` (a run that holds the reference in order, the usual
+    case), that is its length, found in one pass without the table."""
+    if _is_subsequence(y, x):
+        return len(y)
     row = [0] * (len(y) + 1)
     for a in x:
         prev_diag = 0
@@ -203,6 +217,12 @@ def lcs_length(x: Sequence[str], y: Sequence[str]) -> int:
             row[j] = prev_diag + 1 if a == b else max(row[j], row[j - 1])
             prev_diag = keep
     return row[len(y)]
+
+
+def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
+    """Whether `short` occurs in `long` in order (greedy matching decides it)."""
+    it = iter(long)
+    return all(any(a == b for b in it) for a in short)
 
 
 @dataclass(frozen=True)
@@ -223,7 +243,7 @@ def check_mode(
     """Compare the whole call sequence with the reference by `exact`, `in_order` or `any_order`.
 
     `calls`: `run.calls`, when the caller already has them."""
-    calls = run.calls if calls is None else calls
+    calls = calls_of(run) if calls is None else calls
     bare = [c for _, c in calls]
     order = aligned_order(bare, reference)
     actual = _tools_in(bare, order)
@@ -288,19 +308,29 @@ def _canon(value: Any) -> Any:
 def call_keys(calls: list[tuple[int, ToolCall]]) -> list[str]:
     """A key per call such that two calls' keys are equal exactly when their `call_key`s are.
 
-    Computed once per grade and shared by the repeat detectors. A `call_key` starts with the
-    tool name, so a call whose tool occurs once in the run cannot equal any other: it gets a
-    placeholder no real key can equal (a real key's JSON part starts with `{`), and its
-    arguments are never serialised.
+    A `call_key` starts with the tool name, so a call whose tool occurs once in the run cannot
+    equal any other: it gets a placeholder no real key can equal (a real key's JSON part starts
+    with `{`), and its arguments are never serialised.
     """
     counts = Counter(c.tool for _, c in calls)
     return [call_key(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
 
 
+def call_identities(calls: list[tuple[int, ToolCall]]) -> list[Hashable]:
+    """`call_keys` without the JSON: equal exactly when they are, and what grading uses.
+
+    Computed once per grade and shared by the repeat detectors. A repeated tool's calls get
+    their hashable `identity` (a tuple); a call whose tool occurs once gets a placeholder
+    string, which no tuple equals, and its arguments are never read.
+    """
+    counts = Counter(c.tool for _, c in calls)
+    return [identity(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
+
+
 def find_loops(
     calls: list[tuple[int, ToolCall]],
     threshold: int,
-    keys: list[str] | None = None,
+    keys: list[Hashable] | None = None,
     faulted: Collection[int] = (),
 ) -> list[list[int]]:
     """Runs of `threshold` or more identical consecutive calls, as lists of their steps.
@@ -309,10 +339,10 @@ def find_loops(
     against its retry ceiling, so it starts a new run instead of extending a loop. So does a
     repeat of a faulted call (`faulted`: positions into `calls`, see `recovery.
     faulted_positions`): an injected `empty` or `malformed` fault is recorded as ok, yet the
-    recovery check counts the repeat as its retry. `keys`: the calls' `call_keys`, when the
+    recovery check counts the repeat as its retry. `keys`: the calls' `call_identities`, when the
     caller already has them.
     """
-    keys = call_keys(calls) if keys is None else keys
+    keys = call_identities(calls) if keys is None else keys
     runs: list[list[int]] = []
     current: list[int] = []
     for n, (step, _) in enumerate(calls):
@@ -335,7 +365,7 @@ def _repeats(prev: ToolCall, faulted: bool) -> bool:
 def loop_failures(
     calls: list[tuple[int, ToolCall]],
     threshold: int,
-    keys: list[str] | None = None,
+    keys: list[Hashable] | None = None,
     faulted: Collection[int] = (),
 ) -> tuple[list[Failure], set[int]]:
     """One `loop` failure per run of repeats, and the steps those runs cover."""
@@ -364,7 +394,7 @@ def loop_failures(
 def redundant_failures(
     calls: list[tuple[int, ToolCall]],
     skip: set[int],
-    keys: list[str] | None = None,
+    keys: list[Hashable] | None = None,
     faulted: Collection[int] = (),
 ) -> list[Failure]:
     """`redundant_call`: a call identical to an earlier one that returned ok.
@@ -373,8 +403,8 @@ def redundant_failures(
     agent had not seen). Steps inside a reported loop are skipped: the loop already says it.
     A faulted call (`faulted`, positions into `calls`) did not return ok, whatever its status.
     """
-    keys = call_keys(calls) if keys is None else keys
-    ok_at: dict[str, _Event] = {}
+    keys = call_identities(calls) if keys is None else keys
+    ok_at: dict[Hashable, _Event] = {}
     failures: list[Failure] = []
     for n, (step, c) in enumerate(calls):
         key, here = keys[n], _Event(step, c.tool, c.group)
@@ -420,7 +450,7 @@ class OrderingCheck:
         ordering = case.expected.ordering
         if ordering is None:
             return CheckResult.not_applicable(self.name)
-        calls = run.calls
+        calls = calls_of(run)
         events = _events(run, calls)
         held, total = 0, 0
         failures: list[Failure] = []
@@ -442,7 +472,7 @@ class OrderingCheck:
             over = budget_failure(side, limit, events, ordering)
             held += over is None
             failures += [over] if over else []
-        keys = call_keys(calls)
+        keys = call_identities(calls)
         faulted = faulted_positions(case.expected.recovery, calls)
         loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys, faulted)
         failures += loops + redundant_failures(calls, looped_steps, keys, faulted)

@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 from toolgrade.checks.adjudication import quality_failures, quality_outcome
 from toolgrade.checks.base import GradeContext, pass_rate
 from toolgrade.checks.mentions import MentionOutcome, check_mentions, mention_failure
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.state import StateOutcome, check_state
 from toolgrade.models import (
     Case,
@@ -353,7 +354,7 @@ def judge_interpretation(
     answer = run.final_answer()
     tool_results = [
         {"step": i, "tool": c.tool, "status": c.result.status, "content": c.result.content}
-        for i, c in run.calls
+        for i, c in calls_of(run)
         if c.result is not None
     ]
     if answer is None:
@@ -393,7 +394,7 @@ class RecoveryCheck:
         wanted = case.expected.answer.mentions if case.expected.answer is not None else []
         if rec is None and assertions is None and not wanted:
             return CheckResult.not_applicable(self.name)
-        outcomes = grade_faults(rec, run.calls) if rec is not None else []
+        outcomes = grade_faults(rec, calls_of(run)) if rec is not None else []
         states = check_state(assertions or [], run.final_state, ctx.base_dir)
         mentions = check_mentions(wanted, run)
         graded = [o for o in outcomes if o.stage != "not_triggered"]

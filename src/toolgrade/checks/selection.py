@@ -58,6 +58,7 @@ from typing import Any
 
 from toolgrade.checks.adjudication import decide_route, listed_routes
 from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.selection_figures import (
     NONE,
     Alignment,
@@ -68,7 +69,7 @@ from toolgrade.checks.selection_figures import (
     counted_calls,
     free_calls,
     pair_substitutions,
-    per_tool_counts,
+    per_tool_rows,
     route_taken,
 )
 from toolgrade.models import (
@@ -99,8 +100,8 @@ class SelectionCheck:
         routes = listed_routes(spec)
         # With `allow_failed`, a call whose tool returned an error is free: it changed nothing,
         # so it neither matches the route nor counts as extra (flags still see it).
-        calls = [(i, c) for i, c in run.calls if not (spec.allow_failed and c.failed)]
-        failed = Counter(c.tool for _, c in run.calls if spec.allow_failed and c.failed)
+        every_call = calls_of(run)
+        calls, failed = _counted(every_call, spec.allow_failed)
         steps = [i for i, _ in calls]
         called = [call.tool for _, call in calls]
         free = case.free_tools()
@@ -109,19 +110,14 @@ class SelectionCheck:
         index, counts = best_route(routes, called, mutating, free)
         route = routes[index]
         builder = _FailureBuilder(case, spec, route, called, steps, free)
-        failures = builder.build(align(route, called), run.calls)
+        failures = builder.build(align(route, called), every_call)
         hard_fail = any(f.name in HARD_FAILS for f in failures)
         unknown = any(f.name == "unknown_tool" for f in failures)
         expected, actual = Counter(route), Counter(called)
         figures: dict[str, Any] = {
             **counts.figures(),
             "route": index,
-            "per_tool": {
-                name: {"tp": c.tp, "fp": c.fp, "fn": c.fn}
-                for name, c in per_tool_counts(
-                    expected, counted_calls(expected, actual, free)
-                ).items()
-            },
+            "per_tool": per_tool_rows(expected, counted_calls(expected, actual, free)),
             "side_effect_extras": builder.side_effect_extras,
             "substitutions": builder.substitutions,
         }
@@ -152,6 +148,16 @@ class SelectionCheck:
     def accumulator(self) -> SelectionAccumulator:
         """A fresh accumulator for `summary.checks.selection`."""
         return SelectionAccumulator()
+
+
+def _counted(
+    calls: list[tuple[int, ToolCall]], allow_failed: bool
+) -> tuple[list[tuple[int, ToolCall]], Counter[str]]:
+    """The calls selection counts, and the failed calls left out per tool (`allow_failed`)."""
+    if not allow_failed:
+        return calls, Counter()
+    kept = [(i, c) for i, c in calls if not c.failed]
+    return kept, Counter(c.tool for _, c in calls if c.failed)
 
 
 class _FailureBuilder:

@@ -80,6 +80,16 @@ def per_tool_counts(expected: Counter[str], actual: Counter[str]) -> dict[str, C
     }
 
 
+def per_tool_rows(expected: Counter[str], actual: Counter[str]) -> dict[str, dict[str, int]]:
+    """`per_tool_counts` as the figure writes it, `{name: {tp, fp, fn}}`, without building a
+    `Counts` per tool first."""
+    rows = {}
+    for name in sorted(set(expected) | set(actual)):
+        e, a = expected[name], actual[name]
+        rows[name] = {"tp": min(e, a), "fp": max(0, a - e), "fn": max(0, e - a)}
+    return rows
+
+
 def side_effect_surplus(route: Counter[str], actual: Counter[str], mutating: set[str]) -> int:
     """How many calls of mutating tools go beyond what `route` expects."""
     return sum(max(0, actual[name] - route[name]) for name in mutating)
@@ -178,8 +188,8 @@ def assign_nearest(rows: Sequence[float], cols: Sequence[float]) -> list[tuple[i
     """Optimal one-to-one pairing of two position lists minimising total |distance|.
 
     Rectangular inputs pair min(len(rows), len(cols)) items; the result is sorted by row.
-    The Hungarian method (scipy) is used rather than a greedy nearest-first pass, which can
-    pair the wrong items when two candidates compete for the same neighbour.
+    The Hungarian method (scipy's algorithm) is used rather than a greedy nearest-first pass,
+    which can pair the wrong items when two candidates compete for the same neighbour.
     """
     if not rows or not cols:
         return []

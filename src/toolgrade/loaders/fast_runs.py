@@ -81,7 +81,10 @@ def plain_trajectory(line: str) -> Trajectory | None:
     # `RunRecord` refuses an empty tool name; `ToolCall` itself does not check it.
     if any(isinstance(step, ToolCall) and not step.tool for step in run.steps):
         return None
-    return Trajectory(
+    # Every field was just validated, as strictly as `Trajectory` would (its steps are the
+    # models themselves): building it again would only copy them. All five fields are given,
+    # so the fields set is the same as the validating constructor's.
+    return Trajectory.model_construct(
         case_id=run.case_id,
         trial=run.trial,
         agent=run.agent,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.checks import Check, GradeContext
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
     Case,
     CheckName,
@@ -62,7 +63,7 @@ def _record(
         aggregate=aggregate(results, case.scoring),
         judges=judges,
         error="; ".join(errors) or None,
-        n_calls=len(run.calls),
+        n_calls=len(calls_of(run)),
     )
 
 

@@ -53,7 +53,9 @@ from toolgrade.checks.arguments.grounding import Ungrounded, ungrounded_values
 from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.arguments.pairing import AskJudge, FieldResult, compare, optimal_pairs
 from toolgrade.checks.arguments.schema import Validity, validate_call
+from toolgrade.checks.arguments.settled import judge_free_results
 from toolgrade.checks.base import GradeContext
+from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
     ArgumentExpectation,
     Case,
@@ -93,7 +95,7 @@ class ArgumentsCheck:
         if refs is None:
             return self._grounding_only(case, ungrounded)
         specs = [_parsed(ref) for ref in refs]
-        calls = run.calls
+        calls = calls_of(run)
         validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
         settled: dict[tuple[int, int], FieldResults] = {}
         pairs = pair_calls(refs, specs, [c for _, c in calls], settled)
@@ -182,7 +184,7 @@ def pair_calls(
     field): grading a pair then reuses them instead of comparing the same fields again.
     """
     pairs: dict[int, int] = {}
-    judged = [_needs_judge(spec) for spec in specs] if settled is not None else []
+    judged = [_judged(spec) for spec in specs] if settled is not None else []
     for tool in dict.fromkeys(ref.tool for ref in refs):
         ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
         call_ids = [n for n, call in enumerate(calls) if call.tool == tool]
@@ -197,7 +199,8 @@ def pair_calls(
             weight: float = partial_weight,
         ) -> float:
             k, n = ref_ids[i], call_ids[j]
-            results = field_results(specs[k], calls[n].args, None)
+            spec, args = specs[k], calls[n].args
+            results = judge_free_results(spec, args, lambda: field_results(spec, args, None))
             if settled is not None and not judged[k]:
                 settled[k, n] = results
             return _pairing_value(results, weight)
@@ -251,6 +254,16 @@ _PARSED: IdentityMemo[ArgumentExpectation, Spec] = IdentityMemo()
 def _parsed(ref: ArgumentExpectation) -> Spec:
     """`parse_args(ref.args)`, parsed once per reference call object."""
     return _PARSED(ref, lambda r: parse_args(r.args))
+
+
+#: `_needs_judge` per parsed reference call: the specs are kept per reference call (`_PARSED`),
+#: so this is asked once per case, not once per run.
+_JUDGED: IdentityMemo[Spec, bool] = IdentityMemo()
+
+
+def _judged(spec: Spec) -> bool:
+    """`_needs_judge(spec)`, once per spec object."""
+    return _JUDGED(spec, _needs_judge)
 
 
 def _needs_judge(spec: Spec) -> bool:

@@ -7,8 +7,8 @@ first; only then is the injected `ask` called, and with `ask` None (the mode use
 no judge is ever called.
 
 `optimal_pairs` pairs two lists by the assignment that maximises the total score (the Hungarian
-method, via scipy). The arguments check pairs an agent's calls with the reference calls of the
-same tool this way, and the `unordered` comparator pairs list items: pairing greedily or by
+method, scipy's algorithm). The arguments check pairs an agent's calls with the reference calls
+of the same tool this way, and the `unordered` comparator pairs list items: pairing greedily or by
 position can mis-pair when one call partly matches two references; an optimal assignment cannot.
 """
 

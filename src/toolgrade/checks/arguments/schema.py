@@ -74,7 +74,7 @@ def validate_call(
         )
         return Validity(False, [failure])
     if spec is None:
-        return Validity(None)
+        return _UNKNOWN
     prepared, plan = _prepared(spec)
     if prepared.validator is None:
         return Validity(None, schema_error=prepared.problem)
@@ -91,12 +91,18 @@ def validate_call(
         else _flat_undeclared(plan, call.args)
     )
     if not errors and not undeclared:
-        return Validity(True, [])
+        return _VALID
     failures = _dedupe(
         [f for error in errors for f in _failures(error, call, step)]
         + [_undeclared(path, value, call, step) for path, value in undeclared]
     )
     return Validity(not failures, failures)
+
+
+#: The two verdicts without failures, shared by every call that has one (nine calls in ten):
+#: a `Validity` is frozen and its callers only read its failures.
+_VALID = Validity(True, [])
+_UNKNOWN = Validity(None)
 
 
 @dataclass(frozen=True)
@@ -165,7 +171,7 @@ def _inert(schema: Any) -> bool:
 def _flat_undeclared(plan: _FlatPlan, args: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """`undeclared_keys` for a schema with a flat plan: the top-level keys it does not declare."""
     described, props = plan
-    if not described:
+    if not described or args.keys() <= props.keys():  # the usual call: one set test, in C
         return []
     return [(str(key), value) for key, value in args.items() if key not in props]
 
