@@ -9,10 +9,10 @@ from typer.testing import CliRunner
 
 from builders_judging import all_requests, no_sleep, settings
 from builders_redis import RedisServer, free_port
-from toolgrade.cache_settings import CacheSettings
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.settings.cache import CacheSettings
 
 runner = CliRunner()
 

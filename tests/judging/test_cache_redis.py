@@ -13,7 +13,6 @@ import pytest
 
 from builders_judging import all_requests, no_sleep, request_for, settings
 from builders_redis import RedisServer, free_port
-from toolgrade.cache_settings import CacheSettings
 from toolgrade.errors import ConfigError
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.cache import CacheStorageError, VerdictCache
@@ -22,6 +21,7 @@ from toolgrade.judging.cache_redis import RedisVerdictCache
 from toolgrade.judging.client import ChatRequest
 from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.models import JudgeRequest
+from toolgrade.settings.cache import CacheSettings
 
 OUTAGE = "Redis unavailable"
 

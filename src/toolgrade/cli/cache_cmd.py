@@ -123,9 +123,9 @@ def clear(
 ) -> None:
     """Remove every cached verdict (the next run asks the judge models again). On Redis only
     the keys under the prefix are removed."""
-    from toolgrade.cache_settings import masked_url
     from toolgrade.judging.cache import clear_cache
     from toolgrade.judging.cache_redis import clear_redis
+    from toolgrade.settings.cache import masked_url
 
     judge = guarded(lambda: _settings(config, cache_dir, backend, url, prefix))
     if judge.cache.local:

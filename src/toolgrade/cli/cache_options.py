@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the settings import the models: not at `--help` time
     from toolgrade.settings import JudgeSettings
 
 CacheBackendOption = Annotated[
-    # Spelled out, not imported from cache_settings: that would load pydantic at `--help` time.
+    # Spelled out, not imported from settings.cache: that would load pydantic at `--help` time.
     Literal["disk", "redis", "layered"] | None,
     typer.Option(
         "--cache-backend",
@@ -40,7 +40,7 @@ def with_cache_options(
     """`judge` with the command line's cache options applied (None: as the settings say)."""
     from pydantic import ValidationError
 
-    from toolgrade.cache_settings import CacheSettings
+    from toolgrade.settings.cache import CacheSettings
 
     changes: dict[str, Any] = {
         name: value

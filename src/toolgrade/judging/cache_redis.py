@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from toolgrade.cache_settings import CacheSettings, masked_url
 from toolgrade.errors import ConfigError, ToolgradeError
 from toolgrade.judging.cache import canonical_json, decode_record
+from toolgrade.settings.cache import CacheSettings, masked_url
 
 if TYPE_CHECKING:
     import redis

@@ -21,9 +21,9 @@ from pydantic import (
     model_validator,
 )
 
-from toolgrade.cache_settings import CacheSettings
 from toolgrade.errors import ConfigError, NotUtf8Error, read_utf8
 from toolgrade.models import Combination, JudgeDimension
+from toolgrade.settings.cache import CacheSettings
 
 
 class _Settings(BaseModel):

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from toolgrade.cache_settings import CacheSettings, masked_url, redis_url_problem
 from toolgrade.errors import ConfigError
 from toolgrade.judging.escalation import escalation_settings
 from toolgrade.settings import load_settings
+from toolgrade.settings.cache import CacheSettings, masked_url, redis_url_problem
 
 
 def write(tmp_path: Path, text: str, name: str = "toolgrade.toml") -> Path:
@@ -84,7 +84,7 @@ def test_redis_urls_are_checked_without_connecting() -> None:
 
 
 def test_the_documented_table_loads(tmp_path: Path) -> None:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "cache.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cache.md").read_text()
     block = page.split("```toml\n", 1)[1].split("```", 1)[0]
     cache = load_settings(write(tmp_path, block)).cache
     assert (cache.backend, cache.url, cache.ttl_s) == ("layered", "redis://10.0.0.5:6379/0", 604800)
