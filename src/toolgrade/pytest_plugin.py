@@ -200,7 +200,7 @@ def _grade(
     suite: Path, runs: list[Path], no_judge: bool, say: Callable[[str], None] | None = None,
     *, allow_empty: bool = False,
 ) -> list[TrajectoryResult]:
-    from toolgrade.cli.judges import setup_judges
+    from toolgrade.composition.judges import setup_judges
     from toolgrade.scoring.runner import grade_trajectory, require_runs, validate_inputs
     from toolgrade.settings import load_settings
 

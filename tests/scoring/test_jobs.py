@@ -273,6 +273,6 @@ def test_with_a_judge_grading_stays_in_the_parent(
     monkeypatch.setattr(jobs, "grade_in_workers", no_workers)
     inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"], jobs=2)
     judge = AlwaysPass()
-    output = grade(inputs, tmp_path / "out", judge=judge, workers=2, jobs=2)
+    output = grade(inputs, tmp_path / "out", judge=judge, judge_concurrency=2, jobs=2)
     assert judge.asked > 0  # the judge in this process answered every request
     assert output.summary.trajectories == inputs.n_runs

@@ -177,7 +177,7 @@ def test_with_a_judge_grading_stays_in_the_driver(
     monkeypatch.setattr(jobs, "grade_in_workers", no_workers)
     inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"])
     judge = AlwaysPass()
-    output = grade(inputs, tmp_path / "out", judge=judge, workers=2, engine=RayEngine())
+    output = grade(inputs, tmp_path / "out", judge=judge, judge_concurrency=2, engine=RayEngine())
     assert judge.asked > 0  # the judge in this process answered every request
     assert output.summary.trajectories == inputs.n_runs
 

@@ -42,7 +42,7 @@ def test_judged_run_then_cached_rerun(tmp_path: Path) -> None:
     client = _always("pass")
     engine = build_judge(_settings(tmp_path / "cache"), client=client)
     assert engine is not None
-    first = grade(_inputs(), tmp_path / "one", judge=engine, workers=3)
+    first = grade(_inputs(), tmp_path / "one", judge=engine, judge_concurrency=3)
     usage = engine.usage()
     assert _semantic_unscored(first.results_path) == 0  # every semantic field got a verdict
     assert usage["argument_equivalence"]["calls"] > 0
@@ -58,7 +58,7 @@ def test_judged_run_then_cached_rerun(tmp_path: Path) -> None:
 
     again = build_judge(_settings(tmp_path / "cache"), client=(second := _always("pass")))
     assert again is not None
-    grade(_inputs(), tmp_path / "two", judge=again, workers=3)
+    grade(_inputs(), tmp_path / "two", judge=again, judge_concurrency=3)
     assert second.calls == 0
     assert sum(u["cache_hits"] for u in again.usage().values()) > 0
 
@@ -67,7 +67,7 @@ def test_a_failing_provider_leaves_fields_unscored_and_the_run_complete(tmp_path
     client = FakeClient([TimeoutError("provider timed out")])
     settings = _settings(tmp_path / "cache").model_copy(update={"max_attempts": 2})
     engine = JudgeEngine(settings, client, sleep=lambda seconds: None)  # no real backoff waits
-    output = grade(_inputs(), tmp_path / "out", judge=engine, workers=3)
+    output = grade(_inputs(), tmp_path / "out", judge=engine, judge_concurrency=3)
     assert output.summary.trajectories == 90  # every run of the example, 18 cases
     assert _semantic_unscored(output.results_path) > 0
     usage = engine.usage()
@@ -79,7 +79,7 @@ def test_an_unparseable_reply_is_kept_in_the_record(tmp_path: Path) -> None:
     client = FakeClient(lambda request: "I think it is fine, probably.")
     engine = build_judge(_settings(tmp_path / "cache"), client=client)
     assert engine is not None
-    output = grade(_inputs(), tmp_path / "out", judge=engine, workers=1)
+    output = grade(_inputs(), tmp_path / "out", judge=engine, judge_concurrency=1)
     entries = [entry for line in output.results_path.read_text().splitlines()
                for entry in json.loads(line)["judges"].get("argument_equivalence", [])]
     assert entries and {e["verdict"] for e in entries} == {"unscored"}

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 
 from toolgrade.cli.common import err
-from toolgrade.cli.judges import JudgeSetup
+from toolgrade.composition.judges import JudgeSetup
 from toolgrade.scoring.outputs import ProgressHook
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -25,7 +25,7 @@ from toolgrade.errors import ConfigError
 from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
-    from toolgrade.cli.judges import JudgeSetup
+    from toolgrade.composition.judges import JudgeSetup
     from toolgrade.scoring.engines import Engine
     from toolgrade.scoring.runner import ValidatedInputs
     from toolgrade.settings import Settings
@@ -200,8 +200,8 @@ def run(
     Exit 0 when every gate holds, 1 when a gate fails, 2 for bad input or configuration.
     """
     from toolgrade.checks.adjudication import deciding_dimensions
-    from toolgrade.cli.judges import setup_judges
     from toolgrade.cli.progress import progress_bar
+    from toolgrade.composition.judges import setup_judges
     from toolgrade.loaders.otlp import OtlpOptions
     from toolgrade.reporting import ReportStream, print_scorecard
     from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
@@ -238,8 +238,9 @@ def run(
             with ReportStream() as reports:
                 with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
                     output = grade(
-                        inputs, out_dir, judge=judges.engine, workers=judges.workers,
-                        engine=engine, progress=hook, reports=reports,
+                        inputs, out_dir, judge=judges.engine,
+                        judge_concurrency=judges.judge_concurrency, engine=engine,
+                        progress=hook, reports=reports,
                     )
                 judged = output.summary.with_run_context(
                     judges=judges.summary(output.judge_items), suite=str(suite.resolve()),
@@ -252,9 +253,7 @@ def run(
                 _say_where_graded(engine)
     if not quiet:
         print_scorecard(out, output.summary)
-        from toolgrade.cli.escalation import items_lines
-
-        for line in items_lines(output.judge_items, out_dir):
+        for line in _items_lines(output.judge_items, out_dir):
             out.print(line, markup=False)
         out.print(
             f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml, "
@@ -264,3 +263,17 @@ def run(
     for gate in gates:
         (out if gate.passed else err).print(gate.message(), markup=False)
     raise typer.Exit(EXIT_OK if all(g.passed for g in gates) else EXIT_GATE)
+
+
+def _items_lines(items: Mapping[str, Mapping[str, int]], out_dir: Path) -> list[str]:
+    """The console's account of where judge items went, one line per dimension asked, and
+    where to decide those left for people."""
+    lines = [
+        f"judge items ({dim}): {c['decided_locally']} decided locally, {c['escalated']} "
+        f"escalated, {c['decided_by_people']} decided by people, {c['left_for_people']} left "
+        "for people"
+        for dim, c in items.items()
+    ]
+    if any(c["left_for_people"] for c in items.values()):
+        lines.append(f"decide those left for people with `toolgrade adjudicate {out_dir}`")
+    return lines

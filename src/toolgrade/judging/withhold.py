@@ -5,7 +5,7 @@ record over its kappa floor (DESIGN section 5). One that does not is not let dec
 not stop the run either: every request of its dimension is answered `unscored` with the reason
 "awaiting adjudication" and no model call, so the items it would have decided stay undecided,
 are shown as such and are listed by `toolgrade adjudicate`. Only `[judge] require_calibration =
-true` refuses such a run instead (cli/judges.py).
+true` refuses such a run instead (composition/judges.py).
 """
 
 from __future__ import annotations

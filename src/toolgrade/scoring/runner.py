@@ -80,24 +80,24 @@ def _worker_chunks(
 
 
 def _ordered_results(
-    inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None, workers: int
+    inputs: ValidatedInputs, checks: list[Check], judge: JudgePort | None, concurrency: int
 ) -> Iterator[Graded]:
-    """Grade here, in input order; with a judge up to `workers` trajectories in flight."""
+    """Grade here, in input order; with a judge up to `concurrency` trajectories in flight."""
     suite = inputs.suite
     runs = iter_runs(inputs.files, inputs.otlp)
     pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in runs if t is not None)
     where, decisions = suite.base_dir, inputs.decisions
-    if judge is None or workers <= 1:
+    if judge is None or concurrency <= 1:
         for case, run in pairs:
             yield Graded(case, run, grade_trajectory(case, run, checks, judge, where, decisions))
         return
     window: list[tuple[Case, Trajectory, Future[TrajectoryResult]]] = []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
         for case, run in pairs:
             window.append((case, run, pool.submit(
                 grade_trajectory, case, run, checks, judge, where, decisions
             )))
-            if len(window) >= workers * 2:
+            if len(window) >= concurrency * 2:
                 c, r, fut = window.pop(0)
                 yield Graded(c, r, fut.result())
         for c, r, fut in window:
@@ -110,7 +110,7 @@ class RunOutput:
 
     `grade` writes `results.jsonl`; `summary_path` is where `write_summary` writes `summary`
     once the caller has added what only it knows: `toolgrade run` adds `judges` (the judge
-    usage and calibration, from `cli.judges.JudgeSetup.summary()`) and `gates`. A library
+    usage and calibration, from `composition.judges.JudgeSetup.summary()`) and `gates`. A library
     caller that wants the file calls `write_summary(output)` itself.
     """
 
@@ -128,7 +128,7 @@ def grade(
     *,
     judge: JudgePort | None = None,
     checks: list[Check] | None = None,
-    workers: int = 1,
+    judge_concurrency: int = 1,
     jobs: int = 1,
     engine: Engine | None = None,
     progress: ProgressHook | None = None,
@@ -143,6 +143,8 @@ def grade(
     `reports`, when given (a `ReportStream`), takes each record as written, so the reports
     need no second reading of the file; with workers it takes each worker's part of them
     instead. `on_record`, when given, also receives each record as written (its JSON form).
+    `judge_concurrency`: with a judge, trajectories graded at once in threads of this process
+    (the judge settings' `concurrency`); grading processes are the engine's business.
     `jobs`: worker processes for the deterministic checks (without a judge; see
     `scoring.jobs`); every output is the same, byte for byte, whatever the number. `engine`,
     when given, grades them instead (`scoring.engines`: the same outputs on a Ray cluster).
@@ -165,7 +167,7 @@ def grade(
             for chunk in chunks:
                 writer.take_chunk(chunk, inputs.suite.cases)
         else:
-            for case, run, record in _ordered_results(inputs, checks, judge, workers):
+            for case, run, record in _ordered_results(inputs, checks, judge, judge_concurrency):
                 writer.take(case, run, record)
     data = summary.to_json()
     # The suite's hard-case coverage: every case counts, graded or not (DESIGN section 7).

@@ -30,11 +30,12 @@ class JudgeSetup:
     settings: JudgeSettings = field(default_factory=JudgeSettings)
     calibration: dict[str, Any] = field(default_factory=dict)
     disabled_reason: str | None = None
-    #: Per escalating dimension: the escalation judge's model and calibration (cli.escalation).
+    #: Per escalating dimension: the escalation judge's model and calibration
+    #: (composition.escalation).
     escalation: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def workers(self) -> int:
+    def judge_concurrency(self) -> int:
         """Trajectories graded at once: bounded by the judge concurrency."""
         return self.settings.concurrency if self.engine is not None else 1
 
@@ -242,7 +243,7 @@ def setup_judges(
         from toolgrade.judging.withhold import WithholdingJudge
 
         judge = WithholdingJudge(engine, withheld)
-    from toolgrade.cli.escalation import add_escalation
+    from toolgrade.composition.escalation import add_escalation
 
     judge, escalation = add_escalation(judge, judge_settings, deciding, notify)
     return JudgeSetup(engine=judge, settings=judge_settings, calibration=calibration,

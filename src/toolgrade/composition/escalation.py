@@ -85,17 +85,3 @@ def _models(second: Any) -> dict[JudgeDimension, str]:
     from toolgrade.models import JUDGE_DIMENSIONS
 
     return {d: m for d in JUDGE_DIMENSIONS if (m := second.model_for(d)) != "unconfigured"}
-
-
-def items_lines(items: Mapping[str, Mapping[str, int]], out_dir: Any) -> list[str]:
-    """The console's account of where judge items went, one line per dimension asked, and
-    where to decide those left for people."""
-    lines = [
-        f"judge items ({dim}): {c['decided_locally']} decided locally, {c['escalated']} "
-        f"escalated, {c['decided_by_people']} decided by people, {c['left_for_people']} left "
-        "for people"
-        for dim, c in items.items()
-    ]
-    if any(c["left_for_people"] for c in items.values()):
-        lines.append(f"decide those left for people with `toolgrade adjudicate {out_dir}`")
-    return lines
