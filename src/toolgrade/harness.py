@@ -17,10 +17,11 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict
 
 from toolgrade.jsonio import out as json_out
 from toolgrade.jsonio.lines import MAX_DEPTH, too_deep
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.loaders.fast_runs import STEP_ROLES
 from toolgrade.models import (
     Case,
@@ -34,6 +35,17 @@ from toolgrade.models import (
 )
 
 ErrorMode = Literal["raise", "return"]
+
+
+class RunLine(TypedDict):
+    """A recorded run as one line of a runs JSONL file (normalised `steps`)."""
+
+    case_id: str
+    trial: int
+    agent: NotRequired[str]
+    #: Each step as its model dumps it (unset fields left out).
+    steps: list[JsonObject]
+    final_state: NotRequired[JsonObject]
 
 
 class ToolFault(Exception):
@@ -192,7 +204,7 @@ class FaultInjector:
         case_id: str | None = None,
         trial: int = 0,
         agent: str | None = None,
-        final_state: dict[str, Any] | None = None,
+        final_state: Mapping[str, JsonValue] | None = None,
         final_answer: str | None = None,
     ) -> Trajectory:
         """The recorded run; `final_answer` is appended as the last assistant message."""
@@ -202,25 +214,26 @@ class FaultInjector:
         steps = self.steps
         if final_answer is not None:
             steps.append(Message(role="assistant", content=_recordable(final_answer)))
-        return Trajectory(
-            case_id=cid, trial=trial, agent=agent, steps=steps, final_state=final_state
-        )
+        state = dict(final_state) if final_state is not None else None
+        return Trajectory(case_id=cid, trial=trial, agent=agent, steps=steps, final_state=state)
 
     def to_jsonl_line(
         self,
         case_id: str | None = None,
         trial: int = 0,
         agent: str | None = None,
-        final_state: dict[str, Any] | None = None,
+        final_state: Mapping[str, JsonValue] | None = None,
         final_answer: str | None = None,
     ) -> str:
         """The recorded run as one line of a runs JSONL file (normalised `steps`)."""
         run = self.trajectory(case_id, trial, agent, final_state, final_answer)
-        data: dict[str, Any] = {"case_id": run.case_id, "trial": run.trial}
-        if run.agent is not None:
-            data["agent"] = run.agent
         # Python mode, then json_out: JSON mode would write NaN and infinity as null.
-        data["steps"] = [s.model_dump(exclude_none=True) for s in run.steps]
+        steps: list[JsonObject] = [s.model_dump(exclude_none=True) for s in run.steps]
+        data: RunLine
+        if run.agent is not None:
+            data = {"case_id": run.case_id, "trial": run.trial, "agent": run.agent, "steps": steps}
+        else:
+            data = {"case_id": run.case_id, "trial": run.trial, "steps": steps}
         if run.final_state is not None:
             data["final_state"] = run.final_state
         return json_out.dumps(data, ensure_ascii=False)

@@ -23,6 +23,15 @@ def test_an_explicit_pyproject_without_the_table_says_so(tmp_path: Path) -> None
         load_settings(path)
 
 
+def test_a_pyproject_whose_tool_is_not_a_table_has_no_settings(tmp_path: Path) -> None:
+    # `tool = 1` is valid TOML: it once crashed with AttributeError ('int' has no .get).
+    path = tmp_path / "pyproject.toml"
+    path.write_text('tool = 1\n')
+    with pytest.raises(ConfigError, match=r"no \[tool\.toolgrade\] table in it"):
+        load_settings(path)
+    assert load_settings(cwd=tmp_path).source is None  # found by itself: passed over
+
+
 @pytest.mark.parametrize(
     "line", ["timeout_s = -5", "timeout_s = 0", "max_tokens = 0", "temperature = -1"]
 )

@@ -16,9 +16,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict
 
 from toolgrade.errors import InputError, ToolgradeError
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.loaders import Suite
 from toolgrade.models import HumanDecisions, ItemDecision, RouteDecision, item_id, route_key
 
@@ -35,7 +36,30 @@ class Exported:
     items: int
 
 
-def _item_line(d: ItemDecision) -> dict[str, Any]:
+class SetLine(TypedDict):
+    """One item of an exported set (`calibration.calibrate.CalibrationItem`'s JSON form)."""
+
+    id: str
+    inputs: JsonObject
+    label: Literal["pass", "fail"]
+    tags: list[str]
+    note: str
+
+
+class Provenance(TypedDict):
+    """The `_provenance` header of an exported set: who labelled its items, and how."""
+
+    author: str
+    method: str
+    annotators: list[str]
+    source: str
+    exported_at: str
+    dimension: str
+    items: int
+    version: int
+
+
+def _item_line(d: ItemDecision) -> SetLine:
     return {
         "id": f"{ID_PREFIX}{d.item}",
         "inputs": d.inputs,
@@ -45,7 +69,7 @@ def _item_line(d: ItemDecision) -> dict[str, Any]:
     }
 
 
-def _route_line(d: RouteDecision, suite: Suite) -> dict[str, Any] | None:
+def _route_line(d: RouteDecision, suite: Suite) -> SetLine | None:
     from toolgrade.checks.adjudication import listed_routes, route_inputs
 
     case = suite.cases.get(d.case_id)
@@ -68,8 +92,8 @@ def _note(label: str, by: str | None, at: str | None, reason: str, cases: list[s
     return f"{label} by {by or 'an unnamed person'}{when}{why} (cases: {', '.join(cases)})"
 
 
-def _provenance(dimension: str, lines: list[dict[str, Any]], people: set[str], source: Path,
-                now: datetime) -> dict[str, Any]:
+def _provenance(dimension: str, lines: list[SetLine], people: set[str], source: Path,
+                now: datetime) -> Provenance:
     return {
         "author": "people, through `toolgrade adjudicate`",
         "method": (
@@ -86,9 +110,9 @@ def _provenance(dimension: str, lines: list[dict[str, Any]], people: set[str], s
     }
 
 
-def set_lines(suite: Suite, decisions: HumanDecisions) -> dict[str, list[dict[str, Any]]]:
+def set_lines(suite: Suite, decisions: HumanDecisions) -> dict[str, list[SetLine]]:
     """The calibration items of every decision, per dimension (ids unique in each)."""
-    lines: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    lines: dict[str, list[SetLine]] = defaultdict(list)
     for item in decisions.items:
         lines[item.dimension].append(_item_line(item))
     for route in decisions:

@@ -16,14 +16,42 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import HumanDecisions, ItemDecision, JudgeDimension
 from toolgrade.models.adjudication import unscored_kind
 from toolgrade.reporting.digest import clip, iter_records
 
 #: Characters of one input value shown in the listing (`--json` shows them whole).
 VALUE_CHARS = 400
+
+
+class Escalated(TypedDict):
+    """The escalation judge's verdict on an item, as the run recorded it (None: a record
+    that lacks it)."""
+
+    model: str
+    verdict: str | None
+    reason: str | None
+
+
+class ItemJson(TypedDict):
+    """A judge item as `toolgrade adjudicate --json` prints it."""
+
+    number: int
+    kind: Literal["item"]
+    key: str
+    dimension: JudgeDimension
+    undecided: str
+    judge_reason: str
+    escalated: Escalated | None
+    left_for_people: bool
+    cases: list[str]
+    runs: list[str]
+    inputs: JsonObject
+    #: The person's decision so far (`ItemDecision` without its inputs), or None.
+    decision: JsonObject | None
 
 
 @dataclass
@@ -33,21 +61,21 @@ class JudgeItem:
     number: int
     item: str
     dimension: JudgeDimension
-    inputs: dict[str, Any]
+    inputs: JsonObject
     #: Why the first judge did not decide (`models.adjudication.unscored_kind`).
     undecided: str
     judge_reason: str
     cases: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
     #: The escalation judge's verdict, when it gave one: {model, verdict, reason}.
-    escalated: dict[str, Any] | None = None
+    escalated: Escalated | None = None
 
     @property
     def left_for_people(self) -> bool:
         """True when no judge decided it (the escalation judge included)."""
         return self.escalated is None or self.escalated["verdict"] not in ("pass", "fail")
 
-    def to_json(self, decisions: HumanDecisions) -> dict[str, Any]:
+    def to_json(self, decisions: HumanDecisions) -> ItemJson:
         """The item as `--json` prints it."""
         decided = decisions.item(self.item)
         return {
@@ -125,8 +153,8 @@ def _add(found: dict[str, JudgeItem], dimension: str, entry: Any, case_id: str, 
         first_reason = str(entry.get("reason") or "")
         if entry.get("escalated"):
             model, _, first_reason = str(entry.get("escalated_from") or "").partition(": ")
-            escalated = {"model": entry.get("model") or model, "verdict": entry.get("verdict"),
-                         "reason": entry.get("reason")}
+            escalated = Escalated(model=entry.get("model") or model,
+                                  verdict=entry.get("verdict"), reason=entry.get("reason"))
         item = found[key] = JudgeItem(
             number=0, item=key, dimension=dimension,  # type: ignore[arg-type]
             inputs=dict(entry["inputs"]), undecided=unscored_kind(first_reason),

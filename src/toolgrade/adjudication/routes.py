@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.loaders import Suite
 from toolgrade.models import HumanDecisions, RouteDecision, RouteKey, route_key
 from toolgrade.models.figures import DecisionFigures, figures_as
@@ -22,6 +23,24 @@ from toolgrade.reporting.digest import clip, iter_records
 
 #: Distinct judge reasons kept per group (the rest are only counted in the verdicts).
 REASONS_SHOWN = 3
+
+
+class RouteGroupJson(TypedDict):
+    """A route group as `toolgrade adjudicate --json` prints it."""
+
+    kind: Literal["route"]
+    number: int
+    key: str
+    route: list[str]
+    listed_routes: list[list[str]]
+    cases: list[str]
+    runs: list[str]
+    #: How often the judge gave each verdict on the group's runs.
+    judge: dict[str, int]
+    reasons: list[str]
+    free_calls: list[str]
+    #: Each case's recorded decision (`RouteDecision`'s JSON form).
+    decisions: dict[str, JsonObject]
 
 
 @dataclass
@@ -45,9 +64,10 @@ class RouteGroup:
         found = {case: decisions.get(case, self.route) for case in self.cases}
         return {case: d for case, d in found.items() if d is not None}
 
-    def to_json(self, decisions: HumanDecisions) -> dict[str, Any]:
+    def to_json(self, decisions: HumanDecisions) -> RouteGroupJson:
         """The group as `--json` prints it."""
         return {
+            "kind": "route",
             "number": self.number,
             "key": self.key,
             "route": list(self.route),

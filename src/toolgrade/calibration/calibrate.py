@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from toolgrade.calibration import agreement as ag
 from toolgrade.calibration.combination_fit import (
@@ -34,6 +34,7 @@ from toolgrade.calibration.records import (
 )
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, decode_utf8
 from toolgrade.jsonio.lines import decode_line, numbered_lines
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import (
     JUDGE_DIMENSIONS,
     JUDGE_INPUTS,
@@ -57,7 +58,9 @@ class CalibrationItem(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1)
-    inputs: dict[str, Any]
+    #: The template's variables, as JSON (pydantic's name for it: toolgrade's own alias is
+    #: the same type to mypy, but a string alias pydantic cannot resolve).
+    inputs: dict[str, JsonValue]
     label: Label
     labels: dict[str, Label] = Field(default_factory=dict, description="Per-annotator labels.")
     tags: list[str] = Field(default_factory=list)
@@ -71,7 +74,7 @@ class CalibrationSet:
     items: list[CalibrationItem]
     source: str
     sha256: str
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: JsonObject = field(default_factory=dict)
 
 
 class CalibrationError(Exception):
@@ -79,7 +82,7 @@ class CalibrationError(Exception):
 
 
 def _problems_for_item(
-    data: dict[str, Any], dimension: JudgeDimension, source: str, line: int
+    data: JsonObject, dimension: JudgeDimension, source: str, line: int
 ) -> tuple[CalibrationItem | None, list[InputProblem]]:
     try:
         item = CalibrationItem.model_validate(data)
@@ -109,7 +112,7 @@ def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
     dim: JudgeDimension = dimension
     items: list[CalibrationItem] = []
     problems: list[InputProblem] = []
-    provenance: dict[str, Any] = {}
+    provenance: JsonObject = {}
     seen: dict[str, int] = {}
     try:
         text = decode_utf8(data)  # a byte-order mark is dropped, as the suite reader does
@@ -129,7 +132,8 @@ def parse_set(data: bytes, *, dimension: str, source: str) -> CalibrationSet:
                 problems.append(
                     InputProblem(source, line_no, "_provenance", "must be the first record")
                 )
-            provenance = dict(obj["_provenance"]) if isinstance(obj["_provenance"], dict) else {}
+            header = obj["_provenance"]
+            provenance = dict(header) if isinstance(header, dict) else {}
             continue
         item, found = _problems_for_item(obj, dim, source, line_no)
         problems += found
@@ -290,9 +294,25 @@ class ThresholdFit:
     combination: Combination | None = None
 
 
+class _CvFigures(TypedDict):
+    """What out-of-fold verdicts measure (`ThresholdFit`'s cv_kappa, cv_kappa_ci,
+    cv_agreement)."""
+
+    cv_kappa: float | None
+    cv_kappa_ci: tuple[float, float] | None
+    cv_agreement: float | None
+
+
+class _CvFit(_CvFigures):
+    """A fitted cut's cross-validation: the cut, its folds and their figures."""
+
+    cv_threshold: float
+    cv_folds: int
+
+
 def _cv_figures(
     labels: Sequence[bool], verdicts: Sequence[bool], seed: int
-) -> dict[str, Any]:
+) -> _CvFigures:
     """Cross-validated kappa, its bootstrap interval and agreement from out-of-fold verdicts."""
     rows = ag.paired_rows(labels, verdicts)
     table = rows.sum(axis=0).reshape(2, 2)
@@ -325,11 +345,12 @@ def fit_split_threshold(
     # items is the k-fold one, where each item is judged at a cut fitted without it.
     full_cut, _ = ag.best_threshold(labels, [p for _, p in usable])
     folds = min(CV_FOLDS, min(sum(labels), len(labels) - sum(labels)))
-    cv: dict[str, Any] = {}
-    if folds >= 2:
-        oof, _ = ag.out_of_fold_verdicts(labels, [p for _, p in usable], folds, seed=seed)
-        cv = {"cv_threshold": full_cut, "cv_folds": folds, **_cv_figures(labels, oof, seed)}
-    return ThresholdFit(cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table), **cv)
+    split = (cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table))
+    if folds < 2:
+        return ThresholdFit(*split)
+    oof, _ = ag.out_of_fold_verdicts(labels, [p for _, p in usable], folds, seed=seed)
+    cv: _CvFit = {"cv_threshold": full_cut, "cv_folds": folds, **_cv_figures(labels, oof, seed)}
+    return ThresholdFit(*split, **cv)
 
 
 @dataclass(frozen=True)
@@ -337,8 +358,8 @@ class SignalSource:
     """What `--fit` needs beside the verdicts, injected by the caller (judging owns both):
     each item's deterministic signals, and whether the engine settles it without the model."""
 
-    signals: Callable[[dict[str, Any]], dict[str, float]]
-    settled: Callable[[dict[str, Any]], bool]
+    signals: Callable[[JsonObject], dict[str, float]]
+    settled: Callable[[JsonObject], bool]
 
 
 def fit_combined_threshold(

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from toolgrade.errors import ConfigError
 from toolgrade.jsonio import out as json_out
 from toolgrade.models import Combination, JudgeDimension
+from toolgrade.models.calibration_data import CalibrationSummary
 
 #: Environment variable naming the records directory (below the settings, above the default).
 CALIBRATION_DIR_ENV = "TOOLGRADE_CALIBRATION_DIR"
@@ -304,7 +305,7 @@ def check_floor(
     return None
 
 
-def summary_for_run(record: CalibrationRecord | None) -> dict[str, Any] | None:
+def summary_for_run(record: CalibrationRecord | None) -> CalibrationSummary | None:
     """The short form `toolgrade run` puts under summary.json judges.<dimension>.calibration."""
     if record is None:
         return None

@@ -21,7 +21,8 @@ from toolgrade.errors import InputError, ToolgradeError
 
 if TYPE_CHECKING:
     from toolgrade.adjudication import RouteGroup
-    from toolgrade.adjudication.items import JudgeItem
+    from toolgrade.adjudication.items import ItemJson, JudgeItem
+    from toolgrade.adjudication.routes import RouteGroupJson
     from toolgrade.loaders import Suite
     from toolgrade.models import HumanDecisions
 
@@ -201,8 +202,9 @@ def adjudicate(
             saved += _interactive(groups, items, decisions, path, who)
         decisions = _load(suite_path)[2] if saved else decisions
         if as_json:
-            listed = [{"kind": "route", **g.to_json(decisions)} for g in groups]
-            typer.echo(json.dumps(listed + [i.to_json(decisions) for i in items], indent=2))
+            listed: list[RouteGroupJson | ItemJson] = [g.to_json(decisions) for g in groups]
+            listed += [i.to_json(decisions) for i in items]
+            typer.echo(json.dumps(listed, indent=2))
         elif made:
             _print_decided(groups, items, decisions, made)
         elif not asking and export_set is None and not promote:

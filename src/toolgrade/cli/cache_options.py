@@ -6,7 +6,7 @@ malformed URL on the command line is the same configuration error (exit 2) as in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -42,7 +42,7 @@ def with_cache_options(
 
     from toolgrade.settings.cache import CacheSettings
 
-    changes: dict[str, Any] = {
+    changes: dict[str, str] = {
         name: value
         for name, value in (("backend", backend), ("url", url), ("prefix", prefix))
         if value is not None

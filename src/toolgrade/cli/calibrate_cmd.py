@@ -7,7 +7,7 @@ Thin: it loads settings, builds the judge through `toolgrade.judging.build_judge
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -21,8 +21,28 @@ from toolgrade.vocabulary import JUDGE_DIMENSIONS, JudgeDimension
 if TYPE_CHECKING:
     from toolgrade.calibration.calibrate import CalibrationSet
     from toolgrade.calibration.records import CalibrationRecord
+    from toolgrade.judging import JudgeEngine
     from toolgrade.models import JudgePort
-    from toolgrade.settings import JudgeSettings
+    from toolgrade.settings import DimensionSettings, JudgeSettings
+
+
+class _DimensionChanges(TypedDict, total=False):
+    """What the command changes in the calibrated dimension's table."""
+
+    enabled: bool
+    model: str
+    mode: Literal["logprob"]
+    combination: None
+
+
+class _JudgeChanges(TypedDict, total=False):
+    """What the command changes in the `[judge]` table."""
+
+    enabled: bool
+    dimensions: dict[JudgeDimension, DimensionSettings]
+    model: str
+    cache_dir: Path
+    use_cache: bool
 
 
 def _judge_settings(
@@ -42,7 +62,7 @@ def _judge_settings(
     from toolgrade.settings import DimensionSettings
 
     override = base.dimensions.get(dimension) or DimensionSettings()
-    changes: dict[str, Any] = {"enabled": True}  # calibrating a dimension judges it
+    changes: _DimensionChanges = {"enabled": True}  # calibrating a dimension judges it
     if model is not None:
         changes["model"] = model
     if logprob:
@@ -51,7 +71,7 @@ def _judge_settings(
         changes["combination"] = None
     dims = dict(base.dimensions)
     dims[dimension] = override.model_copy(update=changes)
-    update: dict[str, Any] = {"enabled": True, "dimensions": dims}
+    update: _JudgeChanges = {"enabled": True, "dimensions": dims}
     if model is not None:
         update["model"] = model
     if cache_dir is not None:
@@ -67,7 +87,7 @@ class _Judges:
     def __init__(self, settings: JudgeSettings, dimension: JudgeDimension) -> None:
         self.settings = settings
         self.dimension = dimension
-        self.engines: list[Any] = []
+        self.engines: list[JudgeEngine] = []
 
     def new(self) -> JudgePort:
         """A fresh engine (lazily imported: only `toolgrade.judging` touches litellm)."""
@@ -90,12 +110,14 @@ class _Judges:
 
     def usage(self) -> str:
         """Calls, cache hits, unscored and tokens summed over the engines, for one line."""
-        keys = ("calls", "cache_hits", "unscored", "errors", "tokens")
-        totals = dict.fromkeys(keys, 0)
+        totals = {"calls": 0, "cache_hits": 0, "unscored": 0, "errors": 0, "tokens": 0}
         for engine in self.engines:
             figures = engine.usage().get(self.dimension, {})
-            for key in keys:
-                totals[key] += int(figures.get(key, 0) or 0)
+            totals["calls"] += figures.get("calls", 0)
+            totals["cache_hits"] += figures.get("cache_hits", 0)
+            totals["unscored"] += figures.get("unscored", 0)
+            totals["errors"] += figures.get("errors", 0)
+            totals["tokens"] += figures.get("tokens", 0)
         return ", ".join(f"{key} {value}" for key, value in totals.items())
 
     def close(self) -> None:

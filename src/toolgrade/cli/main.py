@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -36,6 +36,7 @@ from toolgrade.cli.view_cmd import view
 from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
+    from toolgrade.jsonio.values import JsonObject
     from toolgrade.models import Case
 
 app = typer.Typer(
@@ -121,7 +122,7 @@ def coverage_line(cases: Iterable[Case]) -> str:
     return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
-def suite_schema() -> dict[str, Any]:
+def suite_schema() -> JsonObject:
     """The JSON Schema of a YAML suite file: `cases` (each a case), the shared `tools` and
     `groups` merged into every case, and the `defaults` filled into them."""
     from toolgrade.loaders.suite_defaults import SuiteDefaults

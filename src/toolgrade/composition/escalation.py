@@ -10,14 +10,19 @@ are left for people) unless `[judge] require_calibration = false`, and the run s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from toolgrade.models import JudgeDimension
+from toolgrade.models.judge_usage import RunJudge, UsageByDimension
 from toolgrade.settings import JudgeSettings
+
+if TYPE_CHECKING:
+    from toolgrade.calibration.records import CalibrationRecord
+    from toolgrade.judging.judge import JudgeEngine
 
 
 def _record(settings: JudgeSettings, model: str, dimension: JudgeDimension,
-            template_hash: str) -> Any:
+            template_hash: str) -> CalibrationRecord | None:
     """The escalation model's record for `dimension` (reasoned mode, this template), or None."""
     from toolgrade.calibration.records import (
         calibration_dir,
@@ -33,7 +38,8 @@ def _record(settings: JudgeSettings, model: str, dimension: JudgeDimension,
     return None
 
 
-def _allowed(dimension: JudgeDimension, model: str, record: Any, settings: JudgeSettings,
+def _allowed(dimension: JudgeDimension, model: str, record: CalibrationRecord | None,
+             settings: JudgeSettings,
              deciding: Mapping[JudgeDimension, list[str]], notify: Callable[[str], None]) -> bool:
     """May the escalation judge answer `dimension`? Always, unless the suite makes it decide
     outcomes and it has no record over the floor (then only with require_calibration off)."""
@@ -56,11 +62,11 @@ def _allowed(dimension: JudgeDimension, model: str, record: Any, settings: Judge
 
 
 def add_escalation(
-    engine: Any,
+    engine: RunJudge,
     settings: JudgeSettings,
     deciding: Mapping[JudgeDimension, list[str]] | None,
     notify: Callable[[str], None],
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[RunJudge, UsageByDimension]:
     """`engine` wrapped with its escalation judge (unchanged when none is configured), and per
     escalating dimension `{model, calibration}` for the summary."""
     from toolgrade.calibration.records import summary_for_run
@@ -69,7 +75,7 @@ def add_escalation(
     second = build_escalation(settings, notify=notify)
     if second is None:
         return engine, {}
-    shown: dict[str, Any] = {}
+    shown: UsageByDimension = {}
     allowed: list[JudgeDimension] = []
     for dim, model in _models(second).items():
         record = _record(settings, model, dim, second.template_hash_for(dim))
@@ -81,7 +87,7 @@ def add_escalation(
     return EscalatingJudge(engine, second, allowed), shown
 
 
-def _models(second: Any) -> dict[JudgeDimension, str]:
+def _models(second: JudgeEngine) -> dict[JudgeDimension, str]:
     from toolgrade.models import JUDGE_DIMENSIONS
 
     return {d: m for d in JUDGE_DIMENSIONS if (m := second.model_for(d)) != "unconfigured"}

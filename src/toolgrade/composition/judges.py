@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from toolgrade.calibration.records import DECIDING_KAPPA_FLOOR
 from toolgrade.errors import ConfigError
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.models.calibration_data import CalibrationSummary
+from toolgrade.models.judge_usage import JudgeUsage, RunJudge, UsageByDimension
 from toolgrade.settings import JudgeSettings, Settings
+
+if TYPE_CHECKING:
+    from toolgrade.calibration.records import CalibrationRecord
 
 #: The case key that makes each dimension decide.
 DECIDING_KEYS: dict[JudgeDimension, str] = {
@@ -26,20 +31,20 @@ Deciding = Mapping[JudgeDimension, list[str]]
 class JudgeSetup:
     """The judge engine of a run (None when off) and what the report says about each judge."""
 
-    engine: Any = None
+    engine: RunJudge | None = None
     settings: JudgeSettings = field(default_factory=JudgeSettings)
-    calibration: dict[str, Any] = field(default_factory=dict)
+    calibration: dict[JudgeDimension, CalibrationSummary | None] = field(default_factory=dict)
     disabled_reason: str | None = None
     #: Per escalating dimension: the escalation judge's model and calibration
     #: (composition.escalation).
-    escalation: dict[str, Any] = field(default_factory=dict)
+    escalation: UsageByDimension = field(default_factory=dict)
 
     @property
     def judge_concurrency(self) -> int:
         """Trajectories graded at once: bounded by the judge concurrency."""
         return self.settings.concurrency if self.engine is not None else 1
 
-    def usage(self) -> dict[str, dict[str, Any]]:
+    def usage(self) -> UsageByDimension:
         """Per-dimension usage from the engine, or an empty mapping."""
         return dict(self.engine.usage()) if self.engine is not None else {}
 
@@ -48,17 +53,19 @@ class JudgeSetup:
         if self.engine is None:
             return "judges off"
         usage = self.usage().values()
-        calls = sum(int(u.get("calls", 0)) for u in usage)
-        hits = sum(int(u.get("cache_hits", 0)) for u in usage)
+        calls = sum(u.get("calls", 0) for u in usage)
+        hits = sum(u.get("cache_hits", 0) for u in usage)
         return f"judge calls {calls}, cache hits {hits}"
 
-    def summary(self, items: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def summary(
+        self, items: Mapping[str, dict[str, int]] | None = None
+    ) -> UsageByDimension:
         """`summary.judges`: per dimension model, usage and calibration status; `items`: where
         each dimension's items went (`scoring.adjudication.JudgeItemTally`)."""
         usage = self.usage()
-        out: dict[str, Any] = {}
+        out: UsageByDimension = {}
         for dimension in JUDGE_DIMENSIONS:
-            block: dict[str, Any] = dict(usage.get(dimension, {}))
+            block: JudgeUsage = usage.get(dimension, {}).copy()
             if self.engine is None:
                 block.setdefault("model", None)
                 block["status"] = self.disabled_reason or "off"
@@ -94,7 +101,7 @@ def _deciding_problem(
 
 
 def _deciding_reason(
-    record: Any, floor: float, mismatch: str | None, fitted: bool
+    record: CalibrationRecord | None, floor: float, mismatch: str | None, fitted: bool
 ) -> str | None:
     from toolgrade.calibration.records import check_floor
 
@@ -112,7 +119,7 @@ def _calibration(
     deciding: Deciding | None = None,
     notify: Callable[[str], None] | None = None,
     withheld: dict[JudgeDimension, str] | None = None,
-) -> dict[str, Any]:
+) -> dict[JudgeDimension, CalibrationSummary | None]:
     """Each judged dimension's calibration record (as the report shows it); applies the
     floors. A deciding dimension under its floor is refused (`require_calibration = true`),
     let decide with a warning (`false`), or, unset, put into `withheld` with why (its items
@@ -125,7 +132,7 @@ def _calibration(
     )
 
     directory = calibration_dir(settings.calibration_dir)
-    found: dict[str, Any] = {}
+    found: dict[JudgeDimension, CalibrationSummary | None] = {}
     refusals = []
     undecidable = []
     below: dict[JudgeDimension, tuple[str, int]] = {}  # under the floor: (model, cases)
@@ -163,7 +170,7 @@ def _calibration(
 
 
 def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mode: str,
-                     template_hash: str | None) -> tuple[Any, str | None]:
+                     template_hash: str | None) -> tuple[CalibrationRecord | None, str | None]:
     """The calibration record that applies to `model` on `dimension`, and why the closest one
     does not when none does.
 
@@ -237,7 +244,7 @@ def setup_judges(
     calibration = _calibration(
         judge_settings, engine.model_for, engine.template_hash_for, deciding, notify, withheld
     )
-    judge: Any = engine
+    judge: RunJudge = engine
     if withheld:
         # Withheld requests come back unscored; the escalation judge (if any) then gets them.
         from toolgrade.judging.withhold import WithholdingJudge

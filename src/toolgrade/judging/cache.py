@@ -17,11 +17,12 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict
 
 import diskcache
 
 from toolgrade.errors import ConfigError
+from toolgrade.jsonio.values import JsonObject
 
 #: Bumped when the cached value's shape or the key's ingredients change.
 CACHE_VERSION = 1
@@ -41,10 +42,32 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+class Sampling(TypedDict):
+    """The sampling parameters that shape a reply (and so belong in the cache key)."""
+
+    temperature: float
+    max_tokens: int
+    #: Log-probability mode only: how many alternatives of the first token are asked for.
+    top_logprobs: NotRequired[int]
+
+
+class _KeyMaterial(TypedDict):
+    """What a cache key is the hash of (`v`: `CACHE_VERSION`)."""
+
+    v: int
+    model: str
+    sampling: Sampling
+    mode: str
+    dimension: str
+    template: str
+    inputs: JsonObject
+    role: NotRequired[str]
+
+
 def cache_key(
     *,
     model: str,
-    sampling: Mapping[str, Any],
+    sampling: Sampling,
     mode: str,
     dimension: str,
     template_hash: str,
@@ -54,10 +77,10 @@ def cache_key(
     """The cache (and in-run memo) key of one judge request. `role` (e.g. "escalation") keeps
     a judge's verdicts apart from another role's on the same model; None adds nothing, so the
     first judge's keys are those of before roles existed."""
-    material: dict[str, Any] = {
+    material: _KeyMaterial = {
         "v": CACHE_VERSION,
         "model": model,
-        "sampling": dict(sampling),
+        "sampling": sampling.copy(),
         "mode": mode,
         "dimension": dimension,
         "template": template_hash,
@@ -70,7 +93,7 @@ def cache_key(
     return hashlib.sha256(canonical_json(material).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def decode_record(raw: object) -> dict[str, Any] | None:
+def decode_record(raw: object) -> JsonObject | None:
     """A stored entry (JSON text, or its bytes) as a record; None for anything else (a corrupt
     or foreign entry is a miss, so the request is asked again)."""
     if isinstance(raw, bytes):
@@ -98,10 +121,10 @@ class CacheStorageError(Exception):
 class VerdictStore(Protocol):
     """What the judge engine needs of a verdict cache (disk, Redis, or both layered)."""
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JsonObject | None:
         """The stored record, or None for a miss."""
 
-    def set(self, key: str, record: Mapping[str, Any]) -> None:
+    def set(self, key: str, record: JsonObject) -> None:
         """Store a record under `key`."""
 
     def close(self) -> None:
@@ -120,7 +143,7 @@ class VerdictCache:
         self._cache = _open(self.directory)
         self._ttl_s = ttl_s  # None: entries live until `toolgrade cache clear`
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JsonObject | None:
         """The stored record, or None (also for a corrupt entry, which is then re-asked)."""
         try:
             raw = self._cache.get(key)
@@ -129,7 +152,7 @@ class VerdictCache:
             raise CacheStorageError(reason) from exc
         return decode_record(raw)
 
-    def set(self, key: str, record: Mapping[str, Any]) -> None:
+    def set(self, key: str, record: JsonObject) -> None:
         """Store a record (stored as JSON text so entries stay readable across versions)."""
         try:
             # `expire` only when a TTL is set: without one the entry is stored as before.

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
-from typing import Any
 
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import (
     CacheStorageError,
     VerdictCache,
@@ -35,7 +34,7 @@ class LayeredCache:
         self._warned = False
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JsonObject | None:
         """The local record, else the shared one (then kept locally too), else None."""
         try:
             record = self.local.get(key)
@@ -49,7 +48,7 @@ class LayeredCache:
             self._set_local(key, record)
         return record
 
-    def set(self, key: str, record: Mapping[str, Any]) -> None:
+    def set(self, key: str, record: JsonObject) -> None:
         """Store in both layers."""
         self._set_local(key, record)
         self.shared.set(key, record)
@@ -59,7 +58,7 @@ class LayeredCache:
         self.local.close()
         self.shared.close()
 
-    def _set_local(self, key: str, record: Mapping[str, Any]) -> None:
+    def _set_local(self, key: str, record: JsonObject) -> None:
         try:
             self.local.set(key, record)
         except CacheStorageError as exc:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from toolgrade.errors import ConfigError, ToolgradeError
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import canonical_json, decode_record
 from toolgrade.settings.cache import CacheSettings, masked_url
 
@@ -118,11 +119,11 @@ class RedisVerdictCache:
         """False while the server is left alone after an outage."""
         return self._clock() >= self._resting_until
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JsonObject | None:
         """The stored record; None for a miss, a corrupt entry or an outage."""
         return decode_record(self._call(self._client.get, self._prefix + key))
 
-    def set(self, key: str, record: Mapping[str, Any]) -> None:
+    def set(self, key: str, record: JsonObject) -> None:
         """Store a record (JSON text, as on disk), expiring after `ttl_s` when set."""
         self._call(self._client.set, self._prefix + key, canonical_json(record), ex=self._ttl_s)
 

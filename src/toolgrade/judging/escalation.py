@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from types import TracebackType
-from typing import Any
 
 from toolgrade.judging.client import ChatClient
 from toolgrade.judging.judge import JudgeEngine
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.models.adjudication import unscored_kind
+from toolgrade.models.judge_usage import RunJudge, UsageByDimension
 from toolgrade.settings import DimensionSettings, JudgeSettings
 
 #: The cache role of escalation verdicts.
@@ -90,7 +90,7 @@ class EscalatingJudge:
 
     memoises = True
 
-    def __init__(self, first: Any, second: JudgeEngine,
+    def __init__(self, first: RunJudge, second: JudgeEngine,
                  dimensions: Collection[JudgeDimension] | None = None) -> None:
         self.first = first
         self.second = second
@@ -100,17 +100,17 @@ class EscalatingJudge:
 
     def judge(self, request: JudgeRequest) -> Verdict:
         """The first judge's verdict, or, when it did not decide, the escalation judge's."""
-        verdict: Verdict = self.first.judge(request)
+        verdict = self.first.judge(request)
         if request.dimension not in self.dimensions or not should_escalate(verdict):
             return verdict
         answer = self.second.judge(request)
         origin = f"{verdict.model or self.first.model_for(request.dimension)}: {verdict.reason}"
         return answer.model_copy(update={"escalated": True, "escalated_from": origin})
 
-    def usage(self) -> dict[str, dict[str, Any]]:
+    def usage(self) -> UsageByDimension:
         """The first judge's usage per dimension, with the escalation judge's under
         `escalation` for each dimension that escalates."""
-        usage: dict[str, dict[str, Any]] = dict(self.first.usage())
+        usage = dict(self.first.usage())
         second = self.second.usage()
         for dim in self.dimensions:
             usage[dim] = {**usage.get(dim, {}), "escalation": second[dim]}
@@ -118,7 +118,7 @@ class EscalatingJudge:
 
     def model_for(self, dimension: JudgeDimension) -> str:
         """The first judge's model for `dimension`."""
-        return str(self.first.model_for(dimension))
+        return self.first.model_for(dimension)
 
     def escalation_model_for(self, dimension: JudgeDimension) -> str | None:
         """The escalation judge's model for `dimension`, None when it does not escalate."""
@@ -126,7 +126,7 @@ class EscalatingJudge:
 
     def template_hash_for(self, dimension: JudgeDimension) -> str:
         """The first judge's template hash (both judges use the same templates)."""
-        return str(self.first.template_hash_for(dimension))
+        return self.first.template_hash_for(dimension)
 
     def close(self) -> None:
         """Close both engines' caches."""

@@ -10,7 +10,6 @@ import importlib
 import os
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
 
 from toolgrade.errors import ConfigError
 from toolgrade.judging.client import ChatClient, LiteLLMClient
@@ -71,7 +70,7 @@ def litellm_client(settings: JudgeSettings) -> LiteLLMClient:
     Raises `ConfigError` when `api_key_env` names a variable that is not set: a served model
     asked without its key would fail every call.
     """
-    extra: dict[str, Any] = {}
+    extra: dict[str, str] = {}
     if settings.api_base:
         extra["api_base"] = settings.api_base
     if settings.api_key_env:

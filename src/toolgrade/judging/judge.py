@@ -22,7 +22,8 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 from tenacity.wait import wait_base
 
-from toolgrade.judging.cache import CacheStorageError, VerdictStore, cache_key
+from toolgrade.jsonio.values import JsonObject
+from toolgrade.judging.cache import CacheStorageError, Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_layered import open_cache
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
 from toolgrade.judging.combine import combine
@@ -32,6 +33,7 @@ from toolgrade.judging.retry_after import RetryAfterWait, retry_after_s
 from toolgrade.judging.settle import Settler, settle
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
+from toolgrade.models.judge_usage import UsageByDimension
 from toolgrade.settings import JudgeSettings
 
 log = logging.getLogger(__name__)
@@ -191,7 +193,7 @@ class JudgeEngine:
         self._count(dim, unscored=int(not verdict.scored))
         return verdict
 
-    def usage(self) -> dict[str, dict[str, Any]]:
+    def usage(self) -> UsageByDimension:
         """Per dimension: model, calls, requests, cache_hits, memo_hits, settled (decided without
         the model), unscored, errors, tokens, cost_usd (`calls` counts every model call made,
         retries and re-asks included)."""
@@ -267,7 +269,7 @@ class JudgeEngine:
             self._cache_set(key, verdict)
         return verdict
 
-    def _cache_get(self, key: str) -> dict[str, Any] | None:
+    def _cache_get(self, key: str) -> JsonObject | None:
         """The stored record; None when absent or when the cache cannot be read (a miss)."""
         assert self._cache is not None
         try:
@@ -350,7 +352,7 @@ class JudgeEngine:
             model=model,
             messages=tuple(prompt.messages()),
             temperature=settings.temperature,
-            max_tokens=int(sampling["max_tokens"]),
+            max_tokens=sampling["max_tokens"],
             timeout_s=settings.timeout_s,
             response_format=None if logprob else reply_schema(dim),
             logprobs=logprob,
@@ -358,7 +360,7 @@ class JudgeEngine:
         )
 
     @staticmethod
-    def _sampling(settings: JudgeSettings) -> dict[str, Any]:
+    def _sampling(settings: JudgeSettings) -> Sampling:
         """The sampling parameters that shape the reply (and so belong in the cache key)."""
         if settings.mode == "logprob":
             return {
@@ -382,7 +384,7 @@ class JudgeEngine:
             return None
         return Verdict(verdict=parsed.verdict, reason=parsed.reason, label=parsed.label)
 
-    def _from_record(self, record: Mapping[str, Any], settings: JudgeSettings) -> Verdict | None:
+    def _from_record(self, record: JsonObject, settings: JudgeSettings) -> Verdict | None:
         try:
             verdict = Verdict.model_validate({**record, "cached": True})
         except ValueError:

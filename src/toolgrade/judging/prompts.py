@@ -198,7 +198,7 @@ class PromptTemplate:
         self.check_inputs(inputs)
         token = token or new_token()
         opening, closing = markers(token)
-        system_vars: dict[str, Any] = {
+        system_vars: dict[str, str | None] = {
             "data_open": opening,
             "data_close": closing,
             "answer_mode": answer_mode,
@@ -206,7 +206,7 @@ class PromptTemplate:
         for name in TRUSTED_INPUTS & set(inputs):
             value = inputs[name]
             system_vars[name] = None if value is None else strip_delimiters(serialise(value))
-        user_vars = {
+        user_vars: dict[str, str | None] = {
             name: wrap(value, token) for name, value in inputs.items() if name not in TRUSTED_INPUTS
         }
         return RenderedPrompt(
@@ -216,7 +216,7 @@ class PromptTemplate:
             template_hash=self.template_hash,
         )
 
-    def _block(self, name: str, variables: dict[str, Any]) -> str:
+    def _block(self, name: str, variables: dict[str, str | None]) -> str:
         context = self._template.new_context(variables)
         try:
             return "".join(self._template.blocks[name](context)).strip() + "\n"

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, SkipValidation, ValidationError
 
 from toolgrade.errors import ConfigError
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest
@@ -25,7 +24,10 @@ from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest
 #: Model strings with this prefix are answered from a script file.
 SCRIPTED_PREFIX = "scripted/"
 
-Reply = dict[str, Any] | str
+#: A reply: an object sent as JSON, or text sent as it is. The script is read with
+#: `json.loads`, so an object's values are JSON already: pydantic checks that it is an object
+#: and leaves its values (and the wording of its errors) as they were.
+Reply = dict[str, SkipValidation[JsonValue]] | str
 
 
 class _Rule(BaseModel):

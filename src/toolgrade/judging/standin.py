@@ -27,6 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from toolgrade.jsonio.values import JsonObject
+
 #: The transient faults injected, in turn.
 FAULT_KINDS: tuple[str, ...] = ("429", "503", "503-bare", "timeout", "drop")
 
@@ -132,11 +134,11 @@ class StandInServer:
 
     # -- deciding a request ---------------------------------------------------------------
 
-    def enter(self, body: dict[str, Any]) -> str | None:
+    def enter(self, body: JsonObject) -> str | None:
         """Count a request in; the fault kind it gets, or None to answer it."""
         plan, tally = self.plan, self._tally
         question = _question(body)
-        user = (m.get("content") for m in body.get("messages", []) if m.get("role") == "user")
+        user = (m.get("content") for m in _messages(body) if m.get("role") == "user")
         with tally.lock:
             self._sweep()
             tally.requests += 1
@@ -198,7 +200,13 @@ def _completion(model: str, content: str) -> bytes:
     return json.dumps(reply).encode()
 
 
-def _question(body: dict[str, Any]) -> str:
+def _messages(body: JsonObject) -> list[JsonObject]:
+    """The request's chat messages (a body without them has none)."""
+    messages = body.get("messages", [])
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def _question(body: JsonObject) -> str:
     """The request's identity across retries: a hash of its messages."""
     text = json.dumps(body.get("messages", []), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from toolgrade.jsonio.keys import unique_keys
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import JudgeDimension
 
 #: Labels the result_interpretation judge may attach; "none" is stored as no label.
@@ -52,9 +53,9 @@ class JudgeReply(BaseModel):
         return value
 
 
-def reply_schema(dimension: JudgeDimension) -> dict[str, Any]:
+def reply_schema(dimension: JudgeDimension) -> JsonObject:
     """The `response_format` JSON schema asked of the provider for `dimension`."""
-    properties: dict[str, Any] = {
+    properties: JsonObject = {
         "reason": {"type": "string"},
         "verdict": {"type": "string", "enum": ["pass", "fail"]},
     }
@@ -79,7 +80,7 @@ def reply_schema(dimension: JudgeDimension) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 
 
-def json_objects(text: str) -> list[dict[str, Any]]:
+def json_objects(text: str) -> list[JsonObject]:
     """The JSON objects in `text`: the whole text, else its fenced blocks, else each object
     embedded in the prose (outermost only). An object that repeats a key is left out."""
     whole = _object(text.strip())
@@ -88,7 +89,8 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     fenced = [obj for m in _FENCE_RE.finditer(text) if (obj := _object(m.group(1).strip()))]
     if fenced:
         return fenced
-    found, start = [], text.find("{")
+    found: list[JsonObject] = []
+    start = text.find("{")
     while start != -1:
         try:
             value, end = _DECODER.raw_decode(text, start)
@@ -101,7 +103,7 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     return found
 
 
-def _object(candidate: str) -> dict[str, Any] | None:
+def _object(candidate: str) -> JsonObject | None:
     try:
         value = _DECODER.decode(candidate)
     except ValueError:
@@ -109,7 +111,7 @@ def _object(candidate: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def extract_json_object(text: str) -> dict[str, Any] | None:
+def extract_json_object(text: str) -> JsonObject | None:
     """The first JSON object in `text` (see `json_objects`), or None."""
     objects = json_objects(text)
     return objects[0] if objects else None
@@ -131,7 +133,7 @@ def parse_reply(text: str, dimension: JudgeDimension) -> JudgeReply | None:
     return replies[0]
 
 
-def _reply(data: dict[str, Any], dimension: JudgeDimension) -> JudgeReply | None:
+def _reply(data: JsonObject, dimension: JudgeDimension) -> JudgeReply | None:
     try:
         reply = JudgeReply.model_validate(data)
     except ValidationError:

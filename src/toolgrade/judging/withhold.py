@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolgrade.models import JudgeDimension, JudgeRequest, Verdict
+from toolgrade.models.judge_usage import RunJudge, UsageByDimension
 from toolgrade.models.status import AWAITING
 
 
@@ -31,7 +32,7 @@ class WithholdingJudge:
     Everything but `judge` and `usage` is the engine's (model_for, close, ...).
     """
 
-    def __init__(self, engine: Any, withheld: Mapping[JudgeDimension, str]) -> None:
+    def __init__(self, engine: RunJudge, withheld: Mapping[JudgeDimension, str]) -> None:
         self._engine = engine
         self.withheld = dict(withheld)
         self._lock = threading.Lock()
@@ -47,19 +48,32 @@ class WithholdingJudge:
             self._counts[request.dimension] += 1
         return Verdict.unscored(reason, model=self._engine.model_for(request.dimension))
 
-    def usage(self) -> dict[str, dict[str, Any]]:
+    def usage(self) -> UsageByDimension:
         """The engine's usage, with each withheld request counted as a request left
         unscored and under `withheld`."""
-        usage = {dim: dict(block) for dim, block in self._engine.usage().items()}
+        usage = {dim: block.copy() for dim, block in self._engine.usage().items()}
         with self._lock:
             counts = dict(self._counts)
         for dim in self.withheld:
             block = usage.setdefault(dim, {})
             n = counts.get(dim, 0)
-            block["requests"] = int(block.get("requests", 0)) + n
-            block["unscored"] = int(block.get("unscored", 0)) + n
+            block["requests"] = block.get("requests", 0) + n
+            block["unscored"] = block.get("unscored", 0) + n
             block["withheld"] = n
         return usage
 
+    def model_for(self, dimension: JudgeDimension) -> str:
+        """The engine's model for `dimension`."""
+        return self._engine.model_for(dimension)
+
+    def template_hash_for(self, dimension: JudgeDimension) -> str:
+        """The engine's template hash for `dimension`."""
+        return self._engine.template_hash_for(dimension)
+
+    def close(self) -> None:
+        """Close the engine's cache."""
+        self._engine.close()
+
     def __getattr__(self, name: str) -> Any:
+        # Anything else the wrapped engine offers (e.g. `memoises`) is the engine's own.
         return getattr(self._engine, name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag, ValidationError
 
 from toolgrade.jsonio.lines import utf8_error
 from toolgrade.models import Message, ToolCall, Trajectory
@@ -54,8 +54,8 @@ class _PlainRun(BaseModel):
     agent: str | None = Field(default=None, min_length=1)
     format: Literal["steps"] | None = None
     steps: list[_PlainStep]
-    final_state: dict[str, Any] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    final_state: dict[str, JsonValue] | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 def might_be_plain(line: str) -> bool:

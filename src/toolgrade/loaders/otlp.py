@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from toolgrade.adapters.common import AdapterError
 from toolgrade.adapters.otlp_conventions import classify
@@ -44,6 +44,18 @@ class OtlpOptions:
     case_attribute: str = CASE_ATTRIBUTE
 
 
+class OtlpFigures(TypedDict):
+    """The summary's `otlp` entry (`models.summary.OtlpSummary` reads it)."""
+
+    files: int
+    traces: int
+    spans: int
+    tool_calls: int
+    other_traces: int
+    #: Spans kept out of the runs, per kind.
+    left_out: dict[str, int]
+
+
 @dataclass
 class OtlpStats:
     """What the OTLP files held: the summary's `otlp` figures."""
@@ -56,7 +68,7 @@ class OtlpStats:
     other_traces: int = 0
     left_out: Counter[str] = field(default_factory=Counter)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OtlpFigures:
         """The summary's `otlp` entry."""
         return {
             "files": self.files,

@@ -25,6 +25,7 @@ from toolgrade.checks.arguments.validation import raw_argument_spec_problems, ra
 from toolgrade.errors import InputError, InputProblem, NotUtf8Error, read_utf8
 from toolgrade.json_schema import Draft202012Validator, SchemaError
 from toolgrade.jsonio.lines import binary_problem, iter_jsonl
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.loaders.adjudications import is_adjudications_file
 from toolgrade.loaders.locate import (
     Path_,
@@ -224,7 +225,7 @@ def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             for number, value in own]
 
 
-def _defaults_line(value: dict[str, Any], file: str, line: int, first: bool) -> list[InputProblem]:
+def _defaults_line(value: JsonObject, file: str, line: int, first: bool) -> list[InputProblem]:
     """Problems of a JSONL defaults line: it must come first and hold only `defaults`."""
     if not first:
         reason = "a defaults line must be the first line of the file (it applies to its cases)"

@@ -12,22 +12,59 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Literal, NotRequired, TypedDict
 
 from toolgrade.jsonio import out as json_out
 from toolgrade.jsonio.lines import iter_text_lines
+from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.loaders.runs import read_line
 from toolgrade.models import Message, ToolCall, Trajectory
 
 TRANSCRIPTS_FILE = "transcripts.jsonl"
 
 
-def transcript_step(step: ToolCall | Message) -> dict[str, Any]:
+class MessageLine(TypedDict):
+    """A message step of the normalised runs form."""
+
+    role: str
+    content: JsonValue
+
+
+class ResultLine(TypedDict):
+    """A call's result in the normalised runs form."""
+
+    status: Literal["ok", "error"]
+    content: JsonValue
+
+
+class CallLine(TypedDict):
+    """A call step of the normalised runs form (`args`: the agent's raw text when it was not
+    a JSON object)."""
+
+    tool: str
+    args: JsonObject | str
+    id: NotRequired[str]
+    result: NotRequired[ResultLine]
+    group: NotRequired[int | str]
+
+
+class TranscriptLine(TypedDict):
+    """One transcripts.jsonl line: a run in the `format: steps` form of a runs file."""
+
+    case_id: str
+    trial: int
+    agent: NotRequired[str]
+    format: Literal["steps"]
+    steps: list[CallLine | MessageLine]
+    final_state: NotRequired[JsonObject]
+
+
+def transcript_step(step: ToolCall | Message) -> CallLine | MessageLine:
     """One step in the normalised runs form; unparseable arguments stay the agent's raw text."""
     if isinstance(step, Message):
         return {"role": step.role, "content": step.content}
-    out: dict[str, Any] = {"tool": step.tool}
-    out["args"] = step.raw_arguments if step.unparseable else step.args
+    args = step.args if step.raw_arguments is None else step.raw_arguments
+    out: CallLine = {"tool": step.tool, "args": args}
     if step.id is not None:
         out["id"] = step.id
     if step.result is not None:
@@ -37,13 +74,15 @@ def transcript_step(step: ToolCall | Message) -> dict[str, Any]:
     return out
 
 
-def transcript_line(run: Trajectory) -> dict[str, Any]:
+def transcript_line(run: Trajectory) -> TranscriptLine:
     """A run as one line of a runs file (`format: steps`)."""
-    line: dict[str, Any] = {"case_id": run.case_id, "trial": run.trial}
+    steps = [transcript_step(s) for s in run.steps]
+    line: TranscriptLine
     if run.agent is not None:
-        line["agent"] = run.agent
-    line["format"] = "steps"
-    line["steps"] = [transcript_step(s) for s in run.steps]
+        line = {"case_id": run.case_id, "trial": run.trial, "agent": run.agent,
+                "format": "steps", "steps": steps}
+    else:
+        line = {"case_id": run.case_id, "trial": run.trial, "format": "steps", "steps": steps}
     if run.final_state is not None:
         line["final_state"] = run.final_state
     return line

@@ -27,6 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from toolgrade.jsonio import out as json_out
+from toolgrade.models.judge_usage import UsageByDimension
 from toolgrade.models.status import describe_count
 from toolgrade.vocabulary import FailureName, JudgeDimension
 
@@ -409,7 +410,7 @@ class RunSummary(SummaryBlock):
         """How many runs were unscored, or None."""
         return self.unscored.text() if self.unscored is not None else None
 
-    def with_run_context(self, *, judges: dict[str, dict[str, Any]], suite: str) -> RunSummary:
+    def with_run_context(self, *, judges: UsageByDimension, suite: str) -> RunSummary:
         """This summary with what only the command knows: the judges' usage and calibration,
         and the suite's path (where `toolgrade adjudicate` finds the suite)."""
         return self.model_copy(update={

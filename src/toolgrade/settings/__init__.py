@@ -6,8 +6,9 @@ CLI options override the file. Bad configuration raises `ConfigError` (exit 2).
 from __future__ import annotations
 
 import tomllib
+from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -177,7 +178,15 @@ class Settings(_Settings):
         return self.judge.cache
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+#: A value as `tomllib` reads it: TOML has dates and times beside JSON's types.
+TomlValue: TypeAlias = (
+    "str | int | float | bool | datetime | date | time | list[TomlValue] | dict[str, TomlValue]"
+)
+#: A TOML table (a whole file, or one of its tables).
+TomlTable: TypeAlias = dict[str, TomlValue]
+
+
+def _read_toml(path: Path) -> TomlTable:
     try:
         return tomllib.loads(read_utf8(path))
     except OSError as exc:
@@ -192,9 +201,17 @@ def _read_toml(path: Path) -> dict[str, Any]:
 PYPROJECT_TABLE = "tool.toolgrade"
 
 
+def _toolgrade_table(data: TomlTable) -> TomlTable | None:
+    """A pyproject.toml's `[tool.toolgrade]` table; None when it has none (also when `tool`
+    is not a table at all)."""
+    tool = data.get("tool")
+    table = tool.get("toolgrade") if isinstance(tool, dict) else None
+    return table if isinstance(table, dict) else None
+
+
 def find_config(
     explicit: Path | None, cwd: Path | None = None
-) -> tuple[Path | None, dict[str, Any]]:
+) -> tuple[Path | None, TomlTable]:
     """The configuration file and its toolgrade table, by the documented precedence."""
     if explicit is not None:
         if not explicit.is_file():
@@ -202,8 +219,8 @@ def find_config(
         data = _read_toml(explicit)
         if explicit.name != "pyproject.toml":
             return explicit, data
-        table = data.get("tool", {}).get("toolgrade")
-        if not isinstance(table, dict):
+        table = _toolgrade_table(data)
+        if table is None:
             raise ConfigError(f"{explicit}: no [{PYPROJECT_TABLE}] table in it")
         return explicit, table
     base = cwd or Path.cwd()
@@ -212,8 +229,8 @@ def find_config(
         return own, _read_toml(own)
     pyproject = base / "pyproject.toml"
     if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("toolgrade")
-        if isinstance(table, dict):
+        table = _toolgrade_table(_read_toml(pyproject))
+        if table is not None:
             return pyproject, table
     return None, {}
 

@@ -13,7 +13,7 @@ import atexit
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map fetch
 import litellm
@@ -23,6 +23,7 @@ from litellm.types.utils import ModelResponse
 from toolgrade.judging.local.files import LOCAL_MODEL, LOCAL_PROVIDER, ensure_model_file
 from toolgrade.judging.local.runtime import (
     N_CTX,
+    ChatCompletion,
     LlamaRequest,
     LlamaTokenModel,
     TokenModel,
@@ -73,7 +74,7 @@ class LocalServer:
                     close()
                 self._loaded = None
 
-    def chat(self, request: LlamaRequest) -> dict[str, Any]:
+    def chat(self, request: LlamaRequest) -> ChatCompletion:
         """Serve one request; returns an OpenAI-shape chat completion dict."""
         with self._lock:
             if self._loaded is None:
@@ -92,14 +93,14 @@ class LocalServer:
             # and evaluates only its last token again, so the answer depends on this prompt alone.
             prompt = tokens.prompt_tokens(request.messages)
             tokens.feed(prompt)
-            result: dict[str, Any] = llama.create_chat_completion(
+            result: ChatCompletion = llama.create_chat_completion(
                 messages=request.messages, **request.params
             )
             tokens.keep_reusable(len(prompt) - 1)
             return result
 
 
-def to_model_response(result: dict[str, Any]) -> ModelResponse:
+def to_model_response(result: ChatCompletion) -> ModelResponse:
     """An OpenAI-shape dict as the litellm response the engine reads."""
     response = ModelResponse(**{**result, "model": LOCAL_MODEL})
     response._hidden_params["response_cost"] = 0.0
@@ -127,7 +128,22 @@ _register_lock = threading.Lock()
 _handler: LocalHandler | None = None
 
 
-def _zero_cost_entry() -> dict[str, Any]:
+class _CostEntry(TypedDict):
+    """The local model's entry in litellm's model cost map: free, chat, schema-capable."""
+
+    max_tokens: int
+    max_input_tokens: int
+    max_output_tokens: int
+    input_cost_per_token: float
+    output_cost_per_token: float
+    cache_creation_input_token_cost: float
+    cache_read_input_token_cost: float
+    litellm_provider: str
+    mode: str
+    supports_response_schema: bool
+
+
+def _zero_cost_entry() -> dict[str, _CostEntry]:
     return {
         LOCAL_MODEL: {
             "max_tokens": N_CTX,

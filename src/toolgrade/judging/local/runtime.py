@@ -16,12 +16,14 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from toolgrade.jsonio.values import JsonValue
 from toolgrade.judging.local.files import (
     LOCAL_MODEL,
     LocalModelError,
@@ -31,7 +33,6 @@ N_CTX = 4096
 DEFAULT_MAX_TOKENS = 512
 #: OpenAI caps top_logprobs at 20; so do we.
 MAX_TOP_LOGPROBS = 20
-_PASSED_THROUGH = ("temperature", "top_p", "seed", "stop", "max_tokens")
 #: Prompts are evaluated in chunks starting at multiples of this many tokens, and only whole
 #: chunks of the previous prompt are reused. llama.cpp's results vary slightly with where a
 #: batch is cut (logits moved by up to 0.3 here, enough to flip a borderline P(pass)); with a
@@ -40,12 +41,82 @@ _PASSED_THROUGH = ("temperature", "top_p", "seed", "stop", "max_tokens")
 PROMPT_CHUNK = 64
 
 
+class ResponseFormat(TypedDict):
+    """llama-cpp's grammar-constrained output: JSON, of `schema` when given."""
+
+    type: Literal["json_object"]
+    schema: NotRequired[JsonValue]
+
+
+class LlamaParams(TypedDict, total=False):
+    """The keyword arguments of `Llama.create_chat_completion` a request sets."""
+
+    temperature: float
+    top_p: float
+    seed: int
+    stop: str | list[str]
+    max_tokens: int
+    repeat_penalty: float
+    response_format: ResponseFormat
+
+
+class TokenLogprob(TypedDict):
+    """One generated token in OpenAI's `logprobs.content` form."""
+
+    token: str
+    logprob: float
+    bytes: list[int]
+    #: The step's most likely tokens (absent on the entries of that list themselves).
+    top_logprobs: NotRequired[list[TokenLogprob]]
+
+
+class ChoiceMessage(TypedDict):
+    """The assistant's message of a completion."""
+
+    role: str
+    content: str | None
+
+
+class ChoiceLogprobs(TypedDict):
+    """A choice's log-probabilities, one entry per generated token."""
+
+    content: list[TokenLogprob]
+
+
+class Choice(TypedDict):
+    """One choice of a completion."""
+
+    index: int
+    message: ChoiceMessage
+    finish_reason: str | None
+    logprobs: ChoiceLogprobs | None
+
+
+class CompletionUsage(TypedDict):
+    """Token counts of a completion."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(TypedDict):
+    """An OpenAI-shape chat completion, as llama-cpp returns it and `chat_result` builds it."""
+
+    id: str
+    object: str
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: CompletionUsage
+
+
 @dataclass(frozen=True)
 class LlamaRequest:
     """One request, already in llama-cpp-python's terms."""
 
     messages: list[dict[str, str]]
-    params: dict[str, Any]
+    params: LlamaParams
     top_logprobs: int | None = None  # set: serve through the log-probability path
 
 
@@ -64,8 +135,9 @@ def translate_messages(messages: list[Any]) -> list[dict[str, str]]:
     return [{"role": str(m["role"]), "content": _text_of(m.get("content"))} for m in messages]
 
 
-def translate_response_format(response_format: Any) -> dict[str, Any] | None:
-    """litellm's `response_format` -> llama-cpp's grammar-constrained form (None: free text)."""
+def translate_response_format(response_format: Any) -> ResponseFormat | None:
+    """litellm's `response_format` (a dict, or a pydantic class: Any, as litellm passes it) ->
+    llama-cpp's grammar-constrained form (None: free text)."""
     if not response_format:
         return None
     if hasattr(response_format, "model_json_schema"):  # a pydantic class passed straight through
@@ -76,17 +148,34 @@ def translate_response_format(response_format: Any) -> dict[str, Any] | None:
         schema = spec.get("schema") if isinstance(spec, dict) else None
         return {"type": "json_object", "schema": schema} if schema else {"type": "json_object"}
     if kind == "json_object":
-        return {"type": "json_object", **({"schema": response_format["schema"]}
-                                          if "schema" in response_format else {})}
+        if "schema" in response_format:
+            return {"type": "json_object", "schema": response_format["schema"]}
+        return {"type": "json_object"}
     if kind == "text":
         return None
     raise LocalModelError(f"local provider: unsupported response_format type {kind!r}")
 
 
+def _passed_through(optional_params: Mapping[str, Any]) -> LlamaParams:
+    """The sampling parameters llama-cpp takes as they are, when set."""
+    params: LlamaParams = {}
+    if (temperature := optional_params.get("temperature")) is not None:
+        params["temperature"] = temperature
+    if (top_p := optional_params.get("top_p")) is not None:
+        params["top_p"] = top_p
+    if (seed := optional_params.get("seed")) is not None:
+        params["seed"] = seed
+    if (stop := optional_params.get("stop")) is not None:
+        params["stop"] = stop
+    if (max_tokens := optional_params.get("max_tokens")) is not None:
+        params["max_tokens"] = max_tokens
+    return params
+
+
 def translate_request(messages: list[Any], optional_params: dict[str, Any]) -> LlamaRequest:
-    """litellm's `messages` and `optional_params` -> a `LlamaRequest`; unknown params drop."""
-    params: dict[str, Any] = {k: optional_params[k] for k in _PASSED_THROUGH if
-                              optional_params.get(k) is not None}
+    """litellm's `messages` and `optional_params` (its keyword arguments, of whatever types its
+    caller gave) -> a `LlamaRequest`; unknown params drop."""
+    params = _passed_through(optional_params)
     params.setdefault("temperature", 0.0)
     params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
     # llama-cpp's chat handler defaults repeat_penalty to 1.1, which bends JSON keys and
@@ -143,14 +232,14 @@ def log_softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
     return shifted - np.log(np.exp(shifted).sum())  # type: ignore[no-any-return]
 
 
-def _entry(model: TokenModel, token: int, logprob: float) -> dict[str, Any]:
+def _entry(model: TokenModel, token: int, logprob: float) -> TokenLogprob:
     text = model.token_text(token)
     return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
 
 
 def greedy_with_logprobs(
     model: TokenModel, messages: list[dict[str, str]], max_tokens: int, top_n: int
-) -> tuple[str, list[dict[str, Any]], int, int, str]:
+) -> tuple[str, list[TokenLogprob], int, int, str]:
     """Greedy decode up to `max_tokens`, recording each step's top-`top_n` log-probabilities.
 
     Returns (text, OpenAI `logprobs.content` entries, prompt tokens, completion tokens,
@@ -158,7 +247,7 @@ def greedy_with_logprobs(
     """
     prompt = model.prompt_tokens(messages)
     model.feed(prompt)
-    content: list[dict[str, Any]] = []
+    content: list[TokenLogprob] = []
     text, finish = "", "length"
     for _ in range(max(1, max_tokens)):
         logprobs = log_softmax(model.last_logits())
@@ -187,8 +276,8 @@ def chat_result(
     prompt_tokens: int,
     completion_tokens: int,
     finish: str,
-    logprobs: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    logprobs: list[TokenLogprob] | None = None,
+) -> ChatCompletion:
     """An OpenAI-shape chat completion dict."""
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",

@@ -1,0 +1,33 @@
+"""The short form of a calibration record that a run shows beside each judge.
+
+`calibration.records.summary_for_run` builds it from a `CalibrationRecord`; it is written under
+`summary.json` `judges.<dimension>.calibration` (and `...escalation.calibration`). A TypedDict,
+not a model: it is JSON the summary carries as it was built, key order included.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+
+class CalibrationSummary(TypedDict):
+    """A judge's agreement with its calibration set, as the run reports it (every key is
+    always written; a figure the record lacks is None)."""
+
+    kappa: float | None
+    #: [low, high] of kappa's 95% bootstrap interval.
+    kappa_ci: list[float] | None
+    ac1: float | None
+    agreement: float | None
+    catch_rate: float | None
+    n: int
+    set_sha256: str
+    created_at: str
+    #: The mode and P(pass) cut the figures above were measured at.
+    mode: Literal["reasoned", "logprob"] | None
+    threshold: float | None
+    fitted_threshold: float | None
+    holdout_kappa: float | None
+    cv_threshold: float | None
+    cv_kappa: float | None
+    cv_kappa_ci: list[float] | None
