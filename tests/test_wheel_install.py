@@ -24,13 +24,18 @@ REPO = Path(__file__).resolve().parent.parent
 HELPDESK = REPO / "examples" / "helpdesk"
 
 
+def _clean_env() -> dict[str, str]:
+    """This process's environment without what would put another toolgrade on the path."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 @pytest.fixture(scope="module")
 def fresh_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtual environment holding the freshly built wheel."""
     work = tmp_path_factory.mktemp("wheel")
     built = subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(work / "dist"), str(REPO)],
-        capture_output=True, text=True, timeout=600, check=False)
+        capture_output=True, text=True, timeout=600, env=_clean_env(), check=False)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     wheel = next((work / "dist").glob("toolgrade-*.whl"))
     env = work / "env"
@@ -38,27 +43,28 @@ def fresh_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     python = env / "bin" / "python"
     installed = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        capture_output=True, text=True, timeout=300, check=False)
+        capture_output=True, text=True, timeout=300, env=_clean_env(), check=False)
     assert installed.returncode == 0, installed.stderr[-2000:]
     # The dependencies, borrowed by a plain path entry: it adds the directory to sys.path but
     # runs none of its .pth files, so this environment's editable toolgrade stays out.
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                              "['purelib'])"], capture_output=True, text=True, check=True)
+                              "['purelib'])"], capture_output=True, text=True,
+                             env=_clean_env(), check=True)
     borrowed = "\n".join(site.getsitepackages())
     (Path(purelib.stdout.strip()) / "borrowed_deps.pth").write_text(borrowed + "\n")
     return env
 
 
 def _run(env: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run([str(env / "bin" / "toolgrade"), *args], capture_output=True,
-                          text=True, timeout=600, env=clean, cwd=env, check=False)
+                          text=True, timeout=600, env=_clean_env(), cwd=env, check=False)
 
 
 def test_toolgrade_comes_from_the_wheel(fresh_env: Path) -> None:
     found = subprocess.run([str(fresh_env / "bin" / "python"), "-c",
                             "import toolgrade; print(toolgrade.__file__)"],
-                           capture_output=True, text=True, cwd=fresh_env, check=True)
+                           capture_output=True, text=True, cwd=fresh_env, env=_clean_env(),
+                           check=True)
     assert str(fresh_env) in found.stdout and str(REPO / "src") not in found.stdout
 
 
