@@ -31,6 +31,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.figures import OrderingFigures
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,8 @@ class ModeOutcome:
 
     held: bool
     failure: Failure | None
-    figures: dict[str, Any]
+    #: The mode's own figures (`in_order`: the LCS rates), the first of the check's.
+    figures: OrderingFigures
 
 
 def check_mode(
@@ -248,7 +250,7 @@ def check_mode(
     order = aligned_order(bare, reference)
     actual = _tools_in(bare, order)
     evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
-    figures: dict[str, Any] = {}
+    figures: OrderingFigures = {}
     step: int | None = None
     if mode == "any_order":
         missing, extra = Counter(reference) - Counter(actual), Counter(actual) - Counter(reference)
@@ -454,7 +456,7 @@ class OrderingCheck:
         events = _events(run, calls)
         held, total = 0, 0
         failures: list[Failure] = []
-        figures: dict[str, Any] = {}
+        figures: OrderingFigures = {}
         for pair in ordering.before:
             total += 1
             violation = check_before(pair, events, ordering)
@@ -466,7 +468,7 @@ class OrderingCheck:
             outcome = check_mode(ordering.mode, run, reference, calls)
             held += outcome.held
             failures += [outcome.failure] if outcome.failure else []
-            figures.update(outcome.figures)
+            figures = outcome.figures
         for side, limit in ordering.max_calls.items():
             total += 1
             over = budget_failure(side, limit, events, ordering)
@@ -478,7 +480,9 @@ class OrderingCheck:
         failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
         failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
-        figures.update(constraints_total=total, constraints_held=held, n_calls=len(calls))
+        figures["constraints_total"] = total
+        figures["constraints_held"] = held
+        figures["n_calls"] = len(calls)
         if any(ANSWER in pair for pair in ordering.before):
             # Pairs with `answer` hold vacuously without one: the figure says which it was.
             final = run.final_answer()

@@ -37,10 +37,15 @@ from toolgrade.models import (
     TrajectoryResult,
     Verdict,
 )
+from toolgrade.models.figures import (
+    FaultOutcome,
+    RecoveryFigures,
+    RecoveryVerdict,
+    Stage,
+    VerdictRecord,
+    figures_of,
+)
 
-Stage = Literal[
-    "recovered", "no_retry", "retry_loop", "wrong_fallback", "missing_escalation", "not_triggered"
-]
 #: Result-interpretation judge labels that become failures of this check.
 JUDGE_FAILURE_LABELS = ("misread_result", "false_success_claim")
 #: The finding given to the result-interpretation judge when the run has no final answer.
@@ -78,9 +83,9 @@ class Outcome:
     recovery_step: int | None = None
     covered: set[int] = field(default_factory=set)  # call positions that belong to this episode
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FaultOutcome:
         """The figures form: `{tool, nth, kind, stage, step, source, retries[, recovered_by]}`."""
-        out: dict[str, Any] = {
+        out: FaultOutcome = {
             "tool": self.fault.tool,
             "nth": self.fault.nth,
             "kind": self.fault.kind,
@@ -298,16 +303,17 @@ def step_json(index: int, step: ToolCall | Message) -> dict[str, Any]:
     return out
 
 
-def _verdict_json(v: Verdict) -> dict[str, Any]:
-    return v.model_dump(mode="json", exclude_none=True)
+def _verdict_json(v: Verdict) -> VerdictRecord:
+    """A verdict with its unset fields left out (the recovery judges' form)."""
+    return cast(VerdictRecord, v.model_dump(mode="json", exclude_none=True))
 
 
 def judge_recovery(
     case: Case, run: Trajectory, outcomes: list[Outcome], ctx: GradeContext
-) -> list[dict[str, Any]]:
+) -> list[RecoveryVerdict]:
     """Ask `recovery_quality` once per graded fault; the verdicts are recorded, not scored."""
     assert ctx.judge is not None
-    records: list[dict[str, Any]] = []
+    records: list[RecoveryVerdict] = []
     for o in outcomes:
         if o.step is None:
             continue
@@ -348,7 +354,7 @@ def findings(
 
 def judge_interpretation(
     case: Case, run: Trajectory, found: list[str], ctx: GradeContext
-) -> tuple[dict[str, Any], Failure | None]:
+) -> tuple[VerdictRecord, Failure | None]:
     """Ask `result_interpretation`; a fail labelled misread/false success becomes a failure."""
     assert ctx.judge is not None
     answer = run.final_answer()
@@ -398,7 +404,7 @@ class RecoveryCheck:
         states = check_state(assertions or [], run.final_state, ctx.base_dir)
         mentions = check_mentions(wanted, run)
         graded = [o for o in outcomes if o.stage != "not_triggered"]
-        figures: dict[str, Any] = {
+        figures: RecoveryFigures = {
             "faults": [o.to_json() for o in outcomes],
             "state": [s.to_json() for s in states],
             "judges": "off" if ctx.judge is None else "on",
@@ -424,7 +430,7 @@ class RecoveryCheck:
         passed = good == total and not failures
         if rec is not None and rec.judge_quality and graded:
             verdicts = figures.get("judge_recovery")
-            figures.update(quality_outcome(verdicts))
+            figures = {**figures, **quality_outcome(verdicts)}
             poor = quality_failures(verdicts or [])
             if poor and passed:
                 figures["unadjudicated"] = {"score": good / total, "passed": True}
@@ -462,16 +468,17 @@ class RecoveryAccumulator:
         if result is None:
             return
         # Untriggered faults are listed even when nothing else made the check applicable.
-        for fault in result.figures.get("faults", []):
+        figures = figures_of(result, "recovery")
+        for fault in figures.get("faults", []):
             self.stages[fault["stage"]] += 1
         if not result.applicable:
             return
         self.applicable += 1
         self.passed += bool(result.passed)
-        for s in result.figures.get("state", []):
+        for s in figures.get("state", []):
             self.state_total += 1
             self.state_met += bool(s["passed"])
-        for m in result.figures.get("mentions", []):
+        for m in figures.get("mentions", []):
             self.mention_total += 1
             self.mention_met += bool(m["passed"])
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.models import StateAssertion
+from toolgrade.models.figures import StateRecord
 
 #: Operators in the order they are evaluated when an assertion sets several.
 OPERATORS: tuple[str, ...] = ("equals", "exists", "absent", "contains", "count")
@@ -39,16 +40,15 @@ class StateOutcome:
     actual: Any
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StateRecord:
         """The figures form: `{path|query, operator, passed, expected, actual[, error]}`."""
-        key = "path" if self.kind == "path" else "query"
-        out: dict[str, Any] = {
-            key: self.target,
-            "operator": self.operator,
-            "passed": self.passed,
-            "expected": self.expected,
-            "actual": self.actual,
-        }
+        out: StateRecord
+        if self.kind == "path":
+            out = {"path": self.target, "operator": self.operator, "passed": self.passed,
+                   "expected": self.expected, "actual": self.actual}
+        else:
+            out = {"query": self.target, "operator": self.operator, "passed": self.passed,
+                   "expected": self.expected, "actual": self.actual}
         if self.error is not None:
             out["error"] = self.error
         return out

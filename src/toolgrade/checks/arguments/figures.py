@@ -18,12 +18,13 @@ the number of distinct `tool.field` names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.checks.base import PassRateAccumulator, pass_rate
 from toolgrade.models import Case, CheckResult, Trajectory, TrajectoryResult
+from toolgrade.models.figures import CallEntry, FieldStatus, figures_of
 
 
 @dataclass
@@ -42,7 +43,7 @@ class FieldCounts:
     fp: int = 0
     fn: int = 0
 
-    def add_status(self, status: str) -> None:
+    def add_status(self, status: FieldStatus) -> None:
         """Count one compared reference field (`unscored` is left out)."""
         if status == "unscored":
             return
@@ -76,9 +77,10 @@ def field_prf(counts: FieldCounts) -> dict[str, float | None]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def reference_calls(result: CheckResult) -> Iterable[Mapping[str, Any]]:
+def reference_calls(result: CheckResult) -> Iterable[CallEntry]:
     """The entries of `figures.calls` that stand for a reference call (paired or unpaired)."""
-    return (c for c in result.figures.get("calls", []) if c["ref_index"] is not None)
+    calls = figures_of(result, "arguments").get("calls", [])
+    return (c for c in calls if c["ref_index"] is not None)
 
 
 class RateTally:
@@ -163,7 +165,8 @@ class ArgumentsAccumulator(PassRateAccumulator):
         if result is None:
             return
         # Grounding needs no reference: counted on every run, applicable or not.
-        ungrounded = len(result.figures.get("ungrounded", ()))
+        figures = figures_of(result, "arguments")
+        ungrounded = len(figures.get("ungrounded", ()))
         self.ungrounded_values += ungrounded
         self.ungrounded_runs += ungrounded > 0
         if not result.applicable:
@@ -175,7 +178,6 @@ class ArgumentsAccumulator(PassRateAccumulator):
                 self._field(call["tool"], name).add_status(status)
             for name in call.get("extra_fields", ()):
                 self._field(call["tool"], name).fp += 1
-        figures = result.figures
         self.invalid += figures.get("invalid", 0)
         self.wrong += figures.get("wrong", 0)
         self.unscored += len(figures.get("unscored_fields", []))
