@@ -13,16 +13,27 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from toolgrade.models import CheckResult, TrajectoryResult
+from toolgrade.models import CheckName, CheckResult, TrajectoryResult
+from toolgrade.models.figures import BlockView, decision_of, figures_of
 from toolgrade.models.status import aggregate_status, check_status, unscored_items
 
 
-def _block(result: CheckResult) -> dict[str, Any]:
-    """The parts of a result's JSON form its status depends on (cheaper than `to_json`)."""
-    keys = ("unscored_fields", "adjudicated", "adjudicated_route", "adjudication_reason")
-    return {"applicable": result.applicable, "passed": result.passed,
-            "failures": result.failures,
-            **{k: result.figures[k] for k in keys if k in result.figures}}
+def _block(result: CheckResult) -> BlockView:
+    """The parts of a result's JSON form its undecided items depend on (cheaper than
+    `to_json`); its status also reads `failures`, added where there are such items."""
+    block: BlockView = {"applicable": result.applicable, "passed": result.passed}
+    if result.check == "arguments":
+        fields = figures_of(result, "arguments").get("unscored_fields")
+        if fields is not None:
+            block["unscored_fields"] = fields
+    decision = decision_of(result)
+    if "adjudicated" in decision:
+        block["adjudicated"] = decision["adjudicated"]
+    if "adjudicated_route" in decision:
+        block["adjudicated_route"] = decision["adjudicated_route"]
+    if "adjudication_reason" in decision:
+        block["adjudication_reason"] = decision["adjudication_reason"]
+    return block
 
 
 class _CheckUnscored:
@@ -56,12 +67,15 @@ class UnscoredAccumulator:
 
     def add(self, record: TrajectoryResult) -> None:
         """Take one graded trajectory."""
-        blocks = {name: _block(result) for name, result in record.checks.items()}
+        blocks: dict[CheckName, BlockView] = {
+            name: _block(result) for name, result in record.checks.items()}
         undecided = False
         for name, block in blocks.items():
             items = unscored_items(name, block)
             if not items:
                 continue
+            # Only a block with undecided items has a status its failures decide.
+            block["failures"] = [f.to_json() for f in record.checks[name].failures]
             undecided = True
             tally = self.checks.setdefault(name, _CheckUnscored())
             tally.runs += check_status(name, block) == "unscored"
