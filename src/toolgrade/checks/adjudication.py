@@ -15,9 +15,9 @@ Whenever the outcome changes, the check's deterministic score and pass stay in
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from toolgrade.checks.base import GradeContext
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest, SelectionExpectation
 from toolgrade.models.figures import DecisionFigures, RecoveryVerdict, VerdictName, VerdictRecord
 from toolgrade.models.judging import verdict_json
@@ -53,7 +53,7 @@ def listed_routes(spec: SelectionExpectation) -> list[list[str]]:
     return [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
 
 
-def route_inputs(case: Case, routes: list[list[str]], called: list[str]) -> dict[str, Any]:
+def route_inputs(case: Case, routes: list[list[str]], called: list[str]) -> JsonObject:
     """The alternate_route judge's inputs for a run of `case` that called `called`."""
     return {
         "task": case.input,

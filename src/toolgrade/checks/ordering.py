@@ -249,7 +249,8 @@ def check_mode(
     bare = [c for _, c in calls]
     order = aligned_order(bare, reference)
     actual = _tools_in(bare, order)
-    evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
+    # Evidence is what the check found, shown as is (a failure's free-form keys).
+    evidence: dict[str, object] = {"mode": mode, "expected": reference, "actual": actual}
     figures: OrderingFigures = {}
     step: int | None = None
     if mode == "any_order":
@@ -268,7 +269,7 @@ def check_mode(
             "lcs_precision": lcs / len(actual) if actual else 1.0,
             "lcs_recall": lcs / len(reference) if reference else 1.0,
         }
-        evidence.update(figures)
+        evidence.update(lcs_precision=figures["lcs_precision"], lcs_recall=figures["lcs_recall"])
         # in_order asks that the reference appear in order; extra calls lower precision only.
         held = lcs == len(reference)
     if held:

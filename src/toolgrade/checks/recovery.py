@@ -22,6 +22,7 @@ from toolgrade.checks.base import GradeContext, pass_rate
 from toolgrade.checks.mentions import MentionOutcome, check_mentions, mention_failure
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.state import StateOutcome, check_state
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import (
     Case,
     CheckName,
@@ -275,7 +276,7 @@ def fault_failure(o: Outcome) -> Failure:
 def state_failure(s: StateOutcome) -> Failure:
     """A `state_mismatch` naming the path (or query), expected and actual values."""
     key = "path" if s.kind == "path" else "query"
-    evidence: dict[str, Any] = {
+    evidence: dict[str, object] = {
         key: s.target,
         "operator": s.operator,
         "expected": s.expected,
@@ -290,11 +291,11 @@ def state_failure(s: StateOutcome) -> Failure:
 # -- judges -------------------------------------------------------------------------------------
 
 
-def step_json(index: int, step: ToolCall | Message) -> dict[str, Any]:
+def step_json(index: int, step: ToolCall | Message) -> JsonObject:
     """A step as judge input: `{step, tool?, args?, status?, content?, role?}`."""
     if isinstance(step, Message):
         return {"step": index, "role": step.role, "content": step.content}
-    out: dict[str, Any] = {"step": index, "tool": step.tool, "args": step.args}
+    out: JsonObject = {"step": index, "tool": step.tool, "args": step.args}
     if step.raw_arguments is not None:
         out["args"] = step.raw_arguments
     if step.result is not None:

@@ -90,12 +90,15 @@ class _Judges:
 
     def usage(self) -> str:
         """Calls, cache hits, unscored and tokens summed over the engines, for one line."""
-        keys = ("calls", "cache_hits", "unscored", "errors", "tokens")
-        totals = dict.fromkeys(keys, 0)
+        totals = dict.fromkeys(("calls", "cache_hits", "unscored", "errors", "tokens"), 0)
         for engine in self.engines:
-            figures = engine.usage().get(self.dimension, {})
-            for key in keys:
-                totals[key] += int(figures.get(key, 0) or 0)
+            used = engine.usage().get(self.dimension, {})
+            # Each figure by its literal name, so that a typed usage record checks it.
+            totals["calls"] += int(used.get("calls", 0) or 0)
+            totals["cache_hits"] += int(used.get("cache_hits", 0) or 0)
+            totals["unscored"] += int(used.get("unscored", 0) or 0)
+            totals["errors"] += int(used.get("errors", 0) or 0)
+            totals["tokens"] += int(used.get("tokens", 0) or 0)
         return ", ".join(f"{key} {value}" for key, value in totals.items())
 
     def close(self) -> None:

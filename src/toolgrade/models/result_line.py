@@ -18,7 +18,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolgrade.jsonio.values import JsonObject
-
 from toolgrade.models.figures import (
     CallEntry,
     FaultOutcome,
