@@ -15,9 +15,9 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator
+from toolgrade.checks.base import GradeContext, PassRateAccumulator, PassRateBlock
 from toolgrade.checks.call_identity import identity
-from toolgrade.checks.efficiency import StepEfficiency
+from toolgrade.checks.efficiency import EfficiencyBlock, StepEfficiency
 from toolgrade.checks.recovery import faulted_positions
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
@@ -502,6 +502,12 @@ class OrderingCheck:
         return OrderingAccumulator()
 
 
+class OrderingBlock(PassRateBlock, EfficiencyBlock):
+    """`summary.checks.ordering`."""
+
+    failures: dict[str, int]
+
+
 class OrderingAccumulator:
     """`summary.checks.ordering`: pass rate, failure counts and step efficiency."""
 
@@ -524,7 +530,7 @@ class OrderingAccumulator:
         self._efficiency.merge(other._efficiency)
         self._failures.update(other._failures)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> OrderingBlock:
         """`{pass_rate, applicable, efficiency, efficiency_n, failures}`."""
         return {
             **self._rate.summary(),

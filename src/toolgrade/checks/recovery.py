@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NotRequired, cast
 
 from toolgrade.checks.adjudication import quality_failures, quality_outcome
-from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.base import GradeContext, PassRateBlock, pass_rate
 from toolgrade.checks.mentions import MentionOutcome, check_mentions, mention_failure
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.state import StateOutcome, check_state
@@ -451,6 +451,14 @@ class RecoveryCheck:
         return RecoveryAccumulator()
 
 
+class RecoveryBlock(PassRateBlock):
+    """`summary.checks.recovery` (`mention_pass_rate` only when some case expects mentions)."""
+
+    stages: dict[str, int]
+    state_pass_rate: float | None
+    mention_pass_rate: NotRequired[float | None]
+
+
 class RecoveryAccumulator:
     """Folds recovery results into `summary.checks.recovery`."""
 
@@ -493,10 +501,10 @@ class RecoveryAccumulator:
         self.mention_total += other.mention_total
         self.mention_met += other.mention_met
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RecoveryBlock:
         """`{pass_rate, applicable, stages: {stage: count}, state_pass_rate}`, and
         `mention_pass_rate` when some case expects mentions."""
-        out = {
+        out: RecoveryBlock = {
             "pass_rate": pass_rate(self.passed, self.applicable),
             "applicable": self.applicable,
             "stages": dict(sorted(self.stages.items())),

@@ -54,7 +54,7 @@ failures moved to
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from toolgrade.checks.adjudication import decide_route, listed_routes
 from toolgrade.checks.base import GradeContext, pass_rate
@@ -83,7 +83,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
-from toolgrade.models.figures import SelectionFigures, Substitution, figures_of
+from toolgrade.models.figures import SelectionFigures, SelectionRates, Substitution, figures_of
 
 HARD_FAILS = frozenset({"forbidden_tool", "unauthorized_side_effect"})
 
@@ -251,6 +251,31 @@ class _FailureBuilder:
         self.failures.append(Failure(name=name, step=step, message=message, evidence=evidence))
 
 
+class ConfusionRow(TypedDict):
+    """One confusion cell: how often `expected` was answered by `actual` (`none`: not at all)."""
+
+    expected: str
+    actual: str
+    count: int
+
+
+class SelectionBlock(TypedDict):
+    """`summary.checks.selection` (`free_calls` only when some graded case uses free calls)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    pass_rate: float | None
+    applicable: int
+    tp: int
+    fp: int
+    fn: int
+    per_tool: dict[str, SelectionRates]
+    confusion: list[ConfusionRow]
+    side_effect_extras: dict[str, int]
+    free_calls: NotRequired[dict[str, int]]
+
+
 class SelectionAccumulator:
     """Folds selection results into `summary.checks.selection`.
 
@@ -312,17 +337,14 @@ class SelectionAccumulator:
             self.free_calls = self.free_calls if self.free_calls is not None else Counter()
             self.free_calls.update(other.free_calls)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SelectionBlock:
         """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras;
         `free_calls` per tool when some graded case uses free calls."""
-        micro: dict[str, float | None] = {"precision": None, "recall": None, "f1": None}
-        if self.applicable:
-            pooled = Counts(self.tp, self.fp, self.fn)
-            micro = {"precision": pooled.precision, "recall": pooled.recall, "f1": pooled.f1}
-        free = {} if self.free_calls is None else {
-            "free_calls": dict(sorted(self.free_calls.items()))}
-        return {
-            **micro,
+        pooled = Counts(self.tp, self.fp, self.fn) if self.applicable else None
+        out: SelectionBlock = {
+            "precision": pooled.precision if pooled is not None else None,
+            "recall": pooled.recall if pooled is not None else None,
+            "f1": pooled.f1 if pooled is not None else None,
             "pass_rate": pass_rate(self.passed, self.applicable),
             "applicable": self.applicable,
             "tp": self.tp,
@@ -337,8 +359,10 @@ class SelectionAccumulator:
                 for (e, a), n in sorted(self.confusion.items(), key=_cell_order)
             ],
             "side_effect_extras": dict(sorted(self.side_effect_extras.items())),
-            **free,
         }
+        if self.free_calls is not None:
+            out["free_calls"] = dict(sorted(self.free_calls.items()))
+        return out
 
 
 def _cell_order(item: tuple[tuple[str, str], int]) -> tuple[bool, str, bool, str]:

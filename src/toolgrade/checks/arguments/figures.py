@@ -20,11 +20,58 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-from toolgrade.checks.base import PassRateAccumulator, pass_rate
+from toolgrade.checks.base import PassRateAccumulator, PassRateBlock, pass_rate
 from toolgrade.models import Case, CheckResult, Trajectory, TrajectoryResult
 from toolgrade.models.figures import CallEntry, FieldStatus, figures_of
+
+
+class FieldRates(TypedDict):
+    """Field-level precision, recall and F1 (None where nothing was counted)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+class FieldBlock(FieldRates):
+    """One `per_field["tool.field"]` cell: `{n, accuracy, precision, recall, f1}`."""
+
+    n: int
+    accuracy: float | None
+
+
+class RatesBlock(TypedDict):
+    """`{n, pass_rate, exact_rate, field_accuracy}` over `n` runs."""
+
+    n: int
+    pass_rate: float | None
+    exact_rate: float | None
+    field_accuracy: float | None
+
+
+class UngroundedCounts(TypedDict):
+    """Ungrounded argument values, and the runs with any."""
+
+    values: int
+    runs: int
+
+
+class ArgumentsBlock(PassRateBlock):
+    """`summary.checks.arguments`."""
+
+    exact_rate: float | None
+    field_accuracy: float | None
+    invalid: int
+    wrong: int
+    unscored: int
+    per_field: dict[str, FieldBlock]
+    field_precision: float | None
+    field_recall: float | None
+    field_f1: float | None
+    given_selection: RatesBlock
+    ungrounded: UngroundedCounts
 
 
 @dataclass
@@ -61,12 +108,12 @@ class FieldCounts:
         self.fp += other.fp
         self.fn += other.fn
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FieldBlock:
         """`{n, accuracy, precision, recall, f1}`; a figure with no denominator is None."""
         return {"n": self.n, "accuracy": pass_rate(self.matches, self.n), **field_prf(self)}
 
 
-def field_prf(counts: FieldCounts) -> dict[str, float | None]:
+def field_prf(counts: FieldCounts) -> FieldRates:
     """Precision, recall and F1 from the counts; None where nothing was counted."""
     precision = pass_rate(counts.tp, counts.tp + counts.fp)
     recall = pass_rate(counts.tp, counts.tp + counts.fn)
@@ -109,7 +156,7 @@ class RateTally:
         self.exact += other.exact
         self.fields.merge(other.fields)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RatesBlock:
         """`{n, pass_rate, exact_rate, field_accuracy}`: `n` runs."""
         return {
             "n": self.runs,
@@ -141,7 +188,7 @@ class GivenSelection:
         """Add another's counts."""
         self.tally.merge(other.tally)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RatesBlock:
         """`{n, pass_rate, exact_rate, field_accuracy}`."""
         return self.tally.to_json()
 
@@ -198,7 +245,7 @@ class ArgumentsAccumulator(PassRateAccumulator):
     def _field(self, tool: str, name: str) -> FieldCounts:
         return self.per_field.setdefault(f"{tool}.{name}", FieldCounts())
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> ArgumentsBlock:
         """The block: pass_rate, applicable, exact_rate, field_accuracy, invalid, wrong,
         unscored, per_field {"tool.field": {n, accuracy, precision, recall, f1}}, the pooled
         field_precision, field_recall and field_f1, given_selection, and ungrounded
