@@ -9,7 +9,7 @@ adjudicated pass for a listed one: both rates stand side by side.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TypedDict
 
 from toolgrade.checks.base import pass_rate
 from toolgrade.models import Case, CheckName, CheckResult, TrajectoryResult
@@ -26,6 +26,32 @@ def unadjudicated(result: CheckResult) -> CheckResult:
     if before is None:
         return result
     return result.model_copy(update={"score": before["score"], "passed": before["passed"]})
+
+
+class DecidedCheck(TypedDict):
+    """One deciding check's block of `summary.adjudication`."""
+
+    adjudicated: int
+    judge: dict[str, int]
+    human: dict[str, int]
+    blocked_by_hard_fail: int
+    pass_rate: float | None
+    pass_rate_without: float | None
+
+
+class RatesWithout(TypedDict):
+    """The aggregate pass rate with and without adjudication."""
+
+    pass_rate: float | None
+    pass_rate_without: float | None
+
+
+class AdjudicationBlock(TypedDict, total=False):
+    """`summary.adjudication`: a block per deciding check, then `aggregate`."""
+
+    selection: DecidedCheck
+    recovery: DecidedCheck
+    aggregate: RatesWithout
 
 
 class _CheckTally:
@@ -57,7 +83,7 @@ class _CheckTally:
     def decided(self) -> int:
         return sum(self.judge.values()) + sum(self.human.values())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DecidedCheck:
         return {
             "adjudicated": self.decided,
             "judge": {v: self.judge[v] for v in ("pass", "fail", "unscored")},
@@ -153,9 +179,10 @@ class AdjudicationAccumulator:
         """True when some check was adjudicated (or would have been, bar a hard fail)."""
         return any(t.decided or t.blocked for t in self.checks.values())
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> AdjudicationBlock:
         """`{selection: {...}, recovery: {...}, aggregate: {pass_rate, pass_rate_without}}`."""
-        out: dict[str, Any] = {name: t.to_json() for name, t in self.checks.items()}
+        out: AdjudicationBlock = {"selection": self.checks["selection"].to_json(),
+                                  "recovery": self.checks["recovery"].to_json()}
         out["aggregate"] = {
             "pass_rate": pass_rate(self.passed, self.trajectories),
             "pass_rate_without": pass_rate(self.passed_without, self.trajectories),

@@ -11,7 +11,7 @@ first (what the reports put in words: `models.status.describe_count`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TypedDict
 
 from toolgrade.models import CheckName, CheckResult, TrajectoryResult
 from toolgrade.models.figures import BlockView, decision_of, figures_of
@@ -36,6 +36,30 @@ def _block(result: CheckResult) -> BlockView:
     return block
 
 
+class UnscoredGroup(TypedDict):
+    """Undecided items of one kind and reason."""
+
+    kind: str
+    reason: str
+    items: int
+
+
+class CheckUnscored(TypedDict):
+    """One check's block of `summary.unscored.checks`."""
+
+    runs: int
+    items: int
+    reasons: dict[str, int]
+    by: list[UnscoredGroup]
+
+
+class UnscoredBlock(TypedDict):
+    """`summary.unscored`."""
+
+    runs: int
+    checks: dict[str, CheckUnscored]
+
+
 class _CheckUnscored:
     def __init__(self) -> None:
         self.runs = 0
@@ -45,7 +69,7 @@ class _CheckUnscored:
         self.runs += other.runs
         self.items.update(other.items)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckUnscored:
         reasons: Counter[str] = Counter()
         for (_, reason), n in self.items.items():
             reasons[reason] += n
@@ -94,7 +118,7 @@ class UnscoredAccumulator:
         """Whether any item was unscored."""
         return bool(self.checks)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> UnscoredBlock:
         """`{runs, checks: {check: {runs, items, reasons: {reason: n},
         by: [{kind, reason, items}]}}}` (kind: field, route or recovery quality)."""
         return {"runs": self.runs,
