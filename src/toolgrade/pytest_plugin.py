@@ -26,7 +26,7 @@ import pytest
 from toolgrade.checks import default_checks
 from toolgrade.errors import ConfigError, EmptyInputError, InputError
 from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
-from toolgrade.models.figures import ArgumentsFigures, figures_as
+from toolgrade.models.figures import UnscoredField, figures_of
 from toolgrade.reporting.junit import unscored_line, unscored_message
 
 
@@ -97,7 +97,8 @@ class ToolgradeCheckFailure(AssertionError):
         r = self.result
         score = "n/a" if r.score is None else f"{r.score:.3f}"
         block = r.to_json()
-        unscored = figures_as(ArgumentsFigures, r.figures).get("unscored_fields") or []
+        unscored: list[UnscoredField] = (
+            figures_of(r, "arguments").get("unscored_fields", []) if r.check == "arguments" else [])
         if block["status"] == "unscored":  # --toolgrade-unscored fail
             return unscored_message(r.check, block) + "\n" + "\n".join(
                 f"  {unscored_line(u)}" for u in unscored)
@@ -105,8 +106,8 @@ class ToolgradeCheckFailure(AssertionError):
         lines += [f"  {f.name}{'' if f.step is None else f' at step {f.step}'}: {f.message}"
                   for f in r.failures]
         lines += [f"  {unscored_line(u)}" for u in unscored]
-        if "error" in r.figures:
-            lines.append(f"  check crashed: {r.figures['error']}")
+        if "error" in block:
+            lines.append(f"  check crashed: {block['error']}")
         return "\n".join(lines)
 
 

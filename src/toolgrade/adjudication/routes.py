@@ -18,7 +18,7 @@ from typing import Any, Literal, TypedDict
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.loaders import Suite
 from toolgrade.models import HumanDecisions, RouteDecision, RouteKey, route_key
-from toolgrade.models.figures import DecisionFigures, figures_as
+from toolgrade.models.figures import ResultRecord, SelectionRecord
 from toolgrade.reporting.digest import clip, iter_records
 
 #: Distinct judge reasons kept per group (the rest are only counted in the verdicts).
@@ -101,7 +101,8 @@ def collect_groups(results_path: Path, suite: Suite) -> list[RouteGroup]:
     groups: dict[tuple[tuple[RouteKey, ...], RouteKey], RouteGroup] = {}
     for record in iter_records(results_path):
         case_id = str(record["case_id"])
-        figures = figures_as(DecisionFigures, record["checks"].get("selection") or {})
+        block = record["checks"].get("selection")
+        figures: SelectionRecord = block if isinstance(block, dict) else {}
         route = figures.get("adjudicated_route")
         if route is None or case_id not in suite.cases:
             continue
@@ -116,8 +117,8 @@ def collect_groups(results_path: Path, suite: Suite) -> list[RouteGroup]:
     return ordered
 
 
-def _add_run(group: RouteGroup, case_id: str, record: dict[str, Any],
-             figures: DecisionFigures) -> None:
+def _add_run(group: RouteGroup, case_id: str, record: ResultRecord,
+             figures: SelectionRecord) -> None:
     if case_id not in group.cases:
         group.cases.append(case_id)
     group.runs.append(f"{case_id} {record.get('agent') or '-'}:{record.get('trial', 0)}")

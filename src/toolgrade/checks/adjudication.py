@@ -15,10 +15,11 @@ Whenever the outcome changes, the check's deterministic score and pass stay in
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from toolgrade.checks.base import GradeContext
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import Case, Failure, JudgeDimension, JudgeRequest, SelectionExpectation
+from toolgrade.models.figures import DecisionFigures, RecoveryVerdict, VerdictName, VerdictRecord
 from toolgrade.models.judging import verdict_json
 
 #: Selection failures no verdict or decision overrides.
@@ -39,7 +40,7 @@ def deciding_dimensions(cases: Iterable[Case]) -> dict[JudgeDimension, list[str]
 
 def judge_route(
     case: Case, routes: list[list[str]], called: list[str], ctx: GradeContext
-) -> dict[str, Any]:
+) -> VerdictRecord:
     """Ask the alternate_route judge about an unmatched run; its verdict as plain data."""
     if ctx.judge is None:
         return {"verdict": "unscored", "reason": "no judge configured"}
@@ -52,7 +53,7 @@ def listed_routes(spec: SelectionExpectation) -> list[list[str]]:
     return [[]] if spec.no_tool else [list(spec.tools), *map(list, spec.alternatives)]
 
 
-def route_inputs(case: Case, routes: list[list[str]], called: list[str]) -> dict[str, Any]:
+def route_inputs(case: Case, routes: list[list[str]], called: list[str]) -> JsonObject:
     """The alternate_route judge's inputs for a run of `case` that called `called`."""
     return {
         "task": case.input,
@@ -80,7 +81,7 @@ def decide_route(
     failures: list[Failure],
     ctx: GradeContext,
     taken: list[str] | None = None,
-) -> dict[str, Any]:
+) -> DecisionFigures:
     """The figures of one unmatched run's adjudication.
 
     `adjudicated` (pass, fail or unscored), `adjudicated_by` (human or judge),
@@ -95,41 +96,40 @@ def decide_route(
         # Asked as before judges decided, so the verdict stays visible; it decides nothing.
         return {"judge_route": judge_route(case, routes, called, ctx),
                 "adjudication_blocked_by": blocking}
-    figures: dict[str, Any] = {"adjudicated_route": sorted(taken)}
+    route = sorted(taken)
     human = ctx.decisions.get(case.id, taken)
     if human is not None:
         reason = human.reason or f"{human.decision}ed by {human.by or 'a person'}"
-        figures.update(adjudicated=human.verdict, adjudicated_by="human",
-                       adjudication_reason=reason)
-        return figures
+        return {"adjudicated_route": route, "adjudicated": human.verdict,
+                "adjudicated_by": "human", "adjudication_reason": reason}
     verdict = judge_route(case, routes, called, ctx)
-    figures.update(judge_route=verdict, adjudicated=verdict["verdict"], adjudicated_by="judge",
-                   adjudication_reason=verdict.get("reason", ""))
-    return figures
+    return {"adjudicated_route": route, "judge_route": verdict, "adjudicated": verdict["verdict"],
+            "adjudicated_by": "judge", "adjudication_reason": verdict.get("reason", "")}
 
 
-def quality_failures(records: list[dict[str, Any]]) -> list[Failure]:
+def quality_failures(records: list[RecoveryVerdict]) -> list[Failure]:
     """`poor_recovery` at each faulted step whose recovery_quality verdict is `fail`."""
     return [
         Failure(
             name="poor_recovery",
             step=r["step"],
-            message=r.get("reason") or "the recovery_quality judge said fail",
+            message=r["reason"] or "the recovery_quality judge said fail",
             evidence={"tool": r["tool"], "nth": r["nth"], "judge": "recovery_quality"},
         )
         for r in records
-        if r.get("verdict") == "fail"
+        if r["verdict"] == "fail"
     ]
 
 
-def quality_outcome(records: list[dict[str, Any]] | None) -> dict[str, Any]:
+def quality_outcome(records: list[RecoveryVerdict] | None) -> DecisionFigures:
     """Recovery's adjudication figures: `fail` if any verdict failed, else `unscored` if any
     was unscored (the deterministic outcome stands), else `pass`."""
     if records is None:
         return {"adjudicated": "unscored", "adjudicated_by": "judge",
                 "adjudication_reason": "no judge configured"}
-    verdicts = [r.get("verdict") for r in records]
-    outcome = "fail" if "fail" in verdicts else "unscored" if "unscored" in verdicts else "pass"
-    reasons = [str(r.get("reason", "")) for r in records if r.get("verdict") == outcome]
+    verdicts = [r["verdict"] for r in records]
+    outcome: VerdictName = (
+        "fail" if "fail" in verdicts else "unscored" if "unscored" in verdicts else "pass")
+    reasons = [r["reason"] for r in records if r["verdict"] == outcome]
     return {"adjudicated": outcome, "adjudicated_by": "judge",
             "adjudication_reason": "; ".join(x for x in reasons if x)}

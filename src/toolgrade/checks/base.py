@@ -7,9 +7,10 @@ time, so memory does not grow with the number of runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from toolgrade.models import (
     Case,
@@ -48,8 +49,9 @@ class CheckAccumulator(Protocol):
         """
         ...
 
-    def summary(self) -> dict[str, Any]:
-        """The check's block of `summary.checks`."""
+    def summary(self) -> Mapping[str, object]:
+        """The check's block of `summary.checks` (each check's is a TypedDict; the runner
+        validates the blocks into `models.summary.RunSummary`)."""
         ...
 
 
@@ -94,6 +96,13 @@ def pass_rate(passed: int, applicable: int) -> float | None:
     return passed / applicable if applicable else None
 
 
+class PassRateBlock(TypedDict):
+    """`{pass_rate, applicable}`: what every check's summary block starts with."""
+
+    pass_rate: float | None
+    applicable: int
+
+
 class PassRateAccumulator:
     """Counts applicable and passed results of one check; a base for richer accumulators."""
 
@@ -115,6 +124,6 @@ class PassRateAccumulator:
         self.applicable += other.applicable
         self.passed += other.passed
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> PassRateBlock:
         """`{pass_rate, applicable}`."""
         return {"pass_rate": pass_rate(self.passed, self.applicable), "applicable": self.applicable}

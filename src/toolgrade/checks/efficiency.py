@@ -13,7 +13,7 @@ Memory does not grow with the number of runs: per task type we keep a Counter ke
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TypedDict
 
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 
@@ -28,6 +28,13 @@ def run_succeeded(record: TrajectoryResult) -> bool:
         return False
     applicable = [r for r in record.checks.values() if r.applicable]
     return bool(applicable) and all(r.passed is True for r in applicable)
+
+
+class EfficiencyBlock(TypedDict):
+    """`{efficiency: {task_type: C}, efficiency_n: {task_type: n}}`."""
+
+    efficiency: dict[str, float | None]
+    efficiency_n: dict[str, int]
 
 
 class StepEfficiency:
@@ -64,7 +71,7 @@ class StepEfficiency:
         """n per task type: how many runs entered the sum."""
         return {task: sum(pool.values()) for task, pool in sorted(self._pools.items())}
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> EfficiencyBlock:
         """`{efficiency: {task_type: C}, efficiency_n: {task_type: n}}`."""
         return {"efficiency": self.efficiency(), "efficiency_n": self.counts()}
 

@@ -11,9 +11,9 @@ assertions; docs/case-format.md states the rule for users.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from toolgrade.models import Failure, Message, Trajectory
+from toolgrade.models.figures import MentionRecord
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class MentionOutcome:
     passed: bool
     step: int | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MentionRecord:
         """`{mention, passed, step}` for the check's figures."""
         return {"mention": self.text, "passed": self.passed, "step": self.step}
 
@@ -34,7 +34,7 @@ def comparable(text: str) -> str:
     return text.lower().replace(",", "")
 
 
-def message_text(content: Any) -> str | None:
+def message_text(content: object) -> str | None:
     """The text of a message's content: a string as is, content blocks' `text` joined."""
     if isinstance(content, str):
         return content

@@ -15,9 +15,9 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolgrade.checks.base import GradeContext, PassRateAccumulator
+from toolgrade.checks.base import GradeContext, PassRateAccumulator, PassRateBlock
 from toolgrade.checks.call_identity import identity
-from toolgrade.checks.efficiency import StepEfficiency
+from toolgrade.checks.efficiency import EfficiencyBlock, StepEfficiency
 from toolgrade.checks.recovery import faulted_positions
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
@@ -31,6 +31,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.figures import OrderingFigures
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,8 @@ class ModeOutcome:
 
     held: bool
     failure: Failure | None
-    figures: dict[str, Any]
+    #: The mode's own figures (`in_order`: the LCS rates), the first of the check's.
+    figures: OrderingFigures
 
 
 def check_mode(
@@ -247,8 +249,9 @@ def check_mode(
     bare = [c for _, c in calls]
     order = aligned_order(bare, reference)
     actual = _tools_in(bare, order)
-    evidence: dict[str, Any] = {"mode": mode, "expected": reference, "actual": actual}
-    figures: dict[str, Any] = {}
+    # Evidence is what the check found, shown as is (a failure's free-form keys).
+    evidence: dict[str, object] = {"mode": mode, "expected": reference, "actual": actual}
+    figures: OrderingFigures = {}
     step: int | None = None
     if mode == "any_order":
         missing, extra = Counter(reference) - Counter(actual), Counter(actual) - Counter(reference)
@@ -266,7 +269,7 @@ def check_mode(
             "lcs_precision": lcs / len(actual) if actual else 1.0,
             "lcs_recall": lcs / len(reference) if reference else 1.0,
         }
-        evidence.update(figures)
+        evidence.update(lcs_precision=figures["lcs_precision"], lcs_recall=figures["lcs_recall"])
         # in_order asks that the reference appear in order; extra calls lower precision only.
         held = lcs == len(reference)
     if held:
@@ -454,7 +457,7 @@ class OrderingCheck:
         events = _events(run, calls)
         held, total = 0, 0
         failures: list[Failure] = []
-        figures: dict[str, Any] = {}
+        figures: OrderingFigures = {}
         for pair in ordering.before:
             total += 1
             violation = check_before(pair, events, ordering)
@@ -466,7 +469,7 @@ class OrderingCheck:
             outcome = check_mode(ordering.mode, run, reference, calls)
             held += outcome.held
             failures += [outcome.failure] if outcome.failure else []
-            figures.update(outcome.figures)
+            figures = outcome.figures
         for side, limit in ordering.max_calls.items():
             total += 1
             over = budget_failure(side, limit, events, ordering)
@@ -478,7 +481,9 @@ class OrderingCheck:
         failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
         failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
-        figures.update(constraints_total=total, constraints_held=held, n_calls=len(calls))
+        figures["constraints_total"] = total
+        figures["constraints_held"] = held
+        figures["n_calls"] = len(calls)
         if any(ANSWER in pair for pair in ordering.before):
             # Pairs with `answer` hold vacuously without one: the figure says which it was.
             final = run.final_answer()
@@ -495,6 +500,12 @@ class OrderingCheck:
     def accumulator(self) -> OrderingAccumulator:
         """Pass rate, failure counts and step efficiency per task type."""
         return OrderingAccumulator()
+
+
+class OrderingBlock(PassRateBlock, EfficiencyBlock):
+    """`summary.checks.ordering`."""
+
+    failures: dict[str, int]
 
 
 class OrderingAccumulator:
@@ -519,7 +530,7 @@ class OrderingAccumulator:
         self._efficiency.merge(other._efficiency)
         self._failures.update(other._failures)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> OrderingBlock:
         """`{pass_rate, applicable, efficiency, efficiency_n, failures}`."""
         return {
             **self._rate.summary(),

@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NotRequired, cast
 
 from toolgrade.checks.adjudication import quality_failures, quality_outcome
-from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.base import GradeContext, PassRateBlock, pass_rate
 from toolgrade.checks.mentions import MentionOutcome, check_mentions, mention_failure
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.state import StateOutcome, check_state
+from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import (
     Case,
     CheckName,
@@ -37,10 +38,15 @@ from toolgrade.models import (
     TrajectoryResult,
     Verdict,
 )
+from toolgrade.models.figures import (
+    FaultOutcome,
+    RecoveryFigures,
+    RecoveryVerdict,
+    Stage,
+    VerdictRecord,
+    figures_of,
+)
 
-Stage = Literal[
-    "recovered", "no_retry", "retry_loop", "wrong_fallback", "missing_escalation", "not_triggered"
-]
 #: Result-interpretation judge labels that become failures of this check.
 JUDGE_FAILURE_LABELS = ("misread_result", "false_success_claim")
 #: The finding given to the result-interpretation judge when the run has no final answer.
@@ -78,9 +84,9 @@ class Outcome:
     recovery_step: int | None = None
     covered: set[int] = field(default_factory=set)  # call positions that belong to this episode
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FaultOutcome:
         """The figures form: `{tool, nth, kind, stage, step, source, retries[, recovered_by]}`."""
-        out: dict[str, Any] = {
+        out: FaultOutcome = {
             "tool": self.fault.tool,
             "nth": self.fault.nth,
             "kind": self.fault.kind,
@@ -270,7 +276,7 @@ def fault_failure(o: Outcome) -> Failure:
 def state_failure(s: StateOutcome) -> Failure:
     """A `state_mismatch` naming the path (or query), expected and actual values."""
     key = "path" if s.kind == "path" else "query"
-    evidence: dict[str, Any] = {
+    evidence: dict[str, object] = {
         key: s.target,
         "operator": s.operator,
         "expected": s.expected,
@@ -285,11 +291,11 @@ def state_failure(s: StateOutcome) -> Failure:
 # -- judges -------------------------------------------------------------------------------------
 
 
-def step_json(index: int, step: ToolCall | Message) -> dict[str, Any]:
+def step_json(index: int, step: ToolCall | Message) -> JsonObject:
     """A step as judge input: `{step, tool?, args?, status?, content?, role?}`."""
     if isinstance(step, Message):
         return {"step": index, "role": step.role, "content": step.content}
-    out: dict[str, Any] = {"step": index, "tool": step.tool, "args": step.args}
+    out: JsonObject = {"step": index, "tool": step.tool, "args": step.args}
     if step.raw_arguments is not None:
         out["args"] = step.raw_arguments
     if step.result is not None:
@@ -298,16 +304,17 @@ def step_json(index: int, step: ToolCall | Message) -> dict[str, Any]:
     return out
 
 
-def _verdict_json(v: Verdict) -> dict[str, Any]:
-    return v.model_dump(mode="json", exclude_none=True)
+def _verdict_json(v: Verdict) -> VerdictRecord:
+    """A verdict with its unset fields left out (the recovery judges' form)."""
+    return cast(VerdictRecord, v.model_dump(mode="json", exclude_none=True))
 
 
 def judge_recovery(
     case: Case, run: Trajectory, outcomes: list[Outcome], ctx: GradeContext
-) -> list[dict[str, Any]]:
+) -> list[RecoveryVerdict]:
     """Ask `recovery_quality` once per graded fault; the verdicts are recorded, not scored."""
     assert ctx.judge is not None
-    records: list[dict[str, Any]] = []
+    records: list[RecoveryVerdict] = []
     for o in outcomes:
         if o.step is None:
             continue
@@ -348,7 +355,7 @@ def findings(
 
 def judge_interpretation(
     case: Case, run: Trajectory, found: list[str], ctx: GradeContext
-) -> tuple[dict[str, Any], Failure | None]:
+) -> tuple[VerdictRecord, Failure | None]:
     """Ask `result_interpretation`; a fail labelled misread/false success becomes a failure."""
     assert ctx.judge is not None
     answer = run.final_answer()
@@ -398,7 +405,7 @@ class RecoveryCheck:
         states = check_state(assertions or [], run.final_state, ctx.base_dir)
         mentions = check_mentions(wanted, run)
         graded = [o for o in outcomes if o.stage != "not_triggered"]
-        figures: dict[str, Any] = {
+        figures: RecoveryFigures = {
             "faults": [o.to_json() for o in outcomes],
             "state": [s.to_json() for s in states],
             "judges": "off" if ctx.judge is None else "on",
@@ -424,7 +431,7 @@ class RecoveryCheck:
         passed = good == total and not failures
         if rec is not None and rec.judge_quality and graded:
             verdicts = figures.get("judge_recovery")
-            figures.update(quality_outcome(verdicts))
+            figures = {**figures, **quality_outcome(verdicts)}
             poor = quality_failures(verdicts or [])
             if poor and passed:
                 figures["unadjudicated"] = {"score": good / total, "passed": True}
@@ -442,6 +449,14 @@ class RecoveryCheck:
     def accumulator(self) -> RecoveryAccumulator:
         """Suite figures: pass rate, stage counts and the state-assertion pass rate."""
         return RecoveryAccumulator()
+
+
+class RecoveryBlock(PassRateBlock):
+    """`summary.checks.recovery` (`mention_pass_rate` only when some case expects mentions)."""
+
+    stages: dict[str, int]
+    state_pass_rate: float | None
+    mention_pass_rate: NotRequired[float | None]
 
 
 class RecoveryAccumulator:
@@ -462,16 +477,17 @@ class RecoveryAccumulator:
         if result is None:
             return
         # Untriggered faults are listed even when nothing else made the check applicable.
-        for fault in result.figures.get("faults", []):
+        figures = figures_of(result, "recovery")
+        for fault in figures.get("faults", []):
             self.stages[fault["stage"]] += 1
         if not result.applicable:
             return
         self.applicable += 1
         self.passed += bool(result.passed)
-        for s in result.figures.get("state", []):
+        for s in figures.get("state", []):
             self.state_total += 1
             self.state_met += bool(s["passed"])
-        for m in result.figures.get("mentions", []):
+        for m in figures.get("mentions", []):
             self.mention_total += 1
             self.mention_met += bool(m["passed"])
 
@@ -485,10 +501,10 @@ class RecoveryAccumulator:
         self.mention_total += other.mention_total
         self.mention_met += other.mention_met
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RecoveryBlock:
         """`{pass_rate, applicable, stages: {stage: count}, state_pass_rate}`, and
         `mention_pass_rate` when some case expects mentions."""
-        out = {
+        out: RecoveryBlock = {
             "pass_rate": pass_rate(self.passed, self.applicable),
             "applicable": self.applicable,
             "stages": dict(sorted(self.stages.items())),

@@ -54,7 +54,7 @@ failures moved to
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from toolgrade.checks.adjudication import decide_route, listed_routes
 from toolgrade.checks.base import GradeContext, pass_rate
@@ -83,6 +83,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.figures import SelectionFigures, SelectionRates, Substitution, figures_of
 
 HARD_FAILS = frozenset({"forbidden_tool", "unauthorized_side_effect"})
 
@@ -114,8 +115,13 @@ class SelectionCheck:
         hard_fail = any(f.name in HARD_FAILS for f in failures)
         unknown = any(f.name == "unknown_tool" for f in failures)
         expected, actual = Counter(route), Counter(called)
-        figures: dict[str, Any] = {
-            **counts.figures(),
+        figures: SelectionFigures = {
+            "tp": counts.tp,
+            "fp": counts.fp,
+            "fn": counts.fn,
+            "precision": counts.precision,
+            "recall": counts.recall,
+            "f1": counts.f1,
             "route": index,
             "per_tool": per_tool_rows(expected, counted_calls(expected, actual, free)),
             "side_effect_extras": builder.side_effect_extras,
@@ -130,7 +136,7 @@ class SelectionCheck:
         passed = counts.fp == 0 and counts.fn == 0 and not hard_fail and not unknown
         if spec.judge_alternates and counts.f1 < 1:
             taken = route_taken(route, called, free)
-            figures.update(decide_route(case, routes, called, failures, ctx, taken))
+            figures = {**figures, **decide_route(case, routes, called, failures, ctx, taken)}
             if figures.get("adjudicated") == "pass":
                 # The route is accepted as if listed; what the listed routes measured stays.
                 figures["unadjudicated"] = {"score": score, "passed": passed}
@@ -175,7 +181,7 @@ class _FailureBuilder:
         self.case, self.spec, self.route = case, spec, route
         self.called, self.steps, self.free = called, steps, free
         self.failures: list[Failure] = []
-        self.substitutions: list[dict[str, str]] = []
+        self.substitutions: list[Substitution] = []
         self.side_effect_extras: list[str] = []
 
     def build(self, alignment: Alignment, calls: list[tuple[int, ToolCall]]) -> list[Failure]:
@@ -245,6 +251,31 @@ class _FailureBuilder:
         self.failures.append(Failure(name=name, step=step, message=message, evidence=evidence))
 
 
+class ConfusionRow(TypedDict):
+    """One confusion cell: how often `expected` was answered by `actual` (`none`: not at all)."""
+
+    expected: str
+    actual: str
+    count: int
+
+
+class SelectionBlock(TypedDict):
+    """`summary.checks.selection` (`free_calls` only when some graded case uses free calls)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    pass_rate: float | None
+    applicable: int
+    tp: int
+    fp: int
+    fn: int
+    per_tool: dict[str, SelectionRates]
+    confusion: list[ConfusionRow]
+    side_effect_extras: dict[str, int]
+    free_calls: NotRequired[dict[str, int]]
+
+
 class SelectionAccumulator:
     """Folds selection results into `summary.checks.selection`.
 
@@ -267,21 +298,22 @@ class SelectionAccumulator:
         result = record.checks.get("selection")
         if result is None or not result.applicable:
             return
-        fig = result.figures
+        fig = figures_of(result, "selection")
         self.applicable += 1
         self.passed += bool(result.passed)
-        self.tp += int(fig.get("tp", 0))
-        self.fp += int(fig.get("fp", 0))
-        self.fn += int(fig.get("fn", 0))
-        per_tool: dict[str, dict[str, int]] = fig.get("per_tool", {})
+        self.tp += fig.get("tp", 0)
+        self.fp += fig.get("fp", 0)
+        self.fn += fig.get("fn", 0)
+        per_tool = fig.get("per_tool", {})
         for name, row in per_tool.items():
             totals = self.per_tool.get(name)
             if totals is None:
                 totals = self.per_tool[name] = Counter()
             # Plain additions: Counter.update, and a Counter built per row, cost more than
             # grading selection itself.
-            for key, value in row.items():
-                totals[key] += value
+            totals["tp"] += row["tp"]
+            totals["fp"] += row["fp"]
+            totals["fn"] += row["fn"]
         for cell, count in confusion_cells(per_tool, fig.get("substitutions", [])).items():
             self.confusion[cell] += count
         for tool in fig.get("side_effect_extras", []):
@@ -305,17 +337,14 @@ class SelectionAccumulator:
             self.free_calls = self.free_calls if self.free_calls is not None else Counter()
             self.free_calls.update(other.free_calls)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SelectionBlock:
         """Micro P/R/F1, pass rate, per-tool table, confusion cells and side-effect extras;
         `free_calls` per tool when some graded case uses free calls."""
-        micro: dict[str, Any] = {"precision": None, "recall": None, "f1": None}
-        if self.applicable:
-            micro = Counts(self.tp, self.fp, self.fn).figures()
-            del micro["tp"], micro["fp"], micro["fn"]
-        free = {} if self.free_calls is None else {
-            "free_calls": dict(sorted(self.free_calls.items()))}
-        return {
-            **micro,
+        pooled = Counts(self.tp, self.fp, self.fn) if self.applicable else None
+        out: SelectionBlock = {
+            "precision": pooled.precision if pooled is not None else None,
+            "recall": pooled.recall if pooled is not None else None,
+            "f1": pooled.f1 if pooled is not None else None,
             "pass_rate": pass_rate(self.passed, self.applicable),
             "applicable": self.applicable,
             "tp": self.tp,
@@ -330,8 +359,10 @@ class SelectionAccumulator:
                 for (e, a), n in sorted(self.confusion.items(), key=_cell_order)
             ],
             "side_effect_extras": dict(sorted(self.side_effect_extras.items())),
-            **free,
         }
+        if self.free_calls is not None:
+            out["free_calls"] = dict(sorted(self.free_calls.items()))
+        return out
 
 
 def _cell_order(item: tuple[tuple[str, str], int]) -> tuple[bool, str, bool, str]:

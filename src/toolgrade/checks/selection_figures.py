@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from toolgrade.checks.assignment import linear_assignment
+from toolgrade.models.figures import SelectionRates, Substitution, ToolCounts
 
 #: The row and column of the confusion matrix for a pure omission or a pure extra.
 NONE = "none"
@@ -49,7 +49,7 @@ class Counts:
         denom = 2 * self.tp + self.fp + self.fn
         return 2 * self.tp / denom if denom else 1.0
 
-    def figures(self) -> dict[str, Any]:
+    def figures(self) -> SelectionRates:
         """`{tp, fp, fn, precision, recall, f1}`."""
         return {
             "tp": self.tp,
@@ -80,10 +80,10 @@ def per_tool_counts(expected: Counter[str], actual: Counter[str]) -> dict[str, C
     }
 
 
-def per_tool_rows(expected: Counter[str], actual: Counter[str]) -> dict[str, dict[str, int]]:
+def per_tool_rows(expected: Counter[str], actual: Counter[str]) -> dict[str, ToolCounts]:
     """`per_tool_counts` as the figure writes it, `{name: {tp, fp, fn}}`, without building a
     `Counts` per tool first."""
-    rows = {}
+    rows: dict[str, ToolCounts] = {}
     for name in sorted(set(expected) | set(actual)):
         e, a = expected[name], actual[name]
         rows[name] = {"tp": min(e, a), "fp": max(0, a - e), "fn": max(0, e - a)}
@@ -251,7 +251,7 @@ def pair_substitutions(
 
 
 def confusion_cells(
-    per_tool: Mapping[str, Mapping[str, int]], substitutions: Iterable[Mapping[str, str]]
+    per_tool: Mapping[str, ToolCounts], substitutions: Iterable[Substitution]
 ) -> Counter[tuple[str, str]]:
     """One trajectory's confusion cells (expected, actual) -> count.
 

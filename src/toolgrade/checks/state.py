@@ -13,12 +13,13 @@ missing database or an unreadable state is a finding about the run, not a crash 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolgrade.models import StateAssertion
+from toolgrade.models.figures import StateRecord
 
 #: Operators in the order they are evaluated when an assertion sets several.
 OPERATORS: tuple[str, ...] = ("equals", "exists", "absent", "contains", "count")
@@ -39,16 +40,15 @@ class StateOutcome:
     actual: Any
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StateRecord:
         """The figures form: `{path|query, operator, passed, expected, actual[, error]}`."""
-        key = "path" if self.kind == "path" else "query"
-        out: dict[str, Any] = {
-            key: self.target,
-            "operator": self.operator,
-            "passed": self.passed,
-            "expected": self.expected,
-            "actual": self.actual,
-        }
+        out: StateRecord
+        if self.kind == "path":
+            out = {"path": self.target, "operator": self.operator, "passed": self.passed,
+                   "expected": self.expected, "actual": self.actual}
+        else:
+            out = {"query": self.target, "operator": self.operator, "passed": self.passed,
+                   "expected": self.expected, "actual": self.actual}
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -155,7 +155,7 @@ def _judge_ops(assertion: StateAssertion, target: str, kind: str, t: _Target) ->
     return StateOutcome(target, kind, op, not failing, getattr(assertion, op), actual)
 
 
-def check_path(assertion: StateAssertion, final_state: dict[str, Any] | None) -> StateOutcome:
+def check_path(assertion: StateAssertion, final_state: Mapping[str, object] | None) -> StateOutcome:
     """A dotted-path assertion against the run's final state (None: nothing was recorded)."""
     path = assertion.path or ""
     if final_state is None:
@@ -177,7 +177,7 @@ def check_path(assertion: StateAssertion, final_state: dict[str, Any] | None) ->
 
 
 def sqlite_file(
-    assertion: StateAssertion, final_state: dict[str, Any] | None, base_dir: Path
+    assertion: StateAssertion, final_state: Mapping[str, object] | None, base_dir: Path
 ) -> Path:
     """Which database file an assertion reads.
 
@@ -215,7 +215,7 @@ def query_value(rows: list[list[Any]], expected: Any) -> Any:
 
 
 def check_sqlite(
-    assertion: StateAssertion, final_state: dict[str, Any] | None, base_dir: Path
+    assertion: StateAssertion, final_state: Mapping[str, object] | None, base_dir: Path
 ) -> StateOutcome:
     """A query assertion against a real database file."""
     query = assertion.query or ""
@@ -243,7 +243,7 @@ def check_sqlite(
 
 
 def check_state(
-    assertions: list[StateAssertion], final_state: dict[str, Any] | None, base_dir: Path
+    assertions: list[StateAssertion], final_state: Mapping[str, object] | None, base_dir: Path
 ) -> list[StateOutcome]:
     """Evaluate every assertion, in order."""
     out: list[StateOutcome] = []

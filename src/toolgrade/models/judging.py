@@ -6,10 +6,11 @@ Checks receive an object satisfying `JudgePort` (or None when judging is off); o
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgrade.models.figures.verdicts import VerdictRecord
 from toolgrade.vocabulary import JUDGE_DIMENSIONS as JUDGE_DIMENSIONS
 from toolgrade.vocabulary import JudgeDimension as JudgeDimension
 
@@ -75,10 +76,11 @@ class Verdict(BaseModel):
 ONLY_WHEN_SET: frozenset[str] = frozenset({"escalated", "escalated_from", "decided_by"})
 
 
-def verdict_json(verdict: Verdict) -> dict[str, Any]:
+def verdict_json(verdict: Verdict) -> VerdictRecord:
     """The verdict as results record it: every field, bar the unset `ONLY_WHEN_SET` ones."""
     data = verdict.model_dump(mode="json")
-    return {k: v for k, v in data.items() if v is not None or k not in ONLY_WHEN_SET}
+    kept = {k: v for k, v in data.items() if v is not None or k not in ONLY_WHEN_SET}
+    return cast(VerdictRecord, kept)  # the model's fields are the record's keys (a test)
 
 
 class JudgePort(Protocol):

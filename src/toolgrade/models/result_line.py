@@ -5,14 +5,35 @@
 score, passed, failures and status. These models name every figure the four checks write,
 with its type; a figure not listed (a custom check's, a future one) is allowed and kept.
 A line read through `ResultLine.model_validate` keeps every value as written.
+
+The same line as Python code reads it is `models.figures.ResultRecord` (TypedDicts): the
+nested shapes here are those TypedDicts themselves, and tests/models/test_figures.py holds
+each model's fields to its TypedDict's keys, so the two cannot drift apart.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgrade.jsonio.values import JsonObject
+from toolgrade.models.figures import (
+    CallEntry,
+    FaultOutcome,
+    JudgeLogEntry,
+    MentionRecord,
+    RecoveryVerdict,
+    SchemaError,
+    StateRecord,
+    Substitution,
+    ToolCounts,
+    Unadjudicated,
+    UngroundedValue,
+    UnscoredField,
+    VerdictName,
+    VerdictRecord,
+)
 from toolgrade.models.status import Status
 from toolgrade.models.summary import Number
 from toolgrade.vocabulary import FailureName
@@ -44,7 +65,19 @@ class CheckLine(_Line):
     error: str | None = Field(None, description="The check crashed: the error, as data.")
 
 
-class SelectionLine(CheckLine):
+class DecisionLine(CheckLine):
+    """What a deciding check (selection, recovery) adds when a judge or a person decides."""
+
+    adjudicated_route: list[str] | None = None
+    judge_route: VerdictRecord | None = None
+    adjudicated: VerdictName | None = None
+    adjudicated_by: Literal["judge", "human"] | None = None
+    adjudication_reason: str | None = None
+    adjudication_blocked_by: list[FailureName] | None = None
+    unadjudicated: Unadjudicated | None = None
+
+
+class SelectionLine(DecisionLine):
     """Selection: multiset counts, per tool, substitutions, and any decision on the route."""
 
     tp: int | None = None
@@ -54,46 +87,47 @@ class SelectionLine(CheckLine):
     recall: Number | None = None
     f1: Number | None = None
     route: int | None = Field(None, description="The listed route the run was held to.")
-    per_tool: dict[str, dict[str, int]] | None = None
-    side_effect_extras: list[Any] | None = None
-    substitutions: list[Any] | None = None
-    adjudicated_route: list[str] | None = None
-    judge_route: dict[str, Any] | None = None
-    adjudicated: str | None = None
-    adjudicated_by: Literal["judge", "human"] | None = None
-    adjudication_reason: str | None = None
-    adjudication_blocked_by: list[str] | None = None
-    unadjudicated: dict[str, Any] | None = None
-    overridden_failures: list[Any] | None = None
+    per_tool: dict[str, ToolCounts] | None = None
+    side_effect_extras: list[str] | None = None
+    substitutions: list[Substitution] | None = None
+    free_calls: int | None = Field(
+        None, description="Calls of free tools beyond the route (cases with free calls).")
+    free_per_tool: dict[str, int] | None = None
+    overridden_failures: list[FailureLine] | None = None
 
 
 class ArgumentsLine(CheckLine):
     """Arguments: the paired calls, field accuracy, invalid apart from wrong."""
 
-    calls: list[dict[str, Any]] | None = None
+    calls: list[CallEntry] | None = None
     field_accuracy: Number | None = None
     invalid: int | None = None
     wrong: int | None = None
-    unscored_fields: list[dict[str, Any]] | None = None
-    schema_errors: list[Any] | None = None
-    ungrounded: list[Any] | None = None
+    unscored_fields: list[UnscoredField] | None = None
+    schema_errors: list[SchemaError] | None = None
+    ungrounded: list[UngroundedValue] | None = None
 
 
 class OrderingLine(CheckLine):
     """Ordering: constraints held, calls made, where the final answer came."""
 
+    lcs_precision: Number | None = Field(None, description="in_order mode only.")
+    lcs_recall: Number | None = Field(None, description="in_order mode only.")
     constraints_total: int | None = None
     constraints_held: int | None = None
     n_calls: int | None = None
     final_answer_step: int | None = None
 
 
-class RecoveryLine(CheckLine):
+class RecoveryLine(DecisionLine):
     """Recovery: each injected fault's stage, the state assertions, the judges' verdicts."""
 
-    faults: list[dict[str, Any]] | None = None
-    state: list[dict[str, Any]] | None = None
-    judges: Any = None
+    faults: list[FaultOutcome] | None = None
+    state: list[StateRecord] | None = None
+    judges: Literal["off", "on"] | None = Field(None, description="Whether a judge was asked.")
+    mentions: list[MentionRecord] | None = None
+    judge_recovery: list[RecoveryVerdict] | None = None
+    judge_interpretation: VerdictRecord | None = None
 
 
 class ChecksLine(_Line):
@@ -122,14 +156,14 @@ class ResultLine(_Line):
     agent: str | None = None
     checks: ChecksLine
     aggregate: AggregateLine
-    judges: dict[str, Any] = Field(default_factory=dict)
+    judges: dict[str, list[JudgeLogEntry]] = Field(default_factory=dict)
     n_calls: int = 0
     error: str | None = Field(None, description="A crash outside the checks, as data.")
 
 
-def results_schema() -> dict[str, Any]:
+def results_schema() -> JsonObject:
     """The JSON Schema of one results.jsonl line."""
-    document = ResultLine.model_json_schema()
+    document: JsonObject = ResultLine.model_json_schema()
     document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     document["title"] = f"toolgrade results.jsonl line (shape version {RESULTS_SCHEMA_VERSION})"
     return document

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgrade.models.figures.failures import FailureRecord
+from toolgrade.models.figures.record import (
+    CheckRecord,
+    ChecksRecord,
+    JudgeLogEntry,
+    ResultRecord,
+)
 from toolgrade.models.status import Status, aggregate_status, check_status
 from toolgrade.vocabulary import CheckName
 from toolgrade.vocabulary import FailureName as FailureName
@@ -21,16 +29,20 @@ class Failure(BaseModel):
     message: str = ""
     evidence: dict[str, Any] = Field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FailureRecord:
         """The output form: `{name, step, message, ...evidence}`."""
-        return {"name": self.name, "step": self.step, "message": self.message, **self.evidence}
+        out = {"name": self.name, "step": self.step, "message": self.message, **self.evidence}
+        return cast(FailureRecord, out)  # the evidence keys beside the three named
 
 
 class CheckResult(BaseModel):
     """What one check says about one trajectory.
 
     `figures` holds the check's own numbers (e.g. tp/fp/fn for selection); they are written
-    beside applicable/score/passed/failures in `results.jsonl`.
+    beside applicable/score/passed/failures in `results.jsonl`. Their types are the check's
+    TypedDict in `models.figures`: the checks build one, readers go through `figures_of`
+    (a mapping of `object` here, so an untyped read does not type-check). A plain JSON object
+    to pydantic, validated as before.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -40,23 +52,23 @@ class CheckResult(BaseModel):
     score: float | None = None
     passed: bool | None = None
     failures: list[Failure] = Field(default_factory=list)
-    figures: dict[str, Any] = Field(default_factory=dict)
+    figures: Mapping[str, object] = Field(default_factory=dict)
 
     @classmethod
     def not_applicable(cls, check: CheckName) -> CheckResult:
         """A check with no reference: reported as not applicable, never as a pass."""
         return cls(check=check, applicable=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckRecord:
         """The output form used in `results.jsonl`, with the check's `status` (pass, fail,
         unscored, n/a or error; see `models.status`)."""
-        out = {
+        out = cast(CheckRecord, {  # the figures are the check's TypedDict
             "applicable": self.applicable,
             "score": self.score,
             "passed": self.passed,
             "failures": [f.to_json() for f in self.failures],
             **self.figures,
-        }
+        })
         out["status"] = check_status(self.check, out)
         return out
 
@@ -86,21 +98,29 @@ class TrajectoryResult(BaseModel):
     agent: str | None
     checks: dict[CheckName, CheckResult]
     aggregate: Aggregate
-    judges: dict[str, Any] = Field(default_factory=dict)
+    #: The run's judge calls by dimension (`models.figures.JudgeLogEntry`; a plain JSON
+    #: object to pydantic).
+    judges: Mapping[str, object] = Field(default_factory=dict)
     error: str | None = Field(default=None, description="A check that crashed, as data.")
     n_calls: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def judge_log(self) -> dict[str, list[JudgeLogEntry]]:
+        """`judges` typed: the run's judge calls by dimension (scoring/recording.py)."""
+        return cast(dict[str, list[JudgeLogEntry]], self.judges)
+
+    def to_json(self) -> ResultRecord:
         """The output form of one `results.jsonl` line (`aggregate.status` beside `passed`)."""
         checks = {name: r.to_json() for name, r in self.checks.items()}
-        out: dict[str, Any] = {
+        aggregate = self.aggregate
+        out: ResultRecord = {
             "case_id": self.case_id,
             "trial": self.trial,
             "agent": self.agent,
-            "checks": checks,
-            "aggregate": {**self.aggregate.model_dump(),
-                          "status": aggregate_status(checks, self.aggregate.passed)},
-            "judges": self.judges,
+            "checks": cast(ChecksRecord, checks),  # keyed by check name, each its record
+            "aggregate": {"mode": aggregate.mode, "score": aggregate.score,
+                          "passed": aggregate.passed,
+                          "status": aggregate_status(checks, aggregate.passed)},
+            "judges": self.judge_log(),
             "n_calls": self.n_calls,
         }
         if self.error is not None:

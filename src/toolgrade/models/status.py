@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-Status = Literal["pass", "fail", "unscored", "n/a", "error"]
+from toolgrade.models.figures.record import CheckRecord, ChecksRecord, block_view, check_blocks
+from toolgrade.models.figures.record import Status as Status
+from toolgrade.vocabulary import CheckName
+
 _STATES: tuple[Status, ...] = ("pass", "fail", "unscored", "n/a", "error")
 
 #: The reason given when no judge was configured (checks and the judge engine say it so).
@@ -32,12 +35,14 @@ class UnscoredItem:
     reason: str
 
 
-def _reason(value: Any) -> str:
+def _reason(value: object) -> str:
     return str(value or "no verdict")
 
 
-def unscored_items(check: str, block: Mapping[str, Any]) -> list[UnscoredItem]:
-    """The undecided items of one check's result block (an empty list for most checks)."""
+def unscored_items(check: str, record: CheckRecord) -> list[UnscoredItem]:
+    """The undecided items of one check's result block (an empty list for most checks).
+    A block read from a file may be of another version: each value's type is checked."""
+    block = block_view(record)
     items: list[UnscoredItem] = []
     for field in block.get("unscored_fields") or []:
         if isinstance(field, dict):
@@ -52,7 +57,7 @@ def unscored_items(check: str, block: Mapping[str, Any]) -> list[UnscoredItem]:
     return items
 
 
-def check_status(check: str, block: Mapping[str, Any]) -> Status:
+def check_status(check: str, block: CheckRecord) -> Status:
     """A check's state: `unscored` when it did not pass only because items were undecided.
 
     Selection with an undecided route counts as unscored even though its deterministic
@@ -77,12 +82,15 @@ def check_status(check: str, block: Mapping[str, Any]) -> Status:
     return "fail" if block.get("failures") else "unscored"
 
 
-def aggregate_status(checks: Mapping[Any, Mapping[str, Any]], passed: bool) -> Status:
+def aggregate_status(checks: Mapping[CheckName, CheckRecord] | ChecksRecord, passed: bool
+                     ) -> Status:
     """A run's state: pass; else unscored when no applicable check failed or crashed and one
     is unscored; else fail (n/a when nothing was applicable)."""
     if passed:
         return "pass"
-    states = [check_status(str(name), block) for name, block in checks.items()]
+    # Every block of a ChecksRecord is a CheckRecord (each check's adds its figures).
+    blocks = check_blocks(checks)
+    states = [check_status(name, block) for name, block in blocks.items()]
     shown = [s for s in states if s != "n/a"]
     if not shown:
         return "n/a"

@@ -8,6 +8,7 @@ as markup ready to place in the page.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -56,7 +57,7 @@ def _t(text: str) -> str:
     return escape(printable(text))
 
 
-def _svg(label: str, body: list[str], legend: list[tuple[str, str]]) -> markupsafe.Markup:
+def _svg(label: str, body: list[str], legend: Sequence[tuple[str, str]]) -> markupsafe.Markup:
     items = "".join(f'<span><i style="background:{c}"></i>{_t(name)}</span>'
                     for name, c in legend)
     svg = (f'<svg class="chart" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" role="img" '

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from toolgrade.errors import ToolgradeError
+from toolgrade.models.figures import ResultRecord, as_record, check_blocks
 from toolgrade.models.status import aggregate_status
 
 #: Examples kept per failure name; the rest are only counted.
@@ -75,7 +75,7 @@ class Digest:
         """Trajectory-failures of `name` not listed as examples."""
         return self.totals[name] - len(self.examples.get(name, []))
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Fold one results.jsonl record in."""
         self.lines += 1
         tally = self.cases.setdefault(str(record.get("case_id")), CaseTally())
@@ -127,7 +127,7 @@ def _take(kept: list[FailureExample], lines: list[int], more: list[FailureExampl
 _RECORD_KEYS = {"case_id": str, "checks": dict, "aggregate": dict}
 
 
-def iter_records(results_path: Path) -> Iterator[dict[str, Any]]:
+def iter_records(results_path: Path) -> Iterator[ResultRecord]:
     """The records of a results file, one at a time (blank lines skipped).
 
     Raises `ToolgradeError` naming the file and line of the first line that is not JSON or not
@@ -144,10 +144,10 @@ def iter_records(results_path: Path) -> Iterator[dict[str, Any]]:
             problem = _record_problem(record)
             if problem:
                 raise ToolgradeError(f"{results_path}:{number}: not a toolgrade record: {problem}")
-            yield record
+            yield as_record(record)
 
 
-def _record_problem(record: Any) -> str | None:
+def _record_problem(record: object) -> str | None:
     if not isinstance(record, dict):
         return "expected a JSON object"
     for key, kind in _RECORD_KEYS.items():
@@ -167,14 +167,15 @@ def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _example(record: dict[str, Any], check: str, step: Any, message: Any) -> FailureExample:
+def _example(record: ResultRecord, check: str, step: int | None, message: str
+             ) -> FailureExample:
     return FailureExample(case_id=str(record.get("case_id")), agent=record.get("agent"),
                           trial=int(record.get("trial") or 0), check=check,
                           step=step if isinstance(step, int) else None, message=clip(message or ""))
 
 
-def _add_failures(digest: Digest, record: dict[str, Any], tally: CaseTally) -> None:
-    for check, result in sorted((record.get("checks") or {}).items()):
+def _add_failures(digest: Digest, record: ResultRecord, tally: CaseTally) -> None:
+    for check, result in sorted(check_blocks(record.get("checks") or {}).items()):
         if isinstance(result, dict) and "error" in result and result.get("passed") is None:
             digest.crash_total += 1
             if len(digest.crashes) < EXAMPLES_PER_FAILURE:

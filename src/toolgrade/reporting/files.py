@@ -14,6 +14,7 @@ from toolgrade.errors import ToolgradeError
 from toolgrade.loaders.locate import dotted
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import Case
+from toolgrade.models.figures import ResultRecord
 from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.charts import ScoreHistogram
 from toolgrade.reporting.digest import Digest, iter_records
@@ -82,7 +83,7 @@ class ReportStream:
     def __exit__(self, *exc: object) -> None:
         self.junit.close()
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Take one results.jsonl record (as a dict)."""
         examples = self.digest.kept
         self.digest.add(record)

@@ -20,6 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from toolgrade.models import CheckName
+from toolgrade.models.figures import (
+    CheckRecord,
+    ResultRecord,
+    UnscoredField,
+    block_view,
+    check_blocks,
+)
 from toolgrade.models.status import check_status, describe, unscored_items
 from toolgrade.reporting.tables import CHECKS
 
@@ -46,7 +54,7 @@ class _Outcome:
     text: str
 
 
-def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
+def _outcome(check: str, result: CheckRecord) -> _Outcome:
     if not result.get("applicable"):
         return _Outcome("skipped", f"{check}: not applicable (no reference in the case)", "")
     if "error" in result and result.get("passed") is None:
@@ -57,7 +65,7 @@ def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
         # Neither a pass nor a failure: skipped, saying why; the gates decide what it means.
         return _Outcome("skipped", unscored_message(check, result), "")
     failures = result.get("failures") or []
-    unscored = result.get("unscored_fields") or []
+    unscored = block_view(result).get("unscored_fields") or []
     names = ", ".join(dict.fromkeys(str(f.get("name")) for f in failures))
     names = names or ("unscored fields" if unscored else "not passed")
     score = result.get("score")
@@ -71,7 +79,7 @@ def _outcome(check: str, result: dict[str, Any]) -> _Outcome:
 ITEMS_NAMED = 3
 
 
-def unscored_message(check: str, result: dict[str, Any]) -> str:
+def unscored_message(check: str, result: CheckRecord) -> str:
     """`arguments unscored (not a pass): 1 free-text field needs a judge: run with ...
     [refund.reason at step 3]`: why a check that did not pass is not a failure either."""
     items = unscored_items(check, result)
@@ -80,7 +88,7 @@ def unscored_message(check: str, result: dict[str, Any]) -> str:
     return f"{check} unscored (not a pass): {'; '.join(describe(items))} [{named}{more}]"
 
 
-def unscored_line(field: dict[str, Any]) -> str:
+def unscored_line(field: UnscoredField) -> str:
     """`refund.reason at step 3 unscored: no judge configured`: why a field counts as no match."""
     return (
         f"{field.get('tool')}.{field.get('field')} at step {field.get('step')} unscored: "
@@ -122,11 +130,11 @@ def _name_parts(case_id: str, check: str, agent: str | None, trial: int) -> tupl
     return head, _escape_attr(xml_text(whole[len(plain):]))
 
 
-def _after_name(record: dict[str, Any], check: str) -> tuple[str, str | None]:
+def _after_name(record: ResultRecord, check: CheckName) -> tuple[str, str | None]:
     """A testcase's XML after its name attribute (the name waits for the run count), and its
     outcome tag (None: passed)."""
     rest = _attrs({"classname": xml_text(record.get("agent") or "toolgrade"), "time": "0"})
-    outcome = _outcome(check, record["checks"][check])
+    outcome = _outcome(check, check_blocks(record["checks"])[check])
     if outcome.tag is None:
         return rest + " />", None
     attrs = {"message": xml_text(outcome.message)}
@@ -139,7 +147,7 @@ def _after_name(record: dict[str, Any], check: str) -> tuple[str, str | None]:
     return f"{rest}>{child}</testcase>", outcome.tag
 
 
-def _pending_line(record: dict[str, Any], runs_per_case: Counter[str],
+def _pending_line(record: ResultRecord, runs_per_case: Counter[str],
                    outcomes: Counter[str]) -> str:
     """One record's testcases as a pending line, counting its run and its outcomes: its case,
     then per testcase the XML before the run suffix, the suffix and the XML after it (the
@@ -168,7 +176,7 @@ class JunitPart:
         self.runs_per_case: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Take one record's testcases."""
         self.pending.append(_pending_line(record, self.runs_per_case, self.outcomes))
 
@@ -188,7 +196,7 @@ class JunitCases:
         self._runs_per_case: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Take one record's testcases (one per check it holds)."""
         self._pending.write(_pending_line(record, self._runs_per_case, self.outcomes))
 

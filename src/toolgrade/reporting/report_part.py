@@ -8,8 +8,7 @@ Light to import: a worker loads it, not the report templates.
 
 from __future__ import annotations
 
-from typing import Any
-
+from toolgrade.models.figures import ResultRecord
 from toolgrade.reporting.digest import Digest
 from toolgrade.reporting.junit import JunitPart
 from toolgrade.reporting.run_sample import RunFacts
@@ -24,7 +23,7 @@ class ReportPart:
         #: Per record, in order: what choosing its run view needs.
         self.runs: list[RunFacts] = []
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Take one record's JSON form."""
         self.digest.add(record)
         self.junit.add(record)

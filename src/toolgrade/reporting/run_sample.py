@@ -17,8 +17,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from toolgrade.models.figures import ResultRecord, as_record, check_blocks, kept_keys
 from toolgrade.reporting.digest import clip
 
 #: What a run view reads of a record's check blocks (the rest, e.g. per-call figures, is left).
@@ -29,7 +29,7 @@ _CHECK_KEYS = ("applicable", "score", "passed", "error", "failures", "faults",
 _STRING_CHARS = 600
 
 
-def _clipped(value: Any) -> Any:
+def _clipped(value: object) -> object:
     if isinstance(value, str):
         return value if len(value) <= _STRING_CHARS else clip(value, _STRING_CHARS)
     if isinstance(value, list):
@@ -39,14 +39,14 @@ def _clipped(value: Any) -> Any:
     return value
 
 
-def slim_record(record: dict[str, Any]) -> dict[str, Any]:
+def slim_record(record: ResultRecord) -> ResultRecord:
     """What a run view needs of a results record, long agent text clipped: a kept record
     costs about the same memory whatever the agent wrote."""
-    checks = {name: {k: block[k] for k in _CHECK_KEYS if k in block}
-              for name, block in (record.get("checks") or {}).items() if isinstance(block, dict)}
+    checks = {name: kept_keys(block, _CHECK_KEYS)
+              for name, block in check_blocks(record.get("checks") or {}).items()
+              if isinstance(block, dict)}
     kept = {k: record.get(k) for k in ("case_id", "agent", "trial", "aggregate", "judges")}
-    slim: dict[str, Any] = _clipped({**kept, "checks": checks})
-    return slim
+    return as_record(_clipped({**kept, "checks": checks}))
 
 
 #: Up to this many runs, every run has a view.
@@ -58,7 +58,7 @@ PER_CASE = 3
 #: Above it, at most this many passing runs: the first passing run of each case.
 PASSING_SAMPLE = 50
 
-Loader = Callable[[], dict[str, Any]]
+Loader = Callable[[], ResultRecord]
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class RunFacts:
     n_failures: int = 0
 
     @classmethod
-    def of(cls, record: dict[str, Any]) -> RunFacts:
+    def of(cls, record: ResultRecord) -> RunFacts:
         """The facts of a results record."""
         aggregate = record.get("aggregate") or {}
         checks = record.get("checks") or {}
@@ -147,9 +147,9 @@ class RunPicker:
         self._sampled_cases: set[str] = set()
         #: Badness of each run held, for the byte budget's order.
         self.rank: dict[int, tuple[int, float, int, int]] = {}
-        self._kept: tuple[int, dict[int, dict[str, Any]]] | None = None
+        self._kept: tuple[int, dict[int, ResultRecord]] | None = None
 
-    def offer(self, position: int, record: dict[str, Any], linked: bool) -> None:
+    def offer(self, position: int, record: ResultRecord, linked: bool) -> None:
         """Consider the record at `position`; `linked`: a row of the report points at it."""
         self.take(position, RunFacts.of(record), linked, lambda: record)
 
@@ -185,7 +185,7 @@ class RunPicker:
         return {**worst, **self._sample, **self._linked}
 
     @property
-    def kept(self) -> dict[int, dict[str, Any]]:
+    def kept(self) -> dict[int, ResultRecord]:
         """Position in results.jsonl -> slim record, for the runs shown (parsed once)."""
         if self._kept is None or self._kept[0] != self.total:
             chosen = self._chosen()

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.models import Case, Message, ToolCall, Trajectory
+from toolgrade.models.figures import (
+    FailureRecord,
+    JudgeLogEntry,
+    ResultRecord,
+    VerdictRecord,
+    block_of,
+)
 from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.digest import printable
 from toolgrade.reporting.run_reference import Reference, case_reference
@@ -146,7 +153,7 @@ def shown(value: Any, limit: int = CONTENT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _side_by_side(failure: dict[str, Any]) -> tuple[str | None, str | None]:
+def _side_by_side(failure: FailureRecord) -> tuple[str | None, str | None]:
     """Expected and actual values of a failure, when it carries them."""
     name = failure.get("name")
     if name in SCHEMA_FAILURES:
@@ -166,15 +173,16 @@ def _side_by_side(failure: dict[str, Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _pinned(check: str, failure: dict[str, Any]) -> Pinned:
+def _pinned(check: str, failure: FailureRecord) -> Pinned:
     expected, actual = _side_by_side(failure)
     return Pinned(check=check, name=str(failure.get("name", "unknown")),
                   message=shown(failure.get("message") or "", 600),
                   expected=expected, actual=actual)
 
 
-def _verdict(dimension: str, entry: Any) -> Pinned:
-    entry = entry if isinstance(entry, dict) else {}
+def _verdict(dimension: str, entry: VerdictRecord | JudgeLogEntry) -> Pinned:
+    if not isinstance(entry, dict):  # a line of another shape
+        return Pinned(check=dimension, name="unscored", message="")
     return Pinned(check=dimension, name=str(entry.get("verdict", "unscored")),
                   message=shown(entry.get("reason") or "", 600))
 
@@ -183,10 +191,10 @@ def _verdict(dimension: str, entry: Any) -> Pinned:
 _OUTCOMES = {"pass": "pass", "fail": "FAIL", "unscored": "unscored", "n/a": "n/a"}
 
 
-def _check_scores(record: dict[str, Any]) -> tuple[CheckScore, ...]:
+def _check_scores(record: ResultRecord) -> tuple[CheckScore, ...]:
     out = []
     for name in CHECKS:
-        block = (record.get("checks") or {}).get(name) or {}
+        block = block_of(record, name)
         state = check_status(name, block)
         if state == "error":
             outcome = "crashed" if "error" in block else "n/a"
@@ -196,11 +204,11 @@ def _check_scores(record: dict[str, Any]) -> tuple[CheckScore, ...]:
     return tuple(out)
 
 
-def _failures_by_step(record: dict[str, Any], n_steps: int) -> dict[int | None, list[Pinned]]:
+def _failures_by_step(record: ResultRecord, n_steps: int) -> dict[int | None, list[Pinned]]:
     """Each failure under the step it points at; None for the run's own (or a step not there)."""
     by_step: dict[int | None, list[Pinned]] = {}
     for check in CHECKS:
-        block = (record.get("checks") or {}).get(check) or {}
+        block = block_of(record, check)
         if block.get("passed") is None and "error" in block:
             by_step.setdefault(None, []).append(
                 Pinned(check=check, name="crashed", message=shown(block["error"], 600)))
@@ -211,26 +219,26 @@ def _failures_by_step(record: dict[str, Any], n_steps: int) -> dict[int | None, 
     return by_step
 
 
-def _step_judges(record: dict[str, Any]) -> dict[int, list[Pinned]]:
+def _step_judges(record: ResultRecord) -> dict[int, list[Pinned]]:
     """Verdicts that name a step: recovery quality per fault, unscored argument fields."""
-    checks = record.get("checks") or {}
     out: dict[int, list[Pinned]] = {}
-    for entry in (checks.get("recovery") or {}).get("judge_recovery") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("step"), int):
-            out.setdefault(entry["step"], []).append(_verdict("recovery_quality", entry))
-    for entry in (checks.get("arguments") or {}).get("unscored_fields") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("step"), int):
-            reason = f"{entry.get('tool')}.{entry.get('field')}: {entry.get('reason', '')}"
-            out.setdefault(entry["step"], []).append(
+    for verdict in block_of(record, "recovery").get("judge_recovery") or []:
+        if isinstance(verdict, dict) and isinstance(verdict.get("step"), int):
+            out.setdefault(verdict["step"], []).append(_verdict("recovery_quality", verdict))
+    for field in block_of(record, "arguments").get("unscored_fields") or []:
+        if isinstance(field, dict) and isinstance(field.get("step"), int):
+            reason = f"{field.get('tool')}.{field.get('field')}: {field.get('reason', '')}"
+            out.setdefault(field["step"], []).append(
                 Pinned(check="argument_equivalence", name="unscored", message=shown(reason, 600)))
     return out
 
 
-def _faults(record: dict[str, Any]) -> dict[int, str]:
+def _faults(record: ResultRecord) -> dict[int, str]:
     """`injected fault: error (lookup_order call 1) -> recovered` on each faulted call."""
     out: dict[int, str] = {}
-    for fault in ((record.get("checks") or {}).get("recovery") or {}).get("faults") or []:
-        if not isinstance(fault, dict) or not isinstance(fault.get("step"), int):
+    for fault in block_of(record, "recovery").get("faults") or []:
+        step = fault.get("step") if isinstance(fault, dict) else None
+        if not isinstance(step, int):
             continue
         nth = fault.get("nth")
         which = "every call" if nth == "all" else f"call {nth}"
@@ -238,7 +246,7 @@ def _faults(record: dict[str, Any]) -> dict[int, str]:
                f"{fault.get('stage')}"
         if fault.get("recovered_by"):
             text += f" by {fault['recovered_by']} at step {fault.get('recovery_step')}"
-        out[fault["step"]] = printable(text)
+        out[step] = printable(text)
     return out
 
 
@@ -269,7 +277,7 @@ def _blocks(run: Trajectory, steps: list[StepView]) -> tuple[Block, ...]:
                        steps=tuple(v)) for g, v in blocks)
 
 
-def _judge_log(record: dict[str, Any]) -> tuple[Pinned, ...]:
+def _judge_log(record: ResultRecord) -> tuple[Pinned, ...]:
     """Every verdict the checks asked for on this run, by dimension."""
     out = []
     for dimension, entries in sorted((record.get("judges") or {}).items()):
@@ -278,7 +286,7 @@ def _judge_log(record: dict[str, Any]) -> tuple[Pinned, ...]:
     return tuple(out)
 
 
-def _adjudications(record: dict[str, Any]) -> tuple[Pinned, ...]:
+def _adjudications(record: ResultRecord) -> tuple[Pinned, ...]:
     """Each check whose outcome a person decided, or that passed on an adjudicated route.
 
     A judge's verdict is already in the judge log; what it did not say is that the check's
@@ -286,7 +294,7 @@ def _adjudications(record: dict[str, Any]) -> tuple[Pinned, ...]:
     """
     out = []
     for check in CHECKS:
-        block = (record.get("checks") or {}).get(check) or {}
+        block = block_of(record, check)
         verdict, by = block.get("adjudicated"), block.get("adjudicated_by")
         if verdict is None or (by != "human" and verdict not in ("pass", "unscored")):
             continue
@@ -306,7 +314,7 @@ def _called(run: Trajectory) -> str:
     return ", ".join(tools) if tools else "(no tool)"
 
 
-def build_run_view(record: dict[str, Any], run: Trajectory, case: Case | None = None
+def build_run_view(record: ResultRecord, run: Trajectory, case: Case | None = None
                    ) -> RunView:
     """The view of one graded run: its record (a results.jsonl line) and its steps; with
     its `case`, the task input and the expected route(s) too."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE, read_transcripts
 from toolgrade.models import Case, Trajectory
+from toolgrade.models.figures import ResultRecord
 from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.run_sample import RunPicker
 from toolgrade.reporting.run_view import RunView, build_run_view, run_anchor, step_anchor
@@ -70,7 +70,7 @@ class RunsSection:
         return run if run in self.anchors else None
 
 
-def _same_run(record: dict[str, Any], run: Trajectory) -> bool:
+def _same_run(record: ResultRecord, run: Trajectory) -> bool:
     """Whether a transcript line is the run its results line graded."""
     key = (str(record.get("case_id")), record.get("agent"), int(record.get("trial") or 0))
     return key == (run.case_id, run.agent, run.trial)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgrade.models import CheckName
 from toolgrade.models.summary import (
     AgentCheck,
     ArgumentsSummary,
@@ -23,7 +24,7 @@ from toolgrade.models.summary import (
     SelectionSummary,
 )
 
-CHECKS = ("selection", "arguments", "ordering", "recovery")
+CHECKS: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
 DASH = "\N{EN DASH}"
 #: The confusion matrix's row/column for "no tool" (a miss or an extra with no partner).
 NONE_LABEL = "none"

@@ -9,11 +9,11 @@ adjudicated pass for a listed one: both rates stand side by side.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TypedDict
 
 from toolgrade.checks.base import pass_rate
 from toolgrade.models import Case, CheckName, CheckResult, TrajectoryResult
-from toolgrade.models.figures import DecisionFigures, figures_as
+from toolgrade.models.figures import JudgeLogEntry, decision_of
 from toolgrade.scoring.aggregate import aggregate
 
 #: The checks in which a judge or a person can decide.
@@ -22,10 +22,36 @@ DECIDING_CHECKS: tuple[CheckName, ...] = ("selection", "recovery")
 
 def unadjudicated(result: CheckResult) -> CheckResult:
     """The result as the deterministic check left it, before any verdict or decision."""
-    before = figures_as(DecisionFigures, result.figures).get("unadjudicated")
-    if not isinstance(before, dict):
+    before = decision_of(result).get("unadjudicated")
+    if before is None:
         return result
     return result.model_copy(update={"score": before["score"], "passed": before["passed"]})
+
+
+class DecidedCheck(TypedDict):
+    """One deciding check's block of `summary.adjudication`."""
+
+    adjudicated: int
+    judge: dict[str, int]
+    human: dict[str, int]
+    blocked_by_hard_fail: int
+    pass_rate: float | None
+    pass_rate_without: float | None
+
+
+class RatesWithout(TypedDict):
+    """The aggregate pass rate with and without adjudication."""
+
+    pass_rate: float | None
+    pass_rate_without: float | None
+
+
+class AdjudicationBlock(TypedDict, total=False):
+    """`summary.adjudication`: a block per deciding check, then `aggregate`."""
+
+    selection: DecidedCheck
+    recovery: DecidedCheck
+    aggregate: RatesWithout
 
 
 class _CheckTally:
@@ -38,12 +64,12 @@ class _CheckTally:
         self.applicable += 1
         self.passed += bool(result.passed)
         self.passed_without += bool(unadjudicated(result).passed)
-        figures = figures_as(DecisionFigures, result.figures)
+        figures = decision_of(result)
         self.blocked += "adjudication_blocked_by" in figures
         decided = figures.get("adjudicated")
         if decided is not None:
             by = self.human if figures.get("adjudicated_by") == "human" else self.judge
-            by[str(decided)] += 1
+            by[decided] += 1
 
     def merge(self, other: _CheckTally) -> None:
         self.applicable += other.applicable
@@ -57,7 +83,7 @@ class _CheckTally:
     def decided(self) -> int:
         return sum(self.judge.values()) + sum(self.human.values())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DecidedCheck:
         return {
             "adjudicated": self.decided,
             "judge": {v: self.judge[v] for v in ("pass", "fail", "unscored")},
@@ -72,7 +98,7 @@ class _CheckTally:
 ITEM_OUTCOMES = ("decided_locally", "escalated", "decided_by_people", "left_for_people")
 
 
-def item_outcome(entry: dict[str, Any]) -> str:
+def item_outcome(entry: JudgeLogEntry) -> str:
     """Where one recorded verdict (a `results.jsonl` judges entry) ended: decided by a person,
     left unscored for people, decided by the escalation judge, else by the judge itself."""
     if entry.get("decided_by") == "human":
@@ -95,13 +121,11 @@ class JudgeItemTally:
 
     def add(self, record: TrajectoryResult) -> None:
         """Take one record's judge log."""
-        for dimension, entries in record.judges.items():
+        for dimension, entries in record.judge_log().items():
             counts = self.counts.setdefault(dimension, Counter())
             counts.update(item_outcome(e) for e in entries)
         selection = record.checks.get("selection")
-        if (selection is not None
-                and figures_as(DecisionFigures, selection.figures).get("adjudicated_by")
-                == "human"):
+        if selection is not None and decision_of(selection).get("adjudicated_by") == "human":
             self.counts.setdefault("alternate_route", Counter())["decided_by_people"] += 1
 
     def merge(self, other: JudgeItemTally) -> None:
@@ -134,7 +158,7 @@ class AdjudicationAccumulator:
             result = record.checks.get(name)
             if result is not None and result.applicable:
                 self.checks[name].add(result)
-                changed = changed or "unadjudicated" in result.figures
+                changed = changed or "unadjudicated" in decision_of(result)
         if not changed:
             self.passed_without += record.aggregate.passed
             return
@@ -155,9 +179,10 @@ class AdjudicationAccumulator:
         """True when some check was adjudicated (or would have been, bar a hard fail)."""
         return any(t.decided or t.blocked for t in self.checks.values())
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> AdjudicationBlock:
         """`{selection: {...}, recovery: {...}, aggregate: {pass_rate, pass_rate_without}}`."""
-        out: dict[str, Any] = {name: t.to_json() for name, t in self.checks.items()}
+        out: AdjudicationBlock = {"selection": self.checks["selection"].to_json(),
+                                  "recovery": self.checks["recovery"].to_json()}
         out["aggregate"] = {
             "pass_rate": pass_rate(self.passed, self.trajectories),
             "pass_rate_without": pass_rate(self.passed_without, self.trajectories),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from toolgrade.models import HARD_CASE_KINDS, Case, TrajectoryResult
 
@@ -132,6 +132,13 @@ def coverage_counts(cases: Iterable[Case]) -> dict[str, int]:
     return counts
 
 
+
+class KindPassRate(TypedDict):
+    """One hard-case kind's figures of a check (`per_kind`)."""
+
+    n: int
+    pass_rate: float
+
 class KindRates:
     """Selection and arguments pass rates per hard-case kind, folded one record at a time."""
 
@@ -162,7 +169,7 @@ class KindRates:
                 cell[0] += n
                 cell[1] += passed
 
-    def per_kind(self, check: str) -> dict[str, dict[str, Any]]:
+    def per_kind(self, check: str) -> dict[str, KindPassRate]:
         """`{kind: {n, pass_rate}}` of one check, kinds in `HARD_CASE_KINDS` order."""
         counts = self._counts[check]
         return {

@@ -18,10 +18,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, get_args
 
-from toolgrade.checks.recovery import Stage
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
 from toolgrade.models import CHECK_NAMES, HARD_CASE_KINDS
+from toolgrade.models.figures import Stage
 from toolgrade.models.summary import GateResult, RunSummary
 from toolgrade.scoring.aggregate import reaches
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
-from typing import Any
 
 from toolgrade.checks import Check, GradeContext
 from toolgrade.checks.run_calls import calls_of
@@ -19,6 +18,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.figures import JudgeLogEntry
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.recording import RecordingJudge
 
@@ -52,7 +52,7 @@ def _record(
     run: Trajectory,
     results: dict[CheckName, CheckResult],
     errors: list[str],
-    judges: dict[str, list[dict[str, Any]]],
+    judges: dict[str, list[JudgeLogEntry]],
 ) -> TrajectoryResult:
     """A run's record from its check results, aggregated by the case's scoring mode."""
     return TrajectoryResult(

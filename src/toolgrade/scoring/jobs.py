@@ -22,7 +22,6 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from toolgrade.checks import Check, default_checks
 from toolgrade.loaders import Suite
@@ -37,9 +36,18 @@ from toolgrade.scoring.workers import CHUNK_SIZE
 
 # Grading ------------------------------------------------------------------------------------
 
-#: A worker's suite, route decisions, checks and what its chunks are made of, set once by
-#: `_start_grader`.
-_GRADER: dict[str, Any] = {}
+@dataclass(frozen=True)
+class _Grader:
+    """A worker's suite, route decisions, checks and what its chunks are made of."""
+
+    suite: Suite
+    decisions: HumanDecisions
+    checks: list[Check]
+    shape: _ChunkShape
+
+
+#: The worker's grader, set once by `_start_grader` (a list: a module global set in place).
+_GRADER: list[_Grader] = []
 
 #: A run to grade: a line still to read, or a run the parent read (an OTLP export's).
 _Item = RawLine | Trajectory
@@ -65,10 +73,8 @@ def _start_grader(
     report_part: Callable[[], RecordPart] | None,
 ) -> None:
     checks = checks if checks is not None else default_checks()
-    _GRADER["suite"] = suite
-    _GRADER["decisions"] = decisions
-    _GRADER["checks"] = checks
-    _GRADER["shape"] = _ChunkShape(checks, len(suite), multi_agent, report_part)
+    shape = _ChunkShape(checks, len(suite), multi_agent, report_part)
+    _GRADER[:] = [_Grader(suite, decisions, checks, shape)]
 
 
 def _run_of(item: _Item) -> Trajectory:
@@ -83,10 +89,9 @@ def _run_of(item: _Item) -> Trajectory:
 def _grade_chunk(items: list[_Item]) -> list[GradedChunk]:
     """Worker: each (validated) run graded, folded into one chunk for the parent to write and
     merge (one answer for the whole chunk: see `workers.ordered_map`)."""
-    suite: Suite = _GRADER["suite"]
-    checks: list[Check] = _GRADER["checks"]
-    decisions: HumanDecisions = _GRADER["decisions"]
-    chunk = _GRADER["shape"].empty()
+    grader = _GRADER[0]
+    suite, checks, decisions = grader.suite, grader.checks, grader.decisions
+    chunk = grader.shape.empty()
     for item in items:
         run = _run_of(item)
         case = suite.cases[run.case_id]

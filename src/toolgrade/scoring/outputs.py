@@ -18,13 +18,14 @@ from typing import IO, Any, Protocol
 from toolgrade.jsonio import out as json_out
 from toolgrade.loaders.transcripts import transcript_text
 from toolgrade.models import Case, Trajectory, TrajectoryResult
+from toolgrade.models.figures import ResultRecord
 from toolgrade.scoring.summary import SuiteSummary
 
 #: Called after each graded trajectory with (done, total).
 ProgressHook = Callable[[int, int], None]
 
 
-def record_line(data: dict[str, Any]) -> str:
+def record_line(data: ResultRecord) -> str:
     """One results.jsonl line (without its newline) for a record's JSON form."""
     return json_out.dumps(data, ensure_ascii=False, default=str)
 
@@ -32,7 +33,7 @@ def record_line(data: dict[str, Any]) -> str:
 class RecordPart(Protocol):
     """What the reports need of a chunk of records, taken in a worker process."""
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Take one record's JSON form."""
         ...
 
@@ -40,7 +41,7 @@ class RecordPart(Protocol):
 class ReportSink(Protocol):
     """Takes every record as it is written, for the reports (a `reporting.ReportStream`)."""
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: ResultRecord) -> None:
         """Take one record's JSON form."""
         ...
 
@@ -88,7 +89,7 @@ class OutputWriter:
         *,
         total: int,
         progress: ProgressHook | None = None,
-        on_record: Callable[[dict[str, Any]], None] | None = None,
+        on_record: Callable[[ResultRecord], None] | None = None,
         reports: ReportSink | None = None,
     ) -> None:
         self.results, self.transcripts, self.summary = results, transcripts, summary

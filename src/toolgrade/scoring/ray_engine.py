@@ -47,8 +47,9 @@ _IN_FLIGHT_PER_CPU = 2
 #: How long a cluster's address may take to accept a connection.
 _CONNECT_TIMEOUT_S = 5.0
 
-#: In a Ray worker process: the set-up it ran last (`_run_chunk`).
-_WORKER: dict[str, Any] = {}
+#: In a Ray worker process: the key (its arguments' reference, or None) of the set-up it ran
+#: last (`_run_chunk`); empty until it ran one.
+_WORKER: list[str | None] = []
 
 
 def _run_chunk(
@@ -65,12 +66,12 @@ def _run_chunk(
 
     initializer, ref, folder = setup
     key = ref.hex() if ref is not None else None
-    if _WORKER.get("key") != key or "key" not in _WORKER:
+    if [key] != _WORKER:
         if os.path.isdir(folder):
             os.chdir(folder)
         if initializer is not None:
             initializer(*ray.get(ref))
-        _WORKER["key"] = key
+        _WORKER[:] = [key]
     return ray.get_runtime_context().get_node_id(), os.getpid(), work(items)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import Literal, TypedDict
 
 from toolgrade.models import TrajectoryResult
 
@@ -49,7 +49,20 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 MAX_K = 32
 
 
-def case_reliability(n: int, c: int) -> dict[str, Any]:
+class CaseTrials(TypedDict):
+    """One case's block of `summary.reliability`."""
+
+    n: int
+    c: int
+    pass_at_k: dict[str, float]
+    pass_hat_k: dict[str, float]
+
+
+#: The two figures per k, as the summary names them.
+_METRICS: tuple[Literal["pass_at_k", "pass_hat_k"], ...] = ("pass_at_k", "pass_hat_k")
+
+
+def case_reliability(n: int, c: int) -> CaseTrials:
     """`{n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}` for k = 1..min(n, MAX_K); keys are
     strings for JSON."""
     ks = range(1, min(n, MAX_K) + 1)
@@ -83,7 +96,7 @@ class ReliabilityAccumulator:
             self.trials[case_id] += n
             self.passes[case_id] += other.passes[case_id]
 
-    def summary(self) -> dict[str, dict[str, Any]]:
+    def summary(self) -> dict[str, CaseTrials]:
         """`{case_id: {n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}}`, cases in insertion order."""
         return {cid: case_reliability(n, self.passes[cid]) for cid, n in self.trials.items()}
 
@@ -92,7 +105,8 @@ class ReliabilityAccumulator:
         per_case = self.summary()
         max_n = min(max(self.trials.values(), default=0), MAX_K)
         out: dict[str, dict[str, float]] = {"pass_at_k": {}, "pass_hat_k": {}}
-        for metric, values in out.items():
+        for metric in _METRICS:
+            values = out[metric]
             for k in range(1, max_n + 1):
                 key = str(k)
                 pool = [r[metric][key] for r in per_case.values() if r["n"] >= k]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from toolgrade.checks import Check, default_checks
 from toolgrade.loaders import iter_runs
@@ -27,6 +27,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.figures import ResultRecord
 from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from toolgrade.scoring.coverage import coverage_counts
 from toolgrade.scoring.engines import Engine, engine_for
@@ -132,7 +133,7 @@ def grade(
     jobs: int = 1,
     engine: Engine | None = None,
     progress: ProgressHook | None = None,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_record: Callable[[ResultRecord], None] | None = None,
     reports: ReportSink | None = None,
 ) -> RunOutput:
     """Grade validated inputs, streaming `results.jsonl`; return the summary (no gates yet).

@@ -11,18 +11,53 @@ first (what the reports put in words: `models.status.describe_count`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TypedDict
 
-from toolgrade.models import CheckResult, TrajectoryResult
+from toolgrade.models import CheckName, CheckResult, TrajectoryResult
+from toolgrade.models.figures import BlockView, decision_of, figures_of
 from toolgrade.models.status import aggregate_status, check_status, unscored_items
 
 
-def _block(result: CheckResult) -> dict[str, Any]:
-    """The parts of a result's JSON form its status depends on (cheaper than `to_json`)."""
-    keys = ("unscored_fields", "adjudicated", "adjudicated_route", "adjudication_reason")
-    return {"applicable": result.applicable, "passed": result.passed,
-            "failures": result.failures,
-            **{k: result.figures[k] for k in keys if k in result.figures}}
+def _block(result: CheckResult) -> BlockView:
+    """The parts of a result's JSON form its undecided items depend on (cheaper than
+    `to_json`); its status also reads `failures`, added where there are such items."""
+    block: BlockView = {"applicable": result.applicable, "passed": result.passed}
+    if result.check == "arguments":
+        fields = figures_of(result, "arguments").get("unscored_fields")
+        if fields is not None:
+            block["unscored_fields"] = fields
+    decision = decision_of(result)
+    if "adjudicated" in decision:
+        block["adjudicated"] = decision["adjudicated"]
+    if "adjudicated_route" in decision:
+        block["adjudicated_route"] = decision["adjudicated_route"]
+    if "adjudication_reason" in decision:
+        block["adjudication_reason"] = decision["adjudication_reason"]
+    return block
+
+
+class UnscoredGroup(TypedDict):
+    """Undecided items of one kind and reason."""
+
+    kind: str
+    reason: str
+    items: int
+
+
+class CheckUnscored(TypedDict):
+    """One check's block of `summary.unscored.checks`."""
+
+    runs: int
+    items: int
+    reasons: dict[str, int]
+    by: list[UnscoredGroup]
+
+
+class UnscoredBlock(TypedDict):
+    """`summary.unscored`."""
+
+    runs: int
+    checks: dict[str, CheckUnscored]
 
 
 class _CheckUnscored:
@@ -34,7 +69,7 @@ class _CheckUnscored:
         self.runs += other.runs
         self.items.update(other.items)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckUnscored:
         reasons: Counter[str] = Counter()
         for (_, reason), n in self.items.items():
             reasons[reason] += n
@@ -56,12 +91,15 @@ class UnscoredAccumulator:
 
     def add(self, record: TrajectoryResult) -> None:
         """Take one graded trajectory."""
-        blocks = {name: _block(result) for name, result in record.checks.items()}
+        blocks: dict[CheckName, BlockView] = {
+            name: _block(result) for name, result in record.checks.items()}
         undecided = False
         for name, block in blocks.items():
             items = unscored_items(name, block)
             if not items:
                 continue
+            # Only a block with undecided items has a status its failures decide.
+            block["failures"] = [f.to_json() for f in record.checks[name].failures]
             undecided = True
             tally = self.checks.setdefault(name, _CheckUnscored())
             tally.runs += check_status(name, block) == "unscored"
@@ -80,7 +118,7 @@ class UnscoredAccumulator:
         """Whether any item was unscored."""
         return bool(self.checks)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> UnscoredBlock:
         """`{runs, checks: {check: {runs, items, reasons: {reason: n},
         by: [{kind, reason, items}]}}}` (kind: field, route or recovery quality)."""
         return {"runs": self.runs,

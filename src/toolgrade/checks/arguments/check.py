@@ -67,6 +67,13 @@ from toolgrade.models import (
     ToolCall,
     Trajectory,
 )
+from toolgrade.models.figures import (
+    ArgumentsFigures,
+    CallEntry,
+    FieldStatus,
+    SchemaError,
+    UnscoredField,
+)
 
 Spec = dict[str, Comparator]
 FieldResults = dict[str, FieldResult]
@@ -77,8 +84,8 @@ class _Grading:
     """What grading one trajectory accumulates before it becomes a `CheckResult`."""
 
     failures: list[Failure] = field(default_factory=list)
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    unscored: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[CallEntry] = field(default_factory=list)
+    unscored: list[UnscoredField] = field(default_factory=list)
     ref_accuracy: list[float | None] = field(default_factory=list)
     passed: bool = True
 
@@ -123,7 +130,7 @@ class ArgumentsCheck:
     def _grounding_only(self, case: Case, ungrounded: list[Ungrounded]) -> CheckResult:
         """No reference calls: not applicable, unless the case asks for grounding; the
         `ungrounded` figure is reported either way."""
-        figures: dict[str, Any] = {"ungrounded": [u.to_json() for u in ungrounded]}
+        figures: ArgumentsFigures = {"ungrounded": [u.to_json() for u in ungrounded]}
         if case.grounding is None:
             return CheckResult(check=self.name, applicable=False, figures=figures)
         return CheckResult(
@@ -146,17 +153,15 @@ class ArgumentsCheck:
         accuracies = [c["field_accuracy"] for c in paired if c["field_accuracy"] is not None]
         scored_refs = [a for a in out.ref_accuracy if a is not None]
         score = fmean(scored_refs) if scored_refs else (1.0 if not out.ref_accuracy else None)
-        figures = {
+        figures: ArgumentsFigures = {
             "calls": sorted(out.calls, key=_call_order),
             "field_accuracy": fmean(accuracies) if accuracies else None,
             "invalid": sum(v.valid is False for v in validity),
-            "wrong": sum(c["valid"] is not False and c["has_wrong"] for c in paired),
+            "wrong": sum(c["valid"] is not False and _has_wrong(c) for c in paired),
             "unscored_fields": out.unscored,
             "schema_errors": _schema_errors(validity, calls),
             "ungrounded": [u.to_json() for u in ungrounded],
         }
-        for c in out.calls:
-            del c["has_wrong"]
         return CheckResult(
             check=self.name,
             applicable=True,
@@ -318,7 +323,7 @@ def _grade_pair(
     exact = all(s == "match" for s in statuses.values())
     out.ref_accuracy.append(accuracy)
     out.passed &= exact and validity.valid is not False
-    entry: dict[str, Any] = {
+    entry: CallEntry = {
         "tool": call.tool,
         "step": step,
         "ref_index": ref_index,
@@ -326,7 +331,6 @@ def _grade_pair(
         "valid": validity.valid,
         "field_accuracy": accuracy,
         "fields": statuses,
-        "has_wrong": any(s in ("wrong", "missing") for s in statuses.values()),
     }
     # Sent but not in the reference (hallucinated or merely extra): they lower field precision.
     # Listed only when there are some, so a call without any keeps its former shape.
@@ -382,12 +386,11 @@ def _grade_unpaired(out: _Grading, ref_index: int, ref: ArgumentExpectation, spe
             "valid": None,
             "field_accuracy": 0.0,
             "fields": dict.fromkeys(spec, "missing"),
-            "has_wrong": True,
         }
     )
 
 
-def _extra_call(call: ToolCall, step: int, validity: Validity) -> dict[str, Any]:
+def _extra_call(call: ToolCall, step: int, validity: Validity) -> CallEntry:
     """An agent call not paired with a reference call: validated only."""
     return {
         "tool": call.tool,
@@ -397,8 +400,12 @@ def _extra_call(call: ToolCall, step: int, validity: Validity) -> dict[str, Any]
         "valid": validity.valid,
         "field_accuracy": None,
         "fields": {},
-        "has_wrong": False,
     }
+
+
+def _has_wrong(call: CallEntry) -> bool:
+    """Whether a call has a wrong or missing field (a paired call counted in `wrong`)."""
+    return any(s in ("wrong", "missing") for s in call["fields"].values())
 
 
 def _with_ref(failures: list[Failure], ref_index: int | None) -> list[Failure]:
@@ -408,15 +415,15 @@ def _with_ref(failures: list[Failure], ref_index: int | None) -> list[Failure]:
     ]
 
 
-def _call_order(call: Mapping[str, Any]) -> tuple[int, int, int]:
+def _call_order(call: CallEntry) -> tuple[int, int, int]:
     """Agent calls by step, then unpaired reference calls by reference index."""
-    step = call["step"]
-    return (0, step, 0) if step is not None else (1, 0, call["ref_index"])
+    step, ref_index = call["step"], call["ref_index"]
+    return (0, step, 0) if step is not None else (1, 0, ref_index or 0)
 
 
 def _schema_errors(
     validity: list[Validity], calls: list[tuple[int, ToolCall]]
-) -> list[dict[str, str]]:
+) -> list[SchemaError]:
     """One entry per tool whose schema could not be used."""
     seen: dict[str, str] = {}
     for v, (_, call) in zip(validity, calls, strict=True):
@@ -425,7 +432,7 @@ def _schema_errors(
     return [{"tool": tool, "error": error} for tool, error in seen.items()]
 
 
-def field_accuracy(statuses: list[str]) -> float | None:
+def field_accuracy(statuses: list[FieldStatus]) -> float | None:
     """Matches over scored fields (unscored left out); 1.0 with no field, None if all unscored."""
     if not statuses:
         return 1.0

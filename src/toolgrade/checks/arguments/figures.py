@@ -18,12 +18,60 @@ the number of distinct `tool.field` names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-from toolgrade.checks.base import PassRateAccumulator, pass_rate
+from toolgrade.checks.base import PassRateAccumulator, PassRateBlock, pass_rate
 from toolgrade.models import Case, CheckResult, Trajectory, TrajectoryResult
+from toolgrade.models.figures import CallEntry, FieldStatus, figures_of
+
+
+class FieldRates(TypedDict):
+    """Field-level precision, recall and F1 (None where nothing was counted)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+class FieldBlock(FieldRates):
+    """One `per_field["tool.field"]` cell: `{n, accuracy, precision, recall, f1}`."""
+
+    n: int
+    accuracy: float | None
+
+
+class RatesBlock(TypedDict):
+    """`{n, pass_rate, exact_rate, field_accuracy}` over `n` runs."""
+
+    n: int
+    pass_rate: float | None
+    exact_rate: float | None
+    field_accuracy: float | None
+
+
+class UngroundedCounts(TypedDict):
+    """Ungrounded argument values, and the runs with any."""
+
+    values: int
+    runs: int
+
+
+class ArgumentsBlock(PassRateBlock):
+    """`summary.checks.arguments`."""
+
+    exact_rate: float | None
+    field_accuracy: float | None
+    invalid: int
+    wrong: int
+    unscored: int
+    per_field: dict[str, FieldBlock]
+    field_precision: float | None
+    field_recall: float | None
+    field_f1: float | None
+    given_selection: RatesBlock
+    ungrounded: UngroundedCounts
 
 
 @dataclass
@@ -42,7 +90,7 @@ class FieldCounts:
     fp: int = 0
     fn: int = 0
 
-    def add_status(self, status: str) -> None:
+    def add_status(self, status: FieldStatus) -> None:
         """Count one compared reference field (`unscored` is left out)."""
         if status == "unscored":
             return
@@ -60,12 +108,12 @@ class FieldCounts:
         self.fp += other.fp
         self.fn += other.fn
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FieldBlock:
         """`{n, accuracy, precision, recall, f1}`; a figure with no denominator is None."""
         return {"n": self.n, "accuracy": pass_rate(self.matches, self.n), **field_prf(self)}
 
 
-def field_prf(counts: FieldCounts) -> dict[str, float | None]:
+def field_prf(counts: FieldCounts) -> FieldRates:
     """Precision, recall and F1 from the counts; None where nothing was counted."""
     precision = pass_rate(counts.tp, counts.tp + counts.fp)
     recall = pass_rate(counts.tp, counts.tp + counts.fn)
@@ -76,9 +124,10 @@ def field_prf(counts: FieldCounts) -> dict[str, float | None]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def reference_calls(result: CheckResult) -> Iterable[Mapping[str, Any]]:
+def reference_calls(result: CheckResult) -> Iterable[CallEntry]:
     """The entries of `figures.calls` that stand for a reference call (paired or unpaired)."""
-    return (c for c in result.figures.get("calls", []) if c["ref_index"] is not None)
+    calls = figures_of(result, "arguments").get("calls", [])
+    return (c for c in calls if c["ref_index"] is not None)
 
 
 class RateTally:
@@ -107,7 +156,7 @@ class RateTally:
         self.exact += other.exact
         self.fields.merge(other.fields)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RatesBlock:
         """`{n, pass_rate, exact_rate, field_accuracy}`: `n` runs."""
         return {
             "n": self.runs,
@@ -139,7 +188,7 @@ class GivenSelection:
         """Add another's counts."""
         self.tally.merge(other.tally)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RatesBlock:
         """`{n, pass_rate, exact_rate, field_accuracy}`."""
         return self.tally.to_json()
 
@@ -163,7 +212,8 @@ class ArgumentsAccumulator(PassRateAccumulator):
         if result is None:
             return
         # Grounding needs no reference: counted on every run, applicable or not.
-        ungrounded = len(result.figures.get("ungrounded", ()))
+        figures = figures_of(result, "arguments")
+        ungrounded = len(figures.get("ungrounded", ()))
         self.ungrounded_values += ungrounded
         self.ungrounded_runs += ungrounded > 0
         if not result.applicable:
@@ -175,7 +225,6 @@ class ArgumentsAccumulator(PassRateAccumulator):
                 self._field(call["tool"], name).add_status(status)
             for name in call.get("extra_fields", ()):
                 self._field(call["tool"], name).fp += 1
-        figures = result.figures
         self.invalid += figures.get("invalid", 0)
         self.wrong += figures.get("wrong", 0)
         self.unscored += len(figures.get("unscored_fields", []))
@@ -196,7 +245,7 @@ class ArgumentsAccumulator(PassRateAccumulator):
     def _field(self, tool: str, name: str) -> FieldCounts:
         return self.per_field.setdefault(f"{tool}.{name}", FieldCounts())
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> ArgumentsBlock:
         """The block: pass_rate, applicable, exact_rate, field_accuracy, invalid, wrong,
         unscored, per_field {"tool.field": {n, accuracy, precision, recall, f1}}, the pooled
         field_precision, field_recall and field_f1, given_selection, and ungrounded

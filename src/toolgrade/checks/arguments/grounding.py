@@ -37,6 +37,7 @@ from typing import Any
 from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.jsonio.leaves import leaves
 from toolgrade.models import Case, Failure, Message, ToolCall, Trajectory
+from toolgrade.models.figures import UngroundedValue
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 _PHONE = re.compile(r"\+?\(?[0-9][0-9 ().-]{5,}[0-9]")
@@ -62,7 +63,7 @@ class Ungrounded:
     value: Any
     kind: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> UngroundedValue:
         """`{step, tool, field, value, kind}`."""
         return {"step": self.step, "tool": self.tool, "field": self.field, "value": self.value,
                 "kind": self.kind}
@@ -74,7 +75,7 @@ class Ungrounded:
             step=self.step,
             message=f"{self.tool}.{self.field}: {self.kind} {self.value!r} appears in no user "
             "message, earlier tool result or case input",
-            evidence=self.to_json(),
+            evidence=dict(self.to_json()),
         )
 
 

@@ -29,6 +29,8 @@ import pydantic_core
 from toolgrade.errors import InputProblem, ToolgradeError
 from toolgrade.jsonio.lines import decode_line
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
+from toolgrade.models import CheckName
+from toolgrade.models.figures import ChecksRecord, ResultRecord, as_record, check_blocks
 from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.run_view import run_label
 from toolgrade.reporting.tables import CHECKS
@@ -81,7 +83,8 @@ def _intern(value: Any) -> str:
     return sys.intern(str(value))
 
 
-def _check_cell(name: str, block: Any) -> CheckCell:
+def _check_cell(name: CheckName, checks: ChecksRecord) -> CheckCell:
+    block = check_blocks(checks).get(name)
     block = block if isinstance(block, dict) else {}
     state = check_status(name, block)
     crashed = "crashed" if "error" in block else "n/a"
@@ -90,9 +93,9 @@ def _check_cell(name: str, block: Any) -> CheckCell:
     return CheckCell(_intern(outcome), float(score) if isinstance(score, int | float) else None)
 
 
-def _failure_names(checks: dict[str, Any]) -> tuple[str, ...]:
+def _failure_names(checks: ChecksRecord) -> tuple[str, ...]:
     names = set()
-    for block in checks.values():
+    for block in check_blocks(checks).values():
         if not isinstance(block, dict):
             continue
         if block.get("passed") is None and "error" in block:
@@ -103,7 +106,7 @@ def _failure_names(checks: dict[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def _shape_problem(record: Any) -> str | None:
+def _shape_problem(record: object) -> str | None:
     """Why a parsed line is not a results record, or None."""
     if not isinstance(record, dict):
         return "not a toolgrade record: expected a JSON object"
@@ -114,13 +117,13 @@ def _shape_problem(record: Any) -> str | None:
     return None
 
 
-def make_row(record: dict[str, Any], index: int, line: int, offset: int) -> RunRow:
+def make_row(record: ResultRecord, index: int, line: int, offset: int) -> RunRow:
     """The list row of one results record."""
     checks = record["checks"]
     aggregate = record["aggregate"]
     passed = bool(aggregate.get("passed"))
     status = aggregate.get("status") or aggregate_status(checks, passed)
-    cells = tuple(_check_cell(name, checks.get(name)) for name in CHECKS)
+    cells = tuple(_check_cell(name, checks) for name in CHECKS)
     failures = _failure_names(checks)
     agent = record.get("agent")
     trial = record.get("trial")
@@ -188,7 +191,7 @@ class RunIndex:
         """The row of the `index`-th record, or None when there is none there."""
         return self.rows[index] if 0 <= index < len(self.rows) else None
 
-    def record(self, row: RunRow) -> dict[str, Any]:
+    def record(self, row: RunRow) -> ResultRecord:
         """The full results record of a row (one seek, one line parsed).
 
         Raises StaleIndex when the line there is no longer that run's (the file was written
@@ -204,7 +207,7 @@ class RunIndex:
         if not isinstance(value, dict) or value.get("case_id") != row.case_id:
             raise StaleIndex(f"{self.results_path} changed since `toolgrade view` read it: "
                              "restart it to see the new results")
-        return value
+        return as_record(value)
 
     def transcript_line(self, index: int) -> tuple[int, str] | None:
         """(line number, text) of the `index`-th transcript, None when the file has none there."""

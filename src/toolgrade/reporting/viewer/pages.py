@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlencode
 
 import jinja2
@@ -153,7 +153,48 @@ def render_error(status: int, message: str) -> str:
                    message=message)
 
 
-def row_json(row: RunRow) -> dict[str, Any]:
+class CellJson(TypedDict):
+    """One check of a row in the JSON API."""
+
+    outcome: str
+    score: float | None
+
+
+class RowJson(TypedDict):
+    """A list row in the JSON API."""
+
+    index: int
+    line: int
+    case_id: str
+    agent: str | None
+    trial: int
+    status: str
+    score: float | None
+    checks: dict[str, CellJson]
+    failures: list[str]
+    url: str
+
+
+class ProblemJson(TypedDict):
+    """A results line that could not be read."""
+
+    line: int | None
+    reason: str
+
+
+class PageJson(TypedDict):
+    """`/api/runs`: one page of runs."""
+
+    total: int
+    matched: int
+    page: int
+    pages: int
+    size: int
+    runs: list[RowJson]
+    problems: list[ProblemJson]
+
+
+def row_json(row: RunRow) -> RowJson:
     """A list row as the JSON API gives it."""
     return {
         "index": row.index, "line": row.line, "case_id": row.case_id, "agent": row.agent,
@@ -164,7 +205,7 @@ def row_json(row: RunRow) -> dict[str, Any]:
     }
 
 
-def page_json(index: RunIndex, page: Page) -> dict[str, Any]:
+def page_json(index: RunIndex, page: Page) -> PageJson:
     """`/api/runs`: one page of matching runs, the counts, and the lines that failed to read."""
     return {
         "total": page.total, "matched": page.matched, "page": page.query.page,
