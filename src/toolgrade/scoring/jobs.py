@@ -15,6 +15,9 @@ trials are numbered across files): grading sends each of their runs to a worker 
 
 Judges are not sent to workers: a run with a judge grades in the parent, where the judge's own
 concurrency bound and its verdict cache live (see `runner.grade`).
+
+`read_and_grade_chunk` is the worker's side of the one pass (`scoring.one_pass`): each line
+parsed once, answered both as validation reads it and graded.
 """
 
 from __future__ import annotations
