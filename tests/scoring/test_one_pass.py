@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from builders_jobs import DEADLY_CASE, AlwaysPass, KillsItsWorker, synthetic_suite
 from toolgrade.checks import default_checks
 from toolgrade.checks.selection import SelectionCheck
-from toolgrade.cli import judges as cli_judges
 from toolgrade.cli.main import app
+from toolgrade.composition import judges as judge_setup
 from toolgrade.errors import InputError
 from toolgrade.scoring import one_pass, parallel_read, workers
 from toolgrade.scoring.engines import LocalProcesses
@@ -91,9 +91,9 @@ def test_a_judge_is_never_called_when_the_input_is_invalid(
 
     def setup_judges(settings: Any, notify: Any, deciding: Any = None) -> Any:
         set_up.append(deciding)
-        return cli_judges.JudgeSetup(engine=judge, settings=settings.judge)
+        return judge_setup.JudgeSetup(engine=judge, settings=settings.judge)
 
-    monkeypatch.setattr(cli_judges, "setup_judges", setup_judges)
+    monkeypatch.setattr(judge_setup, "setup_judges", setup_judges)
     suite, runs = synthetic
     bad = _with_bad_line_late(runs, tmp_path)
     result = _cli(suite, bad, tmp_path / "bad", "--jobs", "2")  # the judge on
