@@ -199,3 +199,28 @@ def test_small_inputs_take_two_passes_in_this_process(
     inputs, output = validate_and_grade(suite, [runs], tmp_path / "out", LocalProcesses(2),
                                         Options(before_write=lambda i: seen.append(i.n_runs)))
     assert seen == [300] and output.summary.trajectories == inputs.n_runs == 300
+
+
+def test_a_worker_infers_each_case_s_kinds_once_not_once_a_chunk(
+    synthetic: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgrade.loaders import load_suite
+    from toolgrade.loaders.runs import iter_run_sources
+    from toolgrade.models import HumanDecisions
+    from toolgrade.scoring import coverage, jobs
+
+    inferred: list[str] = []
+    real = coverage.case_kinds
+
+    def case_kinds(case: Any) -> tuple[str, ...]:
+        inferred.append(case.id)
+        return real(case)
+
+    monkeypatch.setattr(coverage, "case_kinds", case_kinds)
+    suite_path, runs = synthetic
+    suite = load_suite(suite_path)
+    items = list(iter_run_sources([runs]))
+    jobs.start_grader(suite, HumanDecisions(), None, True, None)
+    for start in range(0, len(items), 16):  # one worker, chunk after chunk
+        jobs.read_and_grade_chunk(items[start:start + 16])
+    assert sorted(inferred) == sorted(set(inferred)) and len(inferred) <= len(suite)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolgrade.checks import Check, default_checks
@@ -33,6 +33,7 @@ from toolgrade.loaders import Suite
 from toolgrade.loaders.otlp import RunRow
 from toolgrade.loaders.runs import RawLine, iter_run_sources, read_line
 from toolgrade.models import HumanDecisions, Trajectory
+from toolgrade.scoring.coverage import KindRates
 from toolgrade.scoring.engines import Engine
 from toolgrade.scoring.grading import crashed_record, grade_trajectory
 from toolgrade.scoring.inputs import ValidatedInputs
@@ -61,8 +62,12 @@ class _ChunkShape:
     multi_agent: bool
     report_part: Callable[[], RecordPart] | None
 
+    #: The cases' hard-case kinds, inferred once per worker rather than once per chunk.
+    kinds: KindRates = field(default_factory=KindRates)
+
     def empty(self) -> GradedChunk:
         summary = SuiteSummary(self.checks, self.n_cases, self.multi_agent, part=True)
+        summary.kind_rates.share_kinds(self.kinds)
         return GradedChunk(summary, self.report_part() if self.report_part else None)
 
 
