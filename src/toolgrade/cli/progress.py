@@ -23,13 +23,19 @@ from toolgrade.scoring.outputs import ProgressHook
 
 
 @contextmanager
-def progress_bar(enabled: bool, total: int, judges: JudgeSetup) -> Iterator[ProgressHook | None]:
-    """Yield a progress hook (None when disabled) reporting on stderr."""
+def progress_bar(
+    enabled: bool, total: int | None, judges: JudgeSetup
+) -> Iterator[ProgressHook | None]:
+    """Yield a progress hook (None when disabled) reporting on stderr.
+
+    `total`: the runs to grade, when known beforehand; the hook's own `total` argument is
+    followed either way (validating and grading in one pass knows it only at the end).
+    """
     if not enabled:
         yield None
         return
     if not err.is_terminal:
-        yield _log_lines(total, judges)
+        yield _log_lines(judges)
         return
     columns = (
         TextColumn("grading"),
@@ -41,17 +47,20 @@ def progress_bar(enabled: bool, total: int, judges: JudgeSetup) -> Iterator[Prog
     with Progress(*columns, console=err, transient=False) as bar:
         task = bar.add_task("grading", total=total, judge=judges.status_line())
 
-        def hook(done: int, _total: int) -> None:
-            bar.update(task, completed=done, judge=judges.status_line())
+        def hook(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, judge=judges.status_line())
 
         yield hook
 
 
-def _log_lines(total: int, judges: JudgeSetup) -> ProgressHook:
-    step = max(1, total // 10)
+def _log_lines(judges: JudgeSetup) -> ProgressHook:
+    printed = -1
 
-    def hook(done: int, _total: int) -> None:
-        if done % step == 0 or done == total:
+    def hook(done: int, total: int) -> None:
+        nonlocal printed
+        step = max(1, total // 10)
+        if done != printed and (done % step == 0 or done == total):
+            printed = done
             err.print(f"graded {done}/{total} ({judges.status_line()})", markup=False)
 
     return hook

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -26,8 +27,10 @@ from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.composition.judges import JudgeSetup
+    from toolgrade.loaders.otlp import OtlpOptions
+    from toolgrade.reporting import ReportStream
     from toolgrade.scoring.engines import Engine
-    from toolgrade.scoring.runner import ValidatedInputs
+    from toolgrade.scoring.runner import RunOutput, ValidatedInputs
     from toolgrade.settings import Settings
 
 
@@ -146,6 +149,81 @@ def _warn_about_coverage(inputs: ValidatedInputs) -> None:
     )
 
 
+@dataclass(frozen=True)
+class _Job:
+    """What `toolgrade run` was asked to read and where it writes."""
+
+    suite: Path
+    runs: list[Path]
+    out_dir: Path
+    otlp: OtlpOptions
+    allow_empty: bool
+
+    def refuse_empty(self, inputs: ValidatedInputs) -> None:
+        """`EmptyInputError` when the run files hold no run, unless --allow-empty."""
+        from toolgrade.scoring.runner import require_runs
+
+        if not self.allow_empty:
+            require_runs(inputs)
+
+    def before_write(self, inputs: ValidatedInputs, engine: Engine, judged: bool) -> None:
+        """Once the inputs are valid and the judges set up, before anything is written:
+        connect to Ray, prepare the output folder, and say what the figures leave out."""
+        _open_engine(engine, inputs, judged=judged)
+        _make_out_dir(self.out_dir)  # only once nothing can refuse the run
+        _warn_about_coverage(inputs)
+        if inputs.otlp_stats is not None:
+            err.print(inputs.otlp_stats.describe(), markup=False)
+
+
+def _notify(message: str) -> None:
+    err.print(message, markup=False)
+
+
+def _two_passes(
+    job: _Job, settings: Settings, engine: Engine, reports: ReportStream
+) -> tuple[RunOutput, JudgeSetup]:
+    """Validate every input, set the judges up, then grade (with a judge, or in this
+    process): no model is called before the inputs are known valid."""
+    from toolgrade.checks.adjudication import deciding_dimensions
+    from toolgrade.cli.progress import progress_bar
+    from toolgrade.composition.judges import setup_judges
+    from toolgrade.scoring.runner import grade, validate_inputs
+
+    inputs = validate_inputs(job.suite, job.runs, exclude=job.out_dir, otlp=job.otlp,
+                             engine=engine)
+    job.refuse_empty(inputs)
+    judges = setup_judges(settings, notify=_notify,
+                          deciding=deciding_dimensions(inputs.suite.cases.values()))
+    job.before_write(inputs, engine, judged=judges.engine is not None)
+    with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
+        output = grade(inputs, job.out_dir, judge=judges.engine,
+                       judge_concurrency=judges.judge_concurrency, engine=engine, progress=hook,
+                       reports=reports)
+    return output, judges
+
+
+def _one_pass(
+    job: _Job, settings: Settings, engine: Engine, reports: ReportStream
+) -> tuple[RunOutput, JudgeSetup]:
+    """No judge, and workers: validate and grade in one pass (`scoring.one_pass`), nothing
+    written into the output folder before the inputs are known valid."""
+    from toolgrade.cli.progress import progress_bar
+    from toolgrade.composition.judges import setup_judges
+    from toolgrade.scoring.one_pass import Options, validate_and_grade
+
+    judges = setup_judges(settings, notify=_notify)  # judging is off here: nothing is built
+    with progress_bar(settings.progress, None, judges) as hook:
+        def before_write(inputs: ValidatedInputs) -> None:
+            job.refuse_empty(inputs)
+            job.before_write(inputs, engine, judged=False)
+
+        options = Options(exclude=job.out_dir, otlp=job.otlp, progress=hook, reports=reports,
+                          before_write=before_write)
+        _, output = validate_and_grade(job.suite, job.runs, job.out_dir, engine, options)
+    return output, judges
+
+
 def run(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path], typer.Argument(help="Run files or folders (JSONL).")],
@@ -199,13 +277,10 @@ def run(
 
     Exit 0 when every gate holds, 1 when a gate fails, 2 for bad input or configuration.
     """
-    from toolgrade.checks.adjudication import deciding_dimensions
-    from toolgrade.cli.progress import progress_bar
-    from toolgrade.composition.judges import setup_judges
     from toolgrade.loaders.otlp import OtlpOptions
     from toolgrade.reporting import ReportStream, print_scorecard
     from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
-    from toolgrade.scoring.runner import grade, require_runs, validate_inputs, write_summary
+    from toolgrade.scoring.runner import write_summary
 
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
@@ -215,40 +290,19 @@ def run(
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
         engine = _engine(engine_name, address, jobs)
-        with _closing(engine):
-            inputs = validate_inputs(
-                suite,
-                runs,
-                exclude=out_dir,
-                otlp=OtlpOptions(case_attribute=case_attribute),
-                engine=engine,
+        job = _Job(suite, runs, out_dir, OtlpOptions(case_attribute=case_attribute), allow_empty)
+        with _closing(engine), ReportStream() as reports:
+            if settings.judge.enabled or not engine.parallel:
+                output, judges = _two_passes(job, settings, engine, reports)
+            else:
+                output, judges = _one_pass(job, settings, engine, reports)
+            judged = output.summary.with_run_context(
+                judges=judges.summary(output.judge_items), suite=str(suite.resolve()),
             )
-            if not allow_empty:
-                require_runs(inputs)
-            judges: JudgeSetup = setup_judges(
-                settings,
-                notify=lambda m: err.print(m, markup=False),
-                deciding=deciding_dimensions(inputs.suite.cases.values()),
-            )
-            _open_engine(engine, inputs, judged=judges.engine is not None)
-            _make_out_dir(out_dir)  # only once nothing can refuse the run
-            _warn_about_coverage(inputs)
-            if inputs.otlp_stats is not None:
-                err.print(inputs.otlp_stats.describe(), markup=False)
-            with ReportStream() as reports:
-                with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
-                    output = grade(
-                        inputs, out_dir, judge=judges.engine,
-                        judge_concurrency=judges.judge_concurrency, engine=engine,
-                        progress=hook, reports=reports,
-                    )
-                judged = output.summary.with_run_context(
-                    judges=judges.summary(output.judge_items), suite=str(suite.resolve()),
-                )
-                gates = evaluate_gates(settings.gates, judged)
-                output.summary = judged.with_gates(gates)
-                write_summary(output)
-                reports.write(out_dir, output.summary)
+            gates = evaluate_gates(settings.gates, judged)
+            output.summary = judged.with_gates(gates)
+            write_summary(output)
+            reports.write(out_dir, output.summary)
             if not quiet:
                 _say_where_graded(engine)
     if not quiet:

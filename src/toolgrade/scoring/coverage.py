@@ -146,6 +146,12 @@ class KindRates:
         self._kinds: dict[str, tuple[str, ...]] = {}
         self._counts: dict[str, dict[str, list[int]]] = {c: {} for c in RATED_CHECKS}
 
+    def share_kinds(self, other: KindRates) -> None:
+        """Look the cases' kinds up in `other`'s cache from now on: the parts a worker folds
+        one chunk after another share one, or each chunk would infer its cases' kinds again
+        (comparing every pair of tool descriptions: about a tenth of grading a run)."""
+        self._kinds = other._kinds
+
     def add(self, case: Case, record: TrajectoryResult) -> None:
         """Count the record's selection and arguments results under each kind of its case."""
         kinds = self._kinds.get(case.id)

@@ -54,11 +54,35 @@ def validate_inputs(
     """
     otlp = otlp or OtlpOptions()
     stats = OtlpStats()
+    engine = engine if engine is not None else engine_for(jobs)
+    start = open_inputs(suite_path, runs, exclude, engine)
+    check = RunsCheck(start)
+    for file, line, trajectory, found in _read_runs(start.files, engine, otlp, stats):
+        check.add(file, line, trajectory, found)
+    return check.finish(otlp, stats)
+
+
+@dataclass
+class OpenedInputs:
+    """What validation reads before the runs: the run files, the suite (None: it did not
+    load) and the people's route decisions, with the problems found so far, in order."""
+
+    files: list[Path]
+    suite: Suite | None
+    decisions: HumanDecisions
+    problems: list[InputProblem]
+
+
+def open_inputs(
+    suite_path: Path, runs: list[Path], exclude: Path | None, engine: Engine
+) -> OpenedInputs:
+    """The first half of `validate_inputs`: the run files listed, the engine started early
+    when they are large (its start-up then overlaps reading the suite), the suite and its
+    adjudications file read."""
     problems: list[InputProblem] = []
     suite: Suite | None = None
     decisions = HumanDecisions()
     files = run_files(runs, exclude)
-    engine = engine if engine is not None else engine_for(jobs)
     if engine.parallel:
         from toolgrade.scoring.parallel_read import (
             start_workers_early,  # multiprocessing when asked
@@ -78,51 +102,75 @@ def validate_inputs(
                 ", ".join(map(str, runs)), None, "", "no run files (*.jsonl, OTLP *.json)"
             )
         )
-    seen = _SeenRuns()
-    agents: set[str | None] = set()
-    #: Where each (case, agent) pair was first read: the cases that have runs, and reliability
-    #: keys must tell the pairs apart.
-    pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
-    n_runs = 0
-    for file, line, trajectory, found in _read_runs(files, engine, otlp, stats):
+    return OpenedInputs(files, suite, decisions, problems)
+
+
+class RunsCheck:
+    """The second half of `validate_inputs`: every run read, in input order, checked against
+    the suite and the runs before it (unknown cases, duplicate runs, reliability keys that
+    clash), every problem kept in the order found."""
+
+    def __init__(self, start: OpenedInputs) -> None:
+        self.start = start
+        self.problems = start.problems
+        self.seen = _SeenRuns()
+        self.agents: set[str | None] = set()
+        #: Where each (case, agent) pair was first read: the cases that have runs, and
+        #: reliability keys must tell the pairs apart.
+        self.pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
+        self.n_runs = 0
+
+    def add(
+        self, file: str, line: int, run: RunIdentity | None, found: list[InputProblem]
+    ) -> None:
+        """Take one run line as read: the run (or its identity; None when it did not read)
+        and the problems reading it found."""
+        problems = self.problems
         problems.extend(found)
-        if trajectory is None:
-            continue
-        n_runs += 1
-        agents.add(trajectory.agent)
-        if suite is not None and trajectory.case_id not in suite.cases:
+        if run is None:
+            return
+        self.n_runs += 1
+        self.agents.add(run.agent)
+        suite = self.start.suite
+        if suite is not None and run.case_id not in suite.cases:
             problems.append(
-                InputProblem(file, line, "case_id", f"no case {trajectory.case_id!r} in the suite")
+                InputProblem(file, line, "case_id", f"no case {run.case_id!r} in the suite")
             )
-            continue
-        pairs.setdefault((trajectory.case_id, trajectory.agent), (file, line))
-        first = seen.first_or_add(trajectory, file, line)
+            return
+        self.pairs.setdefault((run.case_id, run.agent), (file, line))
+        first = self.seen.first_or_add(run, file, line)
         if first is not None:
             problems.append(
                 InputProblem(
                     file,
                     line,
                     "trial",
-                    f"duplicate run of case {trajectory.case_id!r} trial {trajectory.trial} "
-                    f"agent {trajectory.agent!r} (first at {first})",
+                    f"duplicate run of case {run.case_id!r} trial {run.trial} "
+                    f"agent {run.agent!r} (first at {first})",
                 )
             )
-    if len(agents) > 1:
-        problems += _reliability_key_clashes(pairs)
-    if problems or suite is None:
-        raise InputError(problems)
-    graded_cases = {case_id for case_id, _ in pairs}
-    without = [case_id for case_id in suite.cases if case_id not in graded_cases]
-    return ValidatedInputs(
-        suite=suite,
-        files=files,
-        n_runs=n_runs,
-        agents=agents,
-        cases_without_runs=without,
-        decisions=decisions,
-        otlp=otlp,
-        otlp_stats=stats if stats.files else None,
-    )
+
+    def finish(self, otlp: OtlpOptions, stats: OtlpStats) -> ValidatedInputs:
+        """What validation learnt, once every run was added; `InputError` listing every
+        problem, when there is any."""
+        start, pairs = self.start, self.pairs
+        if len(self.agents) > 1:
+            self.problems += _reliability_key_clashes(pairs)
+        suite = start.suite
+        if self.problems or suite is None:
+            raise InputError(self.problems)
+        graded_cases = {case_id for case_id, _ in pairs}
+        without = [case_id for case_id in suite.cases if case_id not in graded_cases]
+        return ValidatedInputs(
+            suite=suite,
+            files=start.files,
+            n_runs=self.n_runs,
+            agents=self.agents,
+            cases_without_runs=without,
+            decisions=start.decisions,
+            otlp=otlp,
+            otlp_stats=stats if stats.files else None,
+        )
 
 
 def require_runs(inputs: ValidatedInputs) -> None:

@@ -33,7 +33,8 @@ class RunKey(NamedTuple):
 _Read = tuple[str, int, RunKey | None, list[InputProblem]]
 
 
-def _key(run: Trajectory | None) -> RunKey | None:
+def run_key(run: Trajectory | None) -> RunKey | None:
+    """What validation keeps of a run (None: the line did not read)."""
     return None if run is None else RunKey(run.case_id, run.trial, run.agent)
 
 
@@ -43,7 +44,7 @@ def _to_read(source: RunRow | RawLine) -> RawLine | _Read:
     if isinstance(source, RawLine):
         return source
     file, number, run, problems = source
-    return file, number, _key(run), problems
+    return file, number, run_key(run), problems
 
 
 def _read_chunk(items: list[RawLine | _Read]) -> list[_Read]:
@@ -54,7 +55,7 @@ def _read_chunk(items: list[RawLine | _Read]) -> list[_Read]:
             out.append(item)
             continue
         run, problems = read_line(item.text, item.path, item.number)
-        out.append((str(item.path), item.number, _key(run), problems))
+        out.append((str(item.path), item.number, run_key(run), problems))
     return out
 
 
@@ -67,11 +68,12 @@ def start_workers_early(files: list[Path], engine: Engine) -> None:
     """Get the engine ready (the workers' fork server, a Ray connection) before the suite is
     read, when the run files are large enough to be read in workers (small inputs start
     nothing)."""
-    if engine.parallel and _size(files) >= PARALLEL_READ_BYTES:
+    if engine.parallel and size(files) >= PARALLEL_READ_BYTES:
         engine.start_early()
 
 
-def _size(files: list[Path]) -> int:
+def size(files: list[Path]) -> int:
+    """The run files' bytes (what decides whether workers read them)."""
     return sum(p.stat().st_size for p in files if p.is_file())
 
 
@@ -82,7 +84,7 @@ def read_runs(
     """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
     them (OTLP exports read with `otlp`, their figures added to `stats`); in the engine's
     workers when the files are large enough to gain from them."""
-    if not engine.parallel or _size(files) < PARALLEL_READ_BYTES:
+    if not engine.parallel or size(files) < PARALLEL_READ_BYTES:
         yield from iter_runs(files, otlp, stats)
         return
     sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))

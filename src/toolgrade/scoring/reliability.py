@@ -17,6 +17,7 @@ figures), and pass^k for large k only says whether every trial passed.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from fractions import Fraction
 from math import comb
 from typing import Literal, TypedDict
@@ -95,6 +96,12 @@ class ReliabilityAccumulator:
         for case_id, n in other.trials.items():
             self.trials[case_id] += n
             self.passes[case_id] += other.passes[case_id]
+
+    def rename(self, new_key: Callable[[str], str]) -> None:
+        """Key every case's counts by `new_key(key)` instead, in the same order (the one pass
+        counts by case and agent until it knows whether there is more than one agent)."""
+        self.trials = defaultdict(int, {new_key(k): n for k, n in self.trials.items()})
+        self.passes = defaultdict(int, {new_key(k): n for k, n in self.passes.items()})
 
     def summary(self) -> dict[str, CaseTrials]:
         """`{case_id: {n, c, pass_at_k: {k: v}, pass_hat_k: {k: v}}}`, cases in insertion order."""

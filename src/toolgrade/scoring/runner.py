@@ -170,6 +170,12 @@ def grade(
         else:
             for case, run, record in _ordered_results(inputs, checks, judge, judge_concurrency):
                 writer.take(case, run, record)
+    return run_output(inputs, summary, out_dir)
+
+
+def run_output(inputs: ValidatedInputs, summary: SuiteSummary, out_dir: Path) -> RunOutput:
+    """The finished run's figures: the summary folded from every graded run, with what only
+    the inputs know (coverage, cases without runs, OTLP figures)."""
     data = summary.to_json()
     # The suite's hard-case coverage: every case counts, graded or not (DESIGN section 7).
     data["checks"]["coverage"] = coverage_counts(inputs.suite.cases.values())
@@ -181,7 +187,7 @@ def grade(
         data["otlp"] = inputs.otlp_stats.to_json()
     return RunOutput(
         summary=RunSummary.model_validate({"schema_version": SUMMARY_SCHEMA_VERSION, **data}),
-        results_path=results_path, summary_path=out_dir / "summary.json",
+        results_path=out_dir / "results.jsonl", summary_path=out_dir / "summary.json",
         judge_items=summary.adjudication.items.summary(),
     )
 
