@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import write_synthetic
 
 from toolgrade.reporting.files import ReportStream
+from toolgrade.scoring.engines import engine_for
 from toolgrade.scoring.runner import grade, validate_inputs
 
 _FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -60,7 +61,7 @@ def graded_folder(n_runs: int, folder: Path, jobs: int = 1) -> tuple[Path, float
     inputs = validate_inputs(suite, [runs])
     out = folder / "out"
     with ReportStream(cases=inputs.suite.cases) as stream:
-        output = grade(inputs, out, jobs=jobs, reports=stream)
+        output = grade(inputs, out, engine=engine_for(jobs), reports=stream)
         graded = time.perf_counter()
         stream.write(out, output.summary)
         seconds = time.perf_counter() - graded

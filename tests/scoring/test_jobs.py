@@ -21,6 +21,7 @@ from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.loaders.otlp import OtlpOptions
 from toolgrade.scoring import jobs, parallel_read, workers
+from toolgrade.scoring.engines import LocalProcesses, Serial, engine_for
 from toolgrade.scoring.runner import grade, validate_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,7 +132,8 @@ def test_input_problems_are_the_same_in_workers(tmp_path: Path) -> None:
     said = []
     for n_jobs in (1, 2):
         with pytest.raises(Exception) as caught:
-            validate_inputs(suite, [runs, tmp_path / "missing.jsonl"], jobs=n_jobs)
+            validate_inputs(suite, [runs, tmp_path / "missing.jsonl"],
+                            engine=engine_for(n_jobs))
         said.append([str(p) for p in caught.value.problems])  # type: ignore[attr-defined]
     assert said[0] == said[1]
     assert len(said[0]) >= 6  # duplicates, bad JSON, unknown case, missing file
@@ -152,7 +154,7 @@ def test_otlp_exports_are_validated_alike_in_workers(tmp_path: Path) -> None:
     said = []
     for n_jobs in (1, 2):
         with pytest.raises(InputError) as caught:
-            validate_inputs(EXAMPLE / "suite.yaml", runs, jobs=n_jobs)
+            validate_inputs(EXAMPLE / "suite.yaml", runs, engine=engine_for(n_jobs))
         said.append([str(p) for p in caught.value.problems])
     assert said[0] == said[1]
     assert any("broken.otlp.jsonl:3" in p for p in said[0])
@@ -163,7 +165,8 @@ def test_otlp_exports_are_validated_alike_in_workers(tmp_path: Path) -> None:
 def test_otlp_figures_are_the_same_in_workers() -> None:
     runs = [EXAMPLE / "runs" / "mid-agent.steps.jsonl", OTEL_EXPORTS]
     otlp = OtlpOptions(case_attribute="toolgrade.case_id")
-    one, two = (validate_inputs(EXAMPLE / "suite.yaml", runs, otlp=otlp, jobs=n) for n in (1, 2))
+    one, two = (validate_inputs(EXAMPLE / "suite.yaml", runs, otlp=otlp, engine=engine_for(n))
+                for n in (1, 2))
     assert one.otlp_stats is not None and one.otlp_stats.traces > 0
     assert two.otlp_stats == one.otlp_stats
     assert (two.n_runs, two.agents, two.cases_without_runs) == (
@@ -176,8 +179,10 @@ def test_a_dying_worker_costs_only_the_runs_that_kill_it(
     synthetic: tuple[Path, Path], tmp_path: Path
 ) -> None:
     inputs = validate_inputs(synthetic[0], [synthetic[1]])
-    deadly = grade(inputs, tmp_path / "deadly", checks=_with_selection(KillsItsWorker()), jobs=2)
-    sound = grade(inputs, tmp_path / "sound", checks=_with_selection(SelectionCheck()), jobs=1)
+    deadly = grade(inputs, tmp_path / "deadly", checks=_with_selection(KillsItsWorker()),
+                   engine=LocalProcesses(2))
+    sound = grade(inputs, tmp_path / "sound", checks=_with_selection(SelectionCheck()),
+                  engine=Serial())
     got = _lines(deadly.results_path)
     expected = _lines(sound.results_path)
     assert len(got) == len(expected) == inputs.n_runs
@@ -199,8 +204,8 @@ def test_a_custom_accumulator_without_merge_sees_every_run_in_order(
 ) -> None:
     inputs = validate_inputs(synthetic[0], [synthetic[1]])
     checks = _with_selection(SelectionNotedInOrder())
-    one = grade(inputs, tmp_path / "one", checks=checks, jobs=1)
-    two = grade(inputs, tmp_path / "two", checks=checks, jobs=2)
+    one = grade(inputs, tmp_path / "one", checks=checks, engine=Serial())
+    two = grade(inputs, tmp_path / "two", checks=checks, engine=LocalProcesses(2))
     assert len(one.summary.to_data()["checks"]["selection"]["seen"]) == inputs.n_runs
     assert two.summary.to_json_text() == one.summary.to_json_text()
     for name in ("results.jsonl", "transcripts.jsonl"):
@@ -213,7 +218,7 @@ def test_on_record_gets_every_record_from_workers_too(
 ) -> None:
     inputs = validate_inputs(synthetic[0], [synthetic[1]])
     taken: list[dict[str, Any]] = []
-    output = grade(inputs, tmp_path / "out", jobs=2, on_record=taken.append)
+    output = grade(inputs, tmp_path / "out", engine=LocalProcesses(2), on_record=taken.append)
     assert taken == _lines(output.results_path) and len(taken) == inputs.n_runs
 
 
@@ -240,7 +245,7 @@ def test_an_interrupt_stops_the_workers(synthetic: tuple[Path, Path], tmp_path: 
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        grade(inputs, tmp_path / "out", jobs=2, progress=interrupt)
+        grade(inputs, tmp_path / "out", engine=LocalProcesses(2), progress=interrupt)
     assert multiprocessing.active_children() == []
     written = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     assert len(written) == 40  # what was graded before the interrupt is kept
@@ -271,8 +276,10 @@ def test_with_a_judge_grading_stays_in_the_parent(
         raise AssertionError("a judged run was sent to worker processes")
 
     monkeypatch.setattr(jobs, "grade_in_workers", no_workers)
-    inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"], jobs=2)
+    inputs = validate_inputs(EXAMPLE / "suite.yaml", [EXAMPLE / "runs"],
+                             engine=LocalProcesses(2))
     judge = AlwaysPass()
-    output = grade(inputs, tmp_path / "out", judge=judge, judge_concurrency=2, jobs=2)
+    output = grade(inputs, tmp_path / "out", judge=judge, judge_concurrency=2,
+                   engine=LocalProcesses(2))
     assert judge.asked > 0  # the judge in this process answered every request
     assert output.summary.trajectories == inputs.n_runs

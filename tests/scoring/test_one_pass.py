@@ -18,7 +18,7 @@ from toolgrade.cli.main import app
 from toolgrade.composition import judges as judge_setup
 from toolgrade.errors import InputError
 from toolgrade.scoring import one_pass, parallel_read, workers
-from toolgrade.scoring.engines import LocalProcesses
+from toolgrade.scoring.engines import LocalProcesses, Serial
 from toolgrade.scoring.one_pass import Options, validate_and_grade
 from toolgrade.scoring.runner import grade, validate_inputs
 
@@ -110,7 +110,7 @@ def test_one_pass_gives_two_passes_outputs_and_problems(
     synthetic: tuple[Path, Path], tmp_path: Path
 ) -> None:
     suite, runs = synthetic
-    two = grade(validate_inputs(suite, [runs]), tmp_path / "two", jobs=1)
+    two = grade(validate_inputs(suite, [runs]), tmp_path / "two", engine=Serial())
     inputs, one = validate_and_grade(suite, [runs], tmp_path / "one", LocalProcesses(2))
     assert one.summary.to_json_text() == two.summary.to_json_text()
     for name in ("results.jsonl", "transcripts.jsonl"):
@@ -121,7 +121,7 @@ def test_one_pass_gives_two_passes_outputs_and_problems(
     broken.write_text("\n".join([*lines, lines[0], '{"case_id": "nope", "steps": []}']) + "\n")
     problems = []
     with pytest.raises(InputError) as caught:
-        validate_inputs(suite, [broken], jobs=1)
+        validate_inputs(suite, [broken], engine=Serial())
     problems.append([str(p) for p in caught.value.problems])
     with pytest.raises(InputError) as caught:
         validate_and_grade(suite, [broken], tmp_path / "x", LocalProcesses(2))
@@ -143,7 +143,7 @@ def test_one_agent_keeps_its_reliability_keys(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
     runs.write_text("\n".join(many) + "\n")
     suite = EXAMPLE / "suite.yaml"
-    two = grade(validate_inputs(suite, [runs]), tmp_path / "two", jobs=1)
+    two = grade(validate_inputs(suite, [runs]), tmp_path / "two", engine=Serial())
     inputs, one = validate_and_grade(suite, [runs], tmp_path / "one", LocalProcesses(2))
     assert len(inputs.agents) == 1 and inputs.n_runs > 3 * workers.CHUNK_SIZE
     assert one.summary.to_json_text() == two.summary.to_json_text()
@@ -174,7 +174,8 @@ def test_a_dying_worker_costs_only_its_runs_in_one_pass_too(
     sound = [SelectionCheck(), *(c for c in default_checks() if c.name != "selection")]
     _, got = validate_and_grade(suite, [runs], tmp_path / "deadly", LocalProcesses(2),
                                 Options(checks=deadly))
-    expected = grade(validate_inputs(suite, [runs]), tmp_path / "sound", checks=sound, jobs=1)
+    expected = grade(validate_inputs(suite, [runs]), tmp_path / "sound", checks=sound,
+                     engine=Serial())
     got_lines = [json.loads(x) for x in got.results_path.read_text().splitlines()]
     expected_lines = [json.loads(x) for x in expected.results_path.read_text().splitlines()]
     assert len(got_lines) == len(expected_lines) == 300

@@ -14,7 +14,7 @@ from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
 from toolgrade.models import HumanDecisions
-from toolgrade.scoring.engines import Engine, engine_for
+from toolgrade.scoring.engines import Engine, Serial
 from toolgrade.scoring.summary import reliability_key
 
 
@@ -41,20 +41,19 @@ def validate_inputs(
     exclude: Path | None = None,
     otlp: OtlpOptions | None = None,
     *,
-    jobs: int = 1,
     engine: Engine | None = None,
 ) -> ValidatedInputs:
     """Read every input once; raise `InputError` listing every problem in every file.
 
     `exclude`: a folder whose files are never runs, even inside a runs folder (the output
     folder, so that a second run does not read the first one's `results.jsonl`). `otlp`:
-    how OTLP trace exports among the run files are read. `jobs`: worker processes reading the
-    lines (large inputs only; the problems are the same, in the same order); `engine`, when
-    given, reads them instead (`scoring.engines`: a Ray cluster, say).
+    how OTLP trace exports among the run files are read. `engine`: where the lines are read
+    (`scoring.engines`: `Serial()`, the default, `LocalProcesses(n)`, a Ray cluster; large
+    inputs only, the problems are the same, in the same order, whichever reads them).
     """
     otlp = otlp or OtlpOptions()
     stats = OtlpStats()
-    engine = engine if engine is not None else engine_for(jobs)
+    engine = engine if engine is not None else Serial()
     start = open_inputs(suite_path, runs, exclude, engine)
     check = RunsCheck(start)
     for file, line, trajectory, found in _read_runs(start.files, engine, otlp, stats):

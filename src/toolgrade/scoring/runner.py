@@ -30,7 +30,7 @@ from toolgrade.models import (
 from toolgrade.models.figures import ResultRecord
 from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from toolgrade.scoring.coverage import coverage_counts
-from toolgrade.scoring.engines import Engine, engine_for
+from toolgrade.scoring.engines import Engine, Serial
 from toolgrade.scoring.grading import crashed_record, grade_trajectory
 from toolgrade.scoring.inputs import ValidatedInputs, require_runs, validate_inputs
 from toolgrade.scoring.outputs import (
@@ -130,7 +130,6 @@ def grade(
     judge: JudgePort | None = None,
     checks: list[Check] | None = None,
     judge_concurrency: int = 1,
-    jobs: int = 1,
     engine: Engine | None = None,
     progress: ProgressHook | None = None,
     on_record: Callable[[ResultRecord], None] | None = None,
@@ -146,9 +145,9 @@ def grade(
     instead. `on_record`, when given, also receives each record as written (its JSON form).
     `judge_concurrency`: with a judge, trajectories graded at once in threads of this process
     (the judge settings' `concurrency`); grading processes are the engine's business.
-    `jobs`: worker processes for the deterministic checks (without a judge; see
-    `scoring.jobs`); every output is the same, byte for byte, whatever the number. `engine`,
-    when given, grades them instead (`scoring.engines`: the same outputs on a Ray cluster).
+    `engine`: where the deterministic checks run without a judge (`scoring.engines`:
+    `Serial()`, the default, `LocalProcesses(n)` worker processes, a Ray cluster); every
+    output is the same, byte for byte, whichever grades them.
     """
     default = checks is None
     checks = checks if checks is not None else default_checks()
@@ -161,7 +160,7 @@ def grade(
         writer = OutputWriter(fh, transcripts, summary, total=inputs.n_runs, progress=progress,
                               on_record=on_record, reports=reports)
         chunks = None if judge is not None else _worker_chunks(
-            inputs, checks, engine if engine is not None else engine_for(jobs), default,
+            inputs, checks, engine if engine is not None else Serial(), default,
             reports,
         )
         if chunks is not None:
