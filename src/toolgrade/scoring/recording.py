@@ -55,28 +55,7 @@ class RecordingJudge:
 def _entry(verdict: Verdict) -> JudgeLogEntry:
     """The log entry of a verdict: verdict, reason, the `_RECORDED` fields that are set (in
     that order), cached."""
-    # `cached` (required) comes last in the written line: set below, like the others.
-    entry = cast(JudgeLogEntry, {"verdict": verdict.verdict, "reason": verdict.reason})
-    if verdict.label is not None:
-        entry["label"] = verdict.label
-    if verdict.p_pass is not None:
-        entry["p_pass"] = verdict.p_pass
-    if verdict.model is not None:
-        entry["model"] = verdict.model
-    if verdict.error is not None:
-        entry["error"] = verdict.error
-    if verdict.raw is not None:
-        entry["raw"] = verdict.raw
-    _escalation_fields(entry, verdict)
-    entry["cached"] = verdict.cached
-    return entry
-
-
-def _escalation_fields(entry: JudgeLogEntry, verdict: Verdict) -> None:
-    """The escalation and decision fields of `_RECORDED`, where set."""
-    if verdict.escalated is not None:
-        entry["escalated"] = verdict.escalated
-    if verdict.escalated_from is not None:
-        entry["escalated_from"] = verdict.escalated_from
-    if verdict.decided_by is not None:
-        entry["decided_by"] = verdict.decided_by
+    recorded = {key: value for key in _RECORDED if (value := getattr(verdict, key)) is not None}
+    # One cast: tests/models/test_figures.py holds JudgeLogEntry's keys to `_RECORDED`.
+    return cast(JudgeLogEntry, {"verdict": verdict.verdict, "reason": verdict.reason,
+                                **recorded, "cached": verdict.cached})
