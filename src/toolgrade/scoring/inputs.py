@@ -54,7 +54,14 @@ def validate_inputs(
     otlp = otlp or OtlpOptions()
     stats = OtlpStats()
     engine = engine if engine is not None else Serial()
-    start = open_inputs(suite_path, runs, exclude, engine)
+    return check_runs(open_inputs(suite_path, runs, exclude, engine), engine, otlp, stats)
+
+
+def check_runs(
+    start: OpenedInputs, engine: Engine, otlp: OtlpOptions, stats: OtlpStats
+) -> ValidatedInputs:
+    """The rest of `validate_inputs` once the inputs are opened: every run line read (in the
+    engine's workers when large) and checked; `InputError` listing every problem."""
     check = RunsCheck(start)
     for file, line, trajectory, found in _read_runs(start.files, engine, otlp, stats):
         check.add(file, line, trajectory, found)

@@ -39,7 +39,13 @@ from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.scoring import jobs as in_workers
 from toolgrade.scoring import parallel_read, workers
 from toolgrade.scoring.engines import Engine
-from toolgrade.scoring.inputs import OpenedInputs, RunsCheck, ValidatedInputs, open_inputs
+from toolgrade.scoring.inputs import (
+    OpenedInputs,
+    RunsCheck,
+    ValidatedInputs,
+    check_runs,
+    open_inputs,
+)
 from toolgrade.scoring.outputs import OutputWriter, ProgressHook, ReportSink
 from toolgrade.scoring.runner import RunOutput, grade, run_output
 from toolgrade.scoring.summary import SuiteSummary, reliability_key
@@ -112,10 +118,7 @@ def _two_passes(
     options: Options,
 ) -> tuple[ValidatedInputs, RunOutput]:
     """`validate_inputs` (from what it reads before the runs), then `grade`."""
-    check = RunsCheck(start)
-    for file, line, run, problems in parallel_read.read_runs(start.files, engine, otlp, stats):
-        check.add(file, line, run, problems)
-    inputs = check.finish(otlp, stats)
+    inputs = check_runs(start, engine, otlp, stats)
     if options.before_write is not None:
         options.before_write(inputs)
     return inputs, grade(inputs, out_dir, checks=options.checks, engine=engine,
