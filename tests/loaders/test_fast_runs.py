@@ -44,6 +44,7 @@ FALLBACK = [
     '{"case_id":"a","steps":[{"role":"asistant","content":"x"}]}',
     '{"case_id":"a","steps":[{"role":["user"],"content":"x"}]}',
     '{"case_id":"a","steps":[{"tool":"t","raw_arguments":"x"}]}',
+    '{"case_id":"a","steps":[{"tool":"t","raw_arguments":null}]}',
     '{"case_id":"a","steps":[{"tool":""}]}',
     '{"case_id":"a","steps":[{"tool":"t","args":"{\\"x\\":1}"}]}',
     '{"case_id":"a","steps":[{"tool":"t","args":null}]}',
@@ -114,11 +115,12 @@ _call = st.fixed_dictionaries(
     {"tool": st.sampled_from(["t", "u", "t", "", 1])},
     optional={
         "args": st.one_of(st.dictionaries(st.sampled_from(["a", "b"]), _scalars), _args),
-        "id": _scalars, "group": _scalars, "result": _result,
+        "id": _scalars, "group": _scalars, "result": _result, "raw_arguments": _scalars,
     },
 )  # fmt: skip
 _message = st.fixed_dictionaries(
-    {"role": st.sampled_from(["user", "assistant", "user", 1])}, optional={"content": _scalars}
+    {"role": st.sampled_from(["user", "assistant", "user", "asistant", 1])},
+    optional={"content": _scalars},
 )
 _record = st.fixed_dictionaries(
     {
