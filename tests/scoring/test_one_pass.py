@@ -225,3 +225,20 @@ def test_a_worker_infers_each_case_s_kinds_once_not_once_a_chunk(
     for start in range(0, len(items), 16):  # one worker, chunk after chunk
         jobs.read_and_grade_chunk(items[start:start + 16])
     assert sorted(inferred) == sorted(set(inferred)) and len(inferred) <= len(suite)
+
+
+def test_the_one_pass_counts_runs_read_not_graded_on_bad_input(
+    synthetic: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Grading runs ahead of validation: a count of runs "graded" just before "nothing was
+    graded" would contradict it, so the one pass says how many it has read."""
+    suite, runs = synthetic
+    bad = _with_bad_line_late(runs, tmp_path)
+    args = ["run", str(suite), str(bad), "--out", str(tmp_path / "out"), "--no-judge"]
+    one_pass_said = CliRunner().invoke(app, [*args, "--jobs", "2"]).output
+    two_passes_said = CliRunner().invoke(app, [*args, "--jobs", "1"]).output
+    assert "nothing was graded" in one_pass_said
+    assert "read " in one_pass_said and "graded 0/" not in one_pass_said
+    assert not any(line.startswith("graded ") for line in one_pass_said.splitlines())
+    # Two passes stop before grading: no count at all.
+    assert not any(line.startswith(("read ", "graded ")) for line in two_passes_said.splitlines())

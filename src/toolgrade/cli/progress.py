@@ -24,21 +24,23 @@ from toolgrade.scoring.outputs import ProgressHook
 
 @contextmanager
 def progress_bar(
-    enabled: bool, total: int | None, judges: JudgeSetup
+    enabled: bool, total: int | None, judges: JudgeSetup, verb: str = "graded"
 ) -> Iterator[ProgressHook | None]:
     """Yield a progress hook (None when disabled) reporting on stderr.
 
     `total`: the runs to grade, when known beforehand; the hook's own `total` argument is
     followed either way (validating and grading in one pass knows it only at the end).
+    `verb`: what the count says was done to the runs ("graded"; "read" in the one pass, where
+    a bad line found late means nothing was graded after all).
     """
     if not enabled:
         yield None
         return
     if not err.is_terminal:
-        yield _log_lines(judges)
+        yield _log_lines(judges, verb)
         return
     columns = (
-        TextColumn("grading"),
+        TextColumn("grading" if verb == "graded" else verb),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[judge]}"),
@@ -53,7 +55,7 @@ def progress_bar(
         yield hook
 
 
-def _log_lines(judges: JudgeSetup) -> ProgressHook:
+def _log_lines(judges: JudgeSetup, verb: str) -> ProgressHook:
     printed = -1
 
     def hook(done: int, total: int) -> None:
@@ -61,6 +63,6 @@ def _log_lines(judges: JudgeSetup) -> ProgressHook:
         step = max(1, total // 10)
         if done != printed and (done % step == 0 or done == total):
             printed = done
-            err.print(f"graded {done}/{total} ({judges.status_line()})", markup=False)
+            err.print(f"{verb} {done}/{total} ({judges.status_line()})", markup=False)
 
     return hook

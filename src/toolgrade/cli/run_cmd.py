@@ -213,7 +213,8 @@ def _one_pass(
     from toolgrade.scoring.one_pass import Options, validate_and_grade
 
     judges = setup_judges(settings, notify=_notify)  # judging is off here: nothing is built
-    with progress_bar(settings.progress, None, judges) as hook:
+    # "read", not "graded": grading runs ahead of validation and is thrown away on bad input.
+    with progress_bar(settings.progress, None, judges, verb="read") as hook:
         def before_write(inputs: ValidatedInputs) -> None:
             job.refuse_empty(inputs)
             job.before_write(inputs, engine, judged=False)
