@@ -15,12 +15,13 @@ from toolgrade.models import Step, ToolCall, Trajectory
 class RunCalls:
     """One run's tool calls, with their positions per tool name (built on first use)."""
 
-    __slots__ = ("_by_tool", "calls")
+    __slots__ = ("_by_tool", "_marked", "calls")
 
     def __init__(self, calls: list[tuple[int, ToolCall]]) -> None:
         #: `run.calls`: (step index, call) in run order.
         self.calls = calls
         self._by_tool: dict[str, list[int]] | None = None
+        self._marked: frozenset[int] | None = None
 
     @property
     def by_tool(self) -> dict[str, list[int]]:
@@ -31,6 +32,15 @@ class RunCalls:
                 index.setdefault(call.tool, []).append(position)
             self._by_tool = index
         return self._by_tool
+
+    @property
+    def marked(self) -> frozenset[int]:
+        """Positions of the calls the run marks as injected faults (`ToolCall.injected_fault`)."""
+        if self._marked is None:
+            self._marked = frozenset(
+                p for p, (_, call) in enumerate(self.calls) if call.injected_fault
+            )
+        return self._marked
 
     def positions(self, tool: str) -> list[int]:
         """The positions of `tool`'s calls, in run order (empty when it was never called)."""
