@@ -11,15 +11,16 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.base import GradeContext, PassRateAccumulator, PassRateBlock
 from toolgrade.checks.call_identity import identity
 from toolgrade.checks.efficiency import EfficiencyBlock, StepEfficiency
-from toolgrade.checks.recovery import faulted_positions
-from toolgrade.checks.run_calls import calls_of
+from toolgrade.checks.recovery import faulted_in
+from toolgrade.checks.run_calls import RunCalls, calls_of, index_of
 from toolgrade.models import (
     ANSWER,
     Case,
@@ -34,9 +35,11 @@ from toolgrade.models import (
 from toolgrade.models.figures import OrderingFigures
 
 
-@dataclass(frozen=True)
-class _Event:
-    """A point in the run a constraint side can match: a tool call or the final answer."""
+class _Event(NamedTuple):
+    """A point in the run a constraint side can match: a tool call or the final answer.
+
+    A named tuple, not a frozen dataclass: a run builds one per call, and a tuple is built in
+    a third of the time."""
 
     step: int
     name: str
@@ -49,11 +52,10 @@ def _precedes(a: _Event, b: _Event) -> bool:
     return a.step < b.step and (a.group is None or a.group != b.group)
 
 
-def _events(run: Trajectory, calls: list[tuple[int, ToolCall]] | None = None) -> list[_Event]:
-    """The run's tool calls (`calls`: `run.calls`, when already at hand), plus the final answer
-    when there is one."""
-    events = [_Event(i, c.tool, c.group) for i, c in (calls_of(run) if calls is None else calls)]
-    final = run.final_answer()
+def _events(calls: list[tuple[int, ToolCall]], final: tuple[int, str] | None) -> list[_Event]:
+    """The run's tool calls (`run.calls`), plus its final answer (`run.final_answer()`) when
+    there is one."""
+    events = [_Event(i, c.tool, c.group) for i, c in calls]
     if final is not None:
         events.append(_Event(final[0], ANSWER, None, is_answer=True))
     return events
@@ -70,6 +72,99 @@ def _matching(side: str, events: list[_Event], ordering: OrderingExpectation) ->
         tools = frozenset(ordering.groups[side[1:]])
         return [e for e in events if not e.is_answer and e.name in tools]
     return [e for e in events if not e.is_answer and e.name == side]
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One constraint side resolved once per case: the final answer, or a set of tool names."""
+
+    answer: bool
+    tools: frozenset[str]
+    #: The error `_matching` raises for a side naming an unknown group, raised when matched.
+    unknown: str | None = None
+
+
+def _side_of(side: str, ordering: OrderingExpectation) -> _Side:
+    """What `_matching` reads a side as: `answer`, `@group` or one tool name."""
+    if side == ANSWER:
+        return _Side(answer=True, tools=frozenset())
+    if side.startswith("@"):
+        if side[1:] not in ordering.groups:
+            unknown = f"unknown ordering group {side!r}"
+            return _Side(answer=False, tools=frozenset(), unknown=unknown)
+        return _Side(answer=False, tools=frozenset(ordering.groups[side[1:]]))
+    return _Side(answer=False, tools=frozenset({side}))
+
+
+class _RunEvents:
+    """A run's events, with those of each tool listed once, so that each constraint side
+    reads its own instead of scanning the whole run."""
+
+    def __init__(self, events: list[_Event]) -> None:
+        self.events = events
+        self.by_tool: dict[str, list[_Event]] = {}
+        self.answer: list[_Event] = []
+        for e in events:
+            if e.is_answer:
+                self.answer.append(e)
+            else:
+                self.by_tool.setdefault(e.name, []).append(e)
+
+    def matching(self, side: _Side) -> list[_Event]:
+        """`_matching` for a resolved side: the same events, in run order."""
+        if side.unknown is not None:
+            raise ValueError(side.unknown)
+        if side.answer:
+            return self.answer
+        found = [self.by_tool[t] for t in side.tools if t in self.by_tool]
+        if len(found) <= 1:
+            return found[0] if found else []
+        return sorted((e for events in found for e in events), key=_step_of)
+
+
+def _step_of(event: _Event) -> int:
+    return event.step
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a case determines about its ordering grading, derived once per case object."""
+
+    ordering: OrderingExpectation
+    before: list[tuple[tuple[str, str], _Side, _Side]]
+    budgets: list[tuple[str, int, _Side]]
+    #: The sequence `mode` compares with (None: no mode, or nothing to compare with), each
+    #: tool's positions in it, and its multiset (for `any_order`).
+    reference: list[str] | None
+    slots: dict[str, list[int]]
+    reference_counts: Counter[str]
+    #: Whether a `before` pair names the final answer (the figure `final_answer_step`).
+    names_answer: bool
+
+
+def _plan_of(case: Case) -> _Plan:
+    """The case's `_Plan` (its ordering expectation must be set)."""
+    ordering = case.expected.ordering
+    assert ordering is not None
+    reference = _reference_sequence(case) if ordering.mode is not None else None
+    return _Plan(
+        ordering=ordering,
+        before=[
+            (pair, _side_of(pair[0], ordering), _side_of(pair[1], ordering))
+            for pair in ordering.before
+        ],
+        budgets=[
+            (side, limit, _side_of(side, ordering)) for side, limit in ordering.max_calls.items()
+        ],
+        reference=reference,
+        slots=_slots(reference or []),
+        reference_counts=Counter(reference or []),
+        names_answer=any(ANSWER in pair for pair in ordering.before),
+    )
+
+
+#: Each graded case's `_Plan`, by identity (a case is frozen and graded once per run).
+_PLANS: IdentityMemo[Case, _Plan] = IdentityMemo()
 
 
 def validate_ordering(case: Case) -> list[str]:
@@ -115,6 +210,13 @@ def check_before(
     """One `before` pair: every event matching b must come after some event matching a."""
     a_events = _matching(pair[0], events, ordering)
     b_events = _matching(pair[1], events, ordering)
+    return _before_failure(pair, a_events, b_events)
+
+
+def _before_failure(
+    pair: tuple[str, str], a_events: list[_Event], b_events: list[_Event]
+) -> Failure | None:
+    """`check_before` once each side's events are found."""
     offending = [b for b in b_events if not any(_precedes(a, b) for a in a_events)]
     if not offending:
         return None
@@ -154,32 +256,51 @@ def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[s
     hold (or holds fewer times) last, in their recorded order. When any order of the groups
     equals the reference, this one does.
     """
-    return _tools_in(calls, aligned_order(calls, reference))
+    tools = [c.tool for c in calls]
+    return _in_order(tools, aligned_order(calls, reference))
 
 
-def _tools_in(calls: Sequence[ToolCall], order: list[int] | None) -> list[str]:
-    """The calls' tools in `order` (`aligned_order`); None: their own order (no group)."""
-    return [c.tool for c in calls] if order is None else [calls[i].tool for i in order]
+def _in_order(tools: list[str], order: list[int] | None) -> list[str]:
+    """The calls' `tools` in `order` (`aligned_order`); None: their own order (no group)."""
+    return tools if order is None else [tools[i] for i in order]
 
 
 def aligned_order(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[int] | None:
     """The indices of `calls` in the order `aligned_names` lists them; None when no call is in
     a parallel group (the order is the calls' own)."""
-    if all(c.group is None for c in calls):
-        return None
+    return _aligned_order([c.tool for c in calls], [c.group for c in calls], _slots(reference))
+
+
+def _slots(reference: Sequence[str]) -> dict[str, list[int]]:
+    """Each tool's positions in the reference, in order."""
     positions: dict[str, list[int]] = {}
     for pos, name in enumerate(reference):
         positions.setdefault(name, []).append(pos)
+    return positions
+
+
+def _aligned_order(
+    tools: list[str], groups: list[int | str | None], positions: dict[str, list[int]]
+) -> list[int] | None:
+    """`aligned_order` from the calls' tools and groups, with the reference's `_slots` at
+    hand (not modified). Blocks as `_blocks` forms them: consecutive calls sharing a group."""
+    if groups.count(None) == len(groups):
+        return None
     used: dict[str, int] = {}
     out: list[int] = []
-    for block in _blocks(calls):
-        if len(block) == 1:  # a call alone keeps its place; it still claims its position
-            name = calls[block[0]].tool
+    start, n = 0, len(tools)
+    while start < n:
+        end, group = start + 1, groups[start]
+        while group is not None and end < n and groups[end] == group:
+            end += 1
+        if end - start == 1:  # a call alone keeps its place; it still claims its position
+            name = tools[start]
             used[name] = used.get(name, 0) + 1
-            out.append(block[0])
-            continue
-        keyed = [(_claim(positions, used, calls[i].tool), i) for i in block]
-        out += [i for _, i in sorted(keyed)]
+            out.append(start)
+        else:
+            keyed = [(_claim(positions, used, tools[i]), i) for i in range(start, end)]
+            out += [i for _, i in sorted(keyed)]
+        start = end
     return out
 
 
@@ -246,20 +367,33 @@ def check_mode(
 
     `calls`: `run.calls`, when the caller already has them."""
     calls = calls_of(run) if calls is None else calls
-    bare = [c for _, c in calls]
-    order = aligned_order(bare, reference)
-    actual = _tools_in(bare, order)
-    # Evidence is what the check found, shown as is (a failure's free-form keys).
-    evidence: dict[str, object] = {"mode": mode, "expected": reference, "actual": actual}
+    return _mode_outcome(mode, calls, reference, _slots(reference), Counter(reference))
+
+
+def _mode_outcome(
+    mode: str,
+    calls: list[tuple[int, ToolCall]],
+    reference: list[str],
+    slots: dict[str, list[int]],
+    counts: Counter[str],
+) -> ModeOutcome:
+    """`check_mode` with the reference's `_slots` and multiset (`counts`) at hand."""
+    tools = [c.tool for _, c in calls]
+    order = _aligned_order(tools, [c.group for _, c in calls], slots)
+    actual = _in_order(tools, order)
+    # Evidence is what the check found, shown as is (a failure's free-form keys); the
+    # reference is copied, as it is the case's own.
+    evidence: dict[str, object] = {"mode": mode, "expected": list(reference), "actual": actual}
     figures: OrderingFigures = {}
     step: int | None = None
     if mode == "any_order":
-        missing, extra = Counter(reference) - Counter(actual), Counter(actual) - Counter(reference)
+        called = Counter(actual)
+        missing, extra = counts - called, called - counts
         evidence.update(missing=dict(missing), extra=dict(extra))
         held = not missing and not extra
     elif mode == "exact":
         held = actual == reference
-        diverge = _first_difference(actual, reference)
+        diverge = None if held else _first_difference(actual, reference)
         if diverge is not None and diverge < len(calls):
             # The step of the call at that place in the compared (aligned) order.
             step = calls[diverge if order is None else order[diverge]][0]
@@ -326,8 +460,21 @@ def call_identities(calls: list[tuple[int, ToolCall]]) -> list[Hashable]:
     their hashable `identity` (a tuple); a call whose tool occurs once gets a placeholder
     string, which no tuple equals, and its arguments are never read.
     """
-    counts = Counter(c.tool for _, c in calls)
-    return [identity(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
+    return _identities(calls, Counter(c.tool for _, c in calls))
+
+
+def _identities(
+    calls: list[tuple[int, ToolCall]], counts: Mapping[str, Sized | int]
+) -> list[Hashable]:
+    """`call_identities`, with each tool's number of calls (or its calls) at hand."""
+    return [
+        identity(c) if _count(counts[c.tool]) > 1 else f"\x00{n}"
+        for n, (_, c) in enumerate(calls)
+    ]
+
+
+def _count(value: Sized | int) -> int:
+    return value if isinstance(value, int) else len(value)
 
 
 def find_loops(
@@ -410,9 +557,14 @@ def redundant_failures(
     ok_at: dict[Hashable, _Event] = {}
     failures: list[Failure] = []
     for n, (step, c) in enumerate(calls):
-        key, here = keys[n], _Event(step, c.tool, c.group)
+        key = keys[n]
         earlier = ok_at.get(key)
-        if earlier is not None and _precedes(earlier, here) and step not in skip:
+        # The call's event is built only when there is an earlier one to compare it with.
+        if (
+            earlier is not None
+            and step not in skip
+            and _precedes(earlier, _Event(step, c.tool, c.group))
+        ):
             failures.append(
                 Failure(
                     name="redundant_call",
@@ -422,8 +574,8 @@ def redundant_failures(
                 )
             )
         returned_ok = c.result is not None and c.result.status == "ok" and n not in faulted
-        if key not in ok_at and returned_ok:
-            ok_at[key] = here
+        if earlier is None and returned_ok:
+            ok_at[key] = _Event(step, c.tool, c.group)
     return failures
 
 
@@ -433,6 +585,11 @@ def budget_failure(
     """`over_budget` when the calls of a tool (or `@group`) exceed `max_calls`."""
     # As before, an unknown group is only an error when there is an event to test against it.
     matches = _matching(side, events, ordering) if events else []
+    return _over_budget(side, limit, matches)
+
+
+def _over_budget(side: str, limit: int, matches: list[_Event]) -> Failure | None:
+    """`budget_failure` once the side's events (`matches`) are found."""
     if len(matches) <= limit:
         return None
     return Failure(
@@ -453,40 +610,42 @@ class OrderingCheck:
         ordering = case.expected.ordering
         if ordering is None:
             return CheckResult.not_applicable(self.name)
-        calls = calls_of(run)
-        events = _events(run, calls)
+        plan = _PLANS(case, _plan_of)
+        index = index_of(run)
+        calls = index.calls
+        final = run.final_answer()
+        events = _RunEvents(_events(calls, final))
         held, total = 0, 0
         failures: list[Failure] = []
         figures: OrderingFigures = {}
-        for pair in ordering.before:
+        for pair, a_side, b_side in plan.before:
             total += 1
-            violation = check_before(pair, events, ordering)
+            a_events = events.matching(a_side)
+            violation = _before_failure(pair, a_events, events.matching(b_side))
             held += violation is None
             failures += [violation] if violation else []
-        reference = _reference_sequence(case)
-        if ordering.mode is not None and reference is not None:
+        if plan.reference is not None:
             total += 1
-            outcome = check_mode(ordering.mode, run, reference, calls)
+            outcome = _mode_outcome(
+                ordering.mode or "", calls, plan.reference, plan.slots, plan.reference_counts
+            )
             held += outcome.held
             failures += [outcome.failure] if outcome.failure else []
             figures = outcome.figures
-        for side, limit in ordering.max_calls.items():
+        for side, limit, resolved in plan.budgets:
             total += 1
-            over = budget_failure(side, limit, events, ordering)
+            # As before, an unknown group is only an error when there is an event to test.
+            over = _over_budget(side, limit, events.matching(resolved) if events.events else [])
             held += over is None
             failures += [over] if over else []
-        keys = call_identities(calls)
-        faulted = faulted_positions(case.expected.recovery, calls)
-        loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys, faulted)
-        failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
+        loops = self._repeats(case, index, ordering.loop_threshold, failures)
         failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
         figures["constraints_total"] = total
         figures["constraints_held"] = held
         figures["n_calls"] = len(calls)
-        if any(ANSWER in pair for pair in ordering.before):
+        if plan.names_answer:
             # Pairs with `answer` hold vacuously without one: the figure says which it was.
-            final = run.final_answer()
             figures["final_answer_step"] = final[0] if final is not None else None
         return CheckResult(
             check=self.name,
@@ -496,6 +655,23 @@ class OrderingCheck:
             failures=failures,
             figures=figures,
         )
+
+    @staticmethod
+    def _repeats(case: Case, index: RunCalls, threshold: int, failures: list[Failure]) -> bool:
+        """Add the run's `loop` and `redundant_call` failures; whether there was a loop.
+
+        Both need two calls with the same identity, so a run that never calls a tool twice
+        with the same arguments (the usual run) is done after one look at its keys."""
+        if all(len(positions) == 1 for positions in index.by_tool.values()):
+            return False
+        calls = index.calls
+        keys = _identities(calls, index.by_tool)
+        if len(set(keys)) == len(keys):
+            return False
+        faulted = faulted_in(case.expected.recovery, index)
+        loops, looped_steps = loop_failures(calls, threshold, keys, faulted)
+        failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
+        return bool(loops)
 
     def accumulator(self) -> OrderingAccumulator:
         """Pass rate, failure counts and step efficiency per task type."""
