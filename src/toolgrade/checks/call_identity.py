@@ -20,6 +20,9 @@ from toolgrade.models import ToolCall
 # tuple can only equal one built for the same kind of value.
 _BOOL, _LIST, _DICT, _NAN = 0, 1, 2, 3
 
+#: The exact types `_value` returns unchanged (not their subclasses: a bool is an int).
+_AS_IS = frozenset({str, int})
+
 
 def identity(call: ToolCall) -> Hashable:
     """`(tool, arguments)` as a hashable value, equal exactly when the `call_key`s are."""
@@ -42,6 +45,9 @@ def _value(value: Any) -> Hashable:
             return (_NAN,)
         return int(value) if value.is_integer() else float(value)
     if isinstance(value, dict):
+        if all(type(k) is str and type(v) in _AS_IS for k, v in value.items()):
+            # The usual arguments, flat strings and ints: each field is its own `_value`.
+            return (_DICT, tuple(sorted(value.items())))
         fields = {str(k): _value(v) for k, v in value.items()}
         return (_DICT, tuple(sorted(fields.items())))
     if isinstance(value, list | tuple):
