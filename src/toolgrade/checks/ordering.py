@@ -52,15 +52,6 @@ def _precedes(a: _Event, b: _Event) -> bool:
     return a.step < b.step and (a.group is None or a.group != b.group)
 
 
-def _events(calls: list[tuple[int, ToolCall]], final: tuple[int, str] | None) -> list[_Event]:
-    """The run's tool calls (`run.calls`), plus its final answer (`run.final_answer()`) when
-    there is one."""
-    events = [_Event(i, c.tool, c.group) for i, c in calls]
-    if final is not None:
-        events.append(_Event(final[0], ANSWER, None, is_answer=True))
-    return events
-
-
 def _matching(side: str, events: list[_Event], ordering: OrderingExpectation) -> list[_Event]:
     """The events a constraint side matches, in order: the final answer for `answer`, any tool
     of `@group`, or one tool name."""
@@ -97,18 +88,18 @@ def _side_of(side: str, ordering: OrderingExpectation) -> _Side:
 
 
 class _RunEvents:
-    """A run's events, with those of each tool listed once, so that each constraint side
-    reads its own instead of scanning the whole run."""
+    """A run's events as the constraint sides read them: each tool's calls (from the run's
+    index, made events on first use) and the final answer, so that a side reads its own
+    events instead of scanning the whole run."""
 
-    def __init__(self, events: list[_Event]) -> None:
-        self.events = events
-        self.by_tool: dict[str, list[_Event]] = {}
-        self.answer: list[_Event] = []
-        for e in events:
-            if e.is_answer:
-                self.answer.append(e)
-            else:
-                self.by_tool.setdefault(e.name, []).append(e)
+    def __init__(self, index: RunCalls, final: tuple[int, str] | None) -> None:
+        self.index = index
+        self.answer = [_Event(final[0], ANSWER, None, is_answer=True)] if final is not None else []
+        self._by_tool: dict[str, list[_Event]] = {}
+
+    def __bool__(self) -> bool:
+        """Whether the run has any event (a call or a final answer)."""
+        return bool(self.index.calls or self.answer)
 
     def matching(self, side: _Side) -> list[_Event]:
         """`_matching` for a resolved side: the same events, in run order."""
@@ -116,10 +107,20 @@ class _RunEvents:
             raise ValueError(side.unknown)
         if side.answer:
             return self.answer
-        found = [self.by_tool[t] for t in side.tools if t in self.by_tool]
+        found = [self._of(t) for t in side.tools if t in self.index.by_tool]
         if len(found) <= 1:
             return found[0] if found else []
         return sorted((e for events in found for e in events), key=_step_of)
+
+    def _of(self, tool: str) -> list[_Event]:
+        """The events of `tool`'s calls, in run order."""
+        events = self._by_tool.get(tool)
+        if events is None:
+            calls = self.index.calls
+            events = self._by_tool[tool] = [
+                _Event(calls[p][0], tool, calls[p][1].group) for p in self.index.positions(tool)
+            ]
+        return events
 
 
 def _step_of(event: _Event) -> int:
@@ -614,7 +615,7 @@ class OrderingCheck:
         index = index_of(run)
         calls = index.calls
         final = run.final_answer()
-        events = _RunEvents(_events(calls, final))
+        events = _RunEvents(index, final)
         held, total = 0, 0
         failures: list[Failure] = []
         figures: OrderingFigures = {}
@@ -635,7 +636,7 @@ class OrderingCheck:
         for side, limit, resolved in plan.budgets:
             total += 1
             # As before, an unknown group is only an error when there is an event to test.
-            over = _over_budget(side, limit, events.matching(resolved) if events.events else [])
+            over = _over_budget(side, limit, events.matching(resolved) if events else [])
             held += over is None
             failures += [over] if over else []
         loops = self._repeats(case, index, ordering.loop_threshold, failures)
