@@ -47,7 +47,8 @@ def _value(value: Any) -> Hashable:
     if isinstance(value, dict):
         if all(type(k) is str and type(v) in _AS_IS for k, v in value.items()):
             # The usual arguments, flat strings and ints: each field is its own `_value`.
-            return (_DICT, tuple(sorted(value.items())))
+            items = tuple(value.items())
+            return (_DICT, tuple(sorted(items)) if len(items) > 1 else items)
         fields = {str(k): _value(v) for k, v in value.items()}
         return (_DICT, tuple(sorted(fields.items())))
     if isinstance(value, list | tuple):

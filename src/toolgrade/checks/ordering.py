@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Collection, Hashable, Mapping, Sequence, Sized
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -95,7 +95,8 @@ class _RunEvents:
     def __init__(self, index: RunCalls, final: tuple[int, str] | None) -> None:
         self.index = index
         self.answer = [_Event(final[0], ANSWER, None, is_answer=True)] if final is not None else []
-        self._by_tool: dict[str, list[_Event]] = {}
+        #: The events of each set of tools matched so far (a tool or a group's tools).
+        self._found: dict[frozenset[str], list[_Event]] = {}
 
     def __bool__(self) -> bool:
         """Whether the run has any event (a call or a final answer)."""
@@ -107,24 +108,18 @@ class _RunEvents:
             raise ValueError(side.unknown)
         if side.answer:
             return self.answer
-        found = [self._of(t) for t in side.tools if t in self.index.by_tool]
-        if len(found) <= 1:
-            return found[0] if found else []
-        return sorted((e for events in found for e in events), key=_step_of)
-
-    def _of(self, tool: str) -> list[_Event]:
-        """The events of `tool`'s calls, in run order."""
-        events = self._by_tool.get(tool)
+        events = self._found.get(side.tools)
         if events is None:
-            calls = self.index.calls
-            events = self._by_tool[tool] = [
-                _Event(calls[p][0], tool, calls[p][1].group) for p in self.index.positions(tool)
-            ]
+            events = self._found[side.tools] = self._calls_of(side.tools)
         return events
 
-
-def _step_of(event: _Event) -> int:
-    return event.step
+    def _calls_of(self, tools: frozenset[str]) -> list[_Event]:
+        """The events of the calls of any of `tools`, in run order."""
+        by_tool = self.index.by_tool
+        found = [by_tool[t] for t in tools if t in by_tool]
+        positions = found[0] if len(found) == 1 else sorted(p for ps in found for p in ps)
+        calls = self.index.calls
+        return [_Event(calls[p][0], calls[p][1].tool, calls[p][1].group) for p in positions]
 
 
 @dataclass(frozen=True)
@@ -461,21 +456,13 @@ def call_identities(calls: list[tuple[int, ToolCall]]) -> list[Hashable]:
     their hashable `identity` (a tuple); a call whose tool occurs once gets a placeholder
     string, which no tuple equals, and its arguments are never read.
     """
-    return _identities(calls, Counter(c.tool for _, c in calls))
+    counts = Counter(c.tool for _, c in calls)
+    return _identities(calls, {tool for tool, n in counts.items() if n > 1})
 
 
-def _identities(
-    calls: list[tuple[int, ToolCall]], counts: Mapping[str, Sized | int]
-) -> list[Hashable]:
-    """`call_identities`, with each tool's number of calls (or its calls) at hand."""
-    return [
-        identity(c) if _count(counts[c.tool]) > 1 else f"\x00{n}"
-        for n, (_, c) in enumerate(calls)
-    ]
-
-
-def _count(value: Sized | int) -> int:
-    return value if isinstance(value, int) else len(value)
+def _identities(calls: list[tuple[int, ToolCall]], repeated: Collection[str]) -> list[Hashable]:
+    """`call_identities`, with the tools called more than once (`repeated`) at hand."""
+    return [identity(c) if c.tool in repeated else f"\x00{n}" for n, (_, c) in enumerate(calls)]
 
 
 def find_loops(
@@ -663,10 +650,11 @@ class OrderingCheck:
 
         Both need two calls with the same identity, so a run that never calls a tool twice
         with the same arguments (the usual run) is done after one look at its keys."""
-        if all(len(positions) == 1 for positions in index.by_tool.values()):
+        repeated = {tool for tool, positions in index.by_tool.items() if len(positions) > 1}
+        if not repeated:
             return False
         calls = index.calls
-        keys = _identities(calls, index.by_tool)
+        keys = _identities(calls, repeated)
         if len(set(keys)) == len(keys):
             return False
         faulted = faulted_in(case.expected.recovery, index)
