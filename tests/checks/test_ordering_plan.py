@@ -1,0 +1,126 @@
+"""Ordering's per-case plan and per-run index give what the plain scans give.
+
+A side resolved once per case and read from the run's index by tool matches the events
+`_matching` finds scanning the whole run; the repeat detectors' shortcut (no two calls share
+an identity) reports what the detectors report; faults located through the index are the
+faults `locate` finds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolgrade.checks.ordering import (
+    OrderingCheck,
+    _Event,
+    _matching,
+    _RunEvents,
+    _side_of,
+    call_identities,
+    loop_failures,
+    redundant_failures,
+)
+from toolgrade.checks.recovery import _located, faulted_in, locate
+from toolgrade.checks.run_calls import RunCalls, index_of
+from toolgrade.models import (
+    ANSWER,
+    Case,
+    Expected,
+    FaultSpec,
+    Message,
+    OrderingExpectation,
+    RecoveryExpectation,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+)
+
+_GROUPS = {"reads": ["a", "c"], "one": ["b"], "none": []}
+
+
+@st.composite
+def calls(draw: st.DrawFn) -> list[tuple[int, ToolCall]]:
+    """A few calls over few tools, groups, statuses and argument values: repeats are common."""
+    out = []
+    for step in range(draw(st.integers(min_value=0, max_value=8))):
+        status = draw(st.sampled_from(["ok", "error", None]))
+        result = None if status is None else ToolResult(
+            status=status, fault=draw(st.sampled_from([None, None, "empty"])))
+        out.append((step * 2, ToolCall(
+            tool=draw(st.sampled_from(["a", "b", "c"])),
+            args={"q": draw(st.sampled_from([1, 1.0, "1", True]))},
+            group=draw(st.sampled_from([None, None, 1, 2])),
+            result=result,
+        )))
+    return out
+
+
+def _events(calls: list[tuple[int, ToolCall]], final: tuple[int, str] | None) -> list[_Event]:
+    """Every call an event, then the final answer: what `_matching` scans."""
+    events = [_Event(i, c.tool, c.group) for i, c in calls]
+    return events + ([_Event(final[0], ANSWER, None, is_answer=True)] if final else [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(calls(), st.booleans(), st.sampled_from(["a", "b", "d", ANSWER, "@reads", "@one", "@none"]))
+def test_an_indexed_side_matches_what_the_scan_matches(
+    run: list[tuple[int, ToolCall]], answered: bool, side: str
+) -> None:
+    ordering = OrderingExpectation(groups=_GROUPS)
+    final = (len(run) * 2, "done") if answered else None
+    indexed = _RunEvents(RunCalls(run), final)
+    assert indexed.matching(_side_of(side, ordering)) == _matching(side, _events(run, final),
+                                                                   ordering)
+    assert bool(indexed) == bool(_events(run, final))
+
+
+def test_an_unknown_group_still_raises_when_matched() -> None:
+    ordering = OrderingExpectation()
+    side = _side_of("@x", ordering)  # resolving it is no error: the loader reports it
+    with pytest.raises(ValueError, match="unknown ordering group '@x'"):
+        _RunEvents(RunCalls([]), None).matching(side)
+
+
+@settings(max_examples=300, deadline=None)
+@given(calls(), st.sampled_from([None, "a", "b"]), st.integers(2, 3))
+def test_the_repeat_shortcut_reports_what_the_detectors_report(
+    run: list[tuple[int, ToolCall]], faulted_tool: str | None, threshold: int
+) -> None:
+    rec = RecoveryExpectation(faults=[FaultSpec(tool=faulted_tool)]) if faulted_tool else None
+    case = Case(id="c", expected=Expected(ordering=OrderingExpectation(), recovery=rec))
+    index = RunCalls(run)
+    keys = call_identities(run)
+    faulted = faulted_in(rec, index)
+    loops, looped = loop_failures(run, threshold, keys, faulted)
+    plain = loops + redundant_failures(run, looped, keys, faulted)
+    found: list[Any] = []
+    assert OrderingCheck._repeats(case, index, threshold, found) == bool(loops)
+    assert found == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(calls(), st.sampled_from(["a", "b", "d"]), st.sampled_from([1, 2, 3, "all"]))
+def test_faults_located_through_the_index_are_the_ones_locate_finds(
+    run: list[tuple[int, ToolCall]], tool: str, nth: int | str
+) -> None:
+    spec = FaultSpec(tool=tool, nth=nth)  # type: ignore[arg-type]
+    index = RunCalls(run)
+    assert _located(spec, index) == locate(spec, run)
+    rec = RecoveryExpectation(faults=[spec])
+    plain = {p for p, (_, c) in enumerate(run) if c.injected_fault}
+    plain |= {p for p, (_, c) in enumerate(run) if c.tool == tool} if nth == "all" else set()
+    position = locate(spec, run).position
+    assert faulted_in(rec, index) == plain | ({position} if position is not None else set())
+
+
+def test_the_index_is_built_afresh_for_a_run_changed_in_place() -> None:
+    run = Trajectory(case_id="c", steps=[ToolCall(tool="a"), Message(role="user", content="x")])
+    assert index_of(run).by_tool == {"a": [0]}
+    run.steps.append(ToolCall(tool="a", result=ToolResult(status="ok", fault="empty")))
+    assert index_of(run).by_tool == {"a": [0, 1]}
+    assert index_of(run).marked == {1}
+    assert index_of(run).positions("b") == []
