@@ -8,6 +8,7 @@ faults `locate` finds.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -15,12 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolgrade.checks.ordering import (
+    ModeOutcome,
     OrderingCheck,
     _Event,
+    _first_difference,
     _matching,
     _RunEvents,
     _side_of,
+    aligned_names,
+    aligned_order,
     call_identities,
+    check_mode,
+    lcs_length,
     loop_failures,
     redundant_failures,
 )
@@ -30,6 +37,7 @@ from toolgrade.models import (
     ANSWER,
     Case,
     Expected,
+    Failure,
     FaultSpec,
     Message,
     OrderingExpectation,
@@ -124,3 +132,45 @@ def test_the_index_is_built_afresh_for_a_run_changed_in_place() -> None:
     assert index_of(run).by_tool == {"a": [0, 1]}
     assert index_of(run).marked == {1}
     assert index_of(run).positions("b") == []
+
+
+def _plain_mode(mode: str, run: list[tuple[int, ToolCall]], reference: list[str]) -> Any:
+    """The former `check_mode`, the oracle: evidence built first, every mode aligned."""
+    bare = [c for _, c in run]
+    order = aligned_order(bare, reference)
+    actual = aligned_names(bare, reference)
+    evidence: dict[str, object] = {"mode": mode, "expected": reference, "actual": actual}
+    figures: dict[str, float] = {}
+    step = None
+    if mode == "any_order":
+        missing, extra = Counter(reference) - Counter(actual), Counter(actual) - Counter(reference)
+        evidence.update(missing=dict(missing), extra=dict(extra))
+        held = not missing and not extra
+    elif mode == "exact":
+        held = actual == reference
+        diverge = _first_difference(actual, reference)  # unchanged: not what is tested
+        if diverge is not None and diverge < len(run):
+            step = run[diverge if order is None else order[diverge]][0]
+    else:
+        lcs = lcs_length(actual, reference)
+        figures = {"lcs_precision": lcs / len(actual) if actual else 1.0,
+                   "lcs_recall": lcs / len(reference) if reference else 1.0}
+        evidence.update(figures)
+        held = lcs == len(reference)
+    failure = None if held else Failure(
+        name="order_violation", step=step, evidence=evidence,
+        message=f"the call sequence does not match the reference in {mode} mode")
+    return ModeOutcome(held, failure, figures)  # type: ignore[arg-type]
+
+
+@settings(max_examples=400, deadline=None)
+@given(calls(), st.lists(st.sampled_from(["a", "b", "c"]), max_size=5),
+       st.sampled_from(["exact", "in_order", "any_order"]))
+def test_the_mode_outcome_is_the_plain_one(
+    run: list[tuple[int, ToolCall]], reference: list[str], mode: str
+) -> None:
+    got = check_mode(mode, Trajectory(case_id="c"), reference, run)
+    assert got == _plain_mode(mode, run, reference)
+    if got.failure is not None:  # the evidence keeps its key order (results.jsonl bytes)
+        assert list(got.failure.evidence) == list(_plain_mode(mode, run, reference)
+                                                  .failure.evidence)

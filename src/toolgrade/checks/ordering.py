@@ -129,11 +129,12 @@ class _Plan:
     ordering: OrderingExpectation
     before: list[tuple[tuple[str, str], _Side, _Side]]
     budgets: list[tuple[str, int, _Side]]
-    #: The sequence `mode` compares with (None: no mode, or nothing to compare with), each
-    #: tool's positions in it, and its multiset (for `any_order`).
+    #: The whole-sequence mode and the sequence it compares with (None: no mode, or nothing to
+    #: compare with), each tool's positions in it, and its names sorted (its multiset).
+    mode: str
     reference: list[str] | None
     slots: dict[str, list[int]]
-    reference_counts: Counter[str]
+    ordered: list[str]
     #: Whether a `before` pair names the final answer (the figure `final_answer_step`).
     names_answer: bool
 
@@ -152,9 +153,10 @@ def _plan_of(case: Case) -> _Plan:
         budgets=[
             (side, limit, _side_of(side, ordering)) for side, limit in ordering.max_calls.items()
         ],
+        mode=ordering.mode or "",
         reference=reference,
         slots=_slots(reference or []),
-        reference_counts=Counter(reference or []),
+        ordered=sorted(reference or []),
         names_answer=any(ANSWER in pair for pair in ordering.before),
     )
 
@@ -203,7 +205,8 @@ def _side_problems(pair: tuple[str, str], ordering: OrderingExpectation) -> list
 def check_before(
     pair: tuple[str, str], events: list[_Event], ordering: OrderingExpectation
 ) -> Failure | None:
-    """One `before` pair: every event matching b must come after some event matching a."""
+    """One `before` pair: every event matching b must come after some event matching a.
+    `events`: the run's, in run order."""
     a_events = _matching(pair[0], events, ordering)
     b_events = _matching(pair[1], events, ordering)
     return _before_failure(pair, a_events, b_events)
@@ -212,8 +215,9 @@ def check_before(
 def _before_failure(
     pair: tuple[str, str], a_events: list[_Event], b_events: list[_Event]
 ) -> Failure | None:
-    """`check_before` once each side's events are found."""
-    offending = [b for b in b_events if not any(_precedes(a, b) for a in a_events)]
+    """`check_before` once each side's events are found (in run order, as `_matching`
+    lists them)."""
+    offending = [b for b in b_events if not _preceded(b, a_events)]
     if not offending:
         return None
     first = offending[0]
@@ -232,6 +236,17 @@ def _before_failure(
             "offending_steps": [b.step for b in offending],
         },
     )
+
+
+def _preceded(b: _Event, a_events: list[_Event]) -> bool:
+    """Whether some event of `a_events` (in run order) precedes `b`: only those before `b`'s
+    step are looked at."""
+    for a in a_events:
+        if a.step >= b.step:
+            return False
+        if _precedes(a, b):
+            return True
+    return False
 
 
 def _reference_sequence(case: Case) -> list[str] | None:
@@ -363,7 +378,7 @@ def check_mode(
 
     `calls`: `run.calls`, when the caller already has them."""
     calls = calls_of(run) if calls is None else calls
-    return _mode_outcome(mode, calls, reference, _slots(reference), Counter(reference))
+    return _mode_outcome(mode, calls, reference, _slots(reference), sorted(reference))
 
 
 def _mode_outcome(
@@ -371,22 +386,25 @@ def _mode_outcome(
     calls: list[tuple[int, ToolCall]],
     reference: list[str],
     slots: dict[str, list[int]],
-    counts: Counter[str],
+    ordered: list[str],
 ) -> ModeOutcome:
-    """`check_mode` with the reference's `_slots` and multiset (`counts`) at hand."""
+    """`check_mode` with the reference's `_slots` and its names sorted (`ordered`) at hand."""
     tools = [c.tool for _, c in calls]
+    if mode == "any_order" and sorted(tools) == ordered:
+        # The same multiset (the sorted names are equal): the order, aligned or not, is not
+        # compared, so it is not worked out.
+        return ModeOutcome(True, None, {})
     order = _aligned_order(tools, [c.group for _, c in calls], slots)
     actual = _in_order(tools, order)
     # Evidence is what the check found, shown as is (a failure's free-form keys); the
-    # reference is copied, as it is the case's own.
-    evidence: dict[str, object] = {"mode": mode, "expected": list(reference), "actual": actual}
+    # reference is copied, as it is the case's own. Built only for a failure.
+    found: dict[str, object] = {}
     figures: OrderingFigures = {}
     step: int | None = None
-    if mode == "any_order":
-        called = Counter(actual)
-        missing, extra = counts - called, called - counts
-        evidence.update(missing=dict(missing), extra=dict(extra))
-        held = not missing and not extra
+    if mode == "any_order":  # the multisets differ (see above): the evidence counts how
+        held = False
+        expected, called = Counter(reference), Counter(actual)
+        found = {"missing": dict(expected - called), "extra": dict(called - expected)}
     elif mode == "exact":
         held = actual == reference
         diverge = None if held else _first_difference(actual, reference)
@@ -399,11 +417,12 @@ def _mode_outcome(
             "lcs_precision": lcs / len(actual) if actual else 1.0,
             "lcs_recall": lcs / len(reference) if reference else 1.0,
         }
-        evidence.update(lcs_precision=figures["lcs_precision"], lcs_recall=figures["lcs_recall"])
+        found = {"lcs_precision": figures["lcs_precision"], "lcs_recall": figures["lcs_recall"]}
         # in_order asks that the reference appear in order; extra calls lower precision only.
         held = lcs == len(reference)
     if held:
         return ModeOutcome(True, None, figures)
+    evidence = {"mode": mode, "expected": list(reference), "actual": actual, **found}
     message = f"the call sequence does not match the reference in {mode} mode"
     failure = Failure(name="order_violation", step=step, message=message, evidence=evidence)
     return ModeOutcome(False, failure, figures)
@@ -588,6 +607,28 @@ def _over_budget(side: str, limit: int, matches: list[_Event]) -> Failure | None
     )
 
 
+def _constraints(
+    plan: _Plan, index: RunCalls, final: tuple[int, str] | None
+) -> tuple[int, int, list[Failure], OrderingFigures]:
+    """The `before` pairs, the sequence mode and the budgets, in that order: how many held,
+    how many there were, the failures of the others and the mode's figures."""
+    events = _RunEvents(index, final)
+    outcomes: list[Failure | None] = []
+    for pair, a_side, b_side in plan.before:
+        a_events = events.matching(a_side)
+        outcomes.append(_before_failure(pair, a_events, events.matching(b_side)))
+    figures: OrderingFigures = {}
+    if plan.reference is not None:
+        mode = _mode_outcome(plan.mode, index.calls, plan.reference, plan.slots, plan.ordered)
+        outcomes.append(mode.failure)
+        figures = mode.figures
+    for side, limit, resolved in plan.budgets:
+        # As before, an unknown group is only an error when there is an event to test.
+        outcomes.append(_over_budget(side, limit, events.matching(resolved) if events else []))
+    failures = [f for f in outcomes if f is not None]
+    return len(outcomes) - len(failures), len(outcomes), failures, figures
+
+
 class OrderingCheck:
     """Were the calls sequenced validly, without loops or budget overruns?"""
 
@@ -600,38 +641,15 @@ class OrderingCheck:
             return CheckResult.not_applicable(self.name)
         plan = _PLANS(case, _plan_of)
         index = index_of(run)
-        calls = index.calls
         final = run.final_answer()
-        events = _RunEvents(index, final)
-        held, total = 0, 0
-        failures: list[Failure] = []
-        figures: OrderingFigures = {}
-        for pair, a_side, b_side in plan.before:
-            total += 1
-            a_events = events.matching(a_side)
-            violation = _before_failure(pair, a_events, events.matching(b_side))
-            held += violation is None
-            failures += [violation] if violation else []
-        if plan.reference is not None:
-            total += 1
-            outcome = _mode_outcome(
-                ordering.mode or "", calls, plan.reference, plan.slots, plan.reference_counts
-            )
-            held += outcome.held
-            failures += [outcome.failure] if outcome.failure else []
-            figures = outcome.figures
-        for side, limit, resolved in plan.budgets:
-            total += 1
-            # As before, an unknown group is only an error when there is an event to test.
-            over = _over_budget(side, limit, events.matching(resolved) if events else [])
-            held += over is None
-            failures += [over] if over else []
+        held, total, failures, figures = _constraints(plan, index, final)
         loops = self._repeats(case, index, ordering.loop_threshold, failures)
-        failures.sort(key=lambda f: (f.step is None, f.step or 0))
+        if len(failures) > 1:
+            failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
         figures["constraints_total"] = total
         figures["constraints_held"] = held
-        figures["n_calls"] = len(calls)
+        figures["n_calls"] = len(index.calls)
         if plan.names_answer:
             # Pairs with `answer` hold vacuously without one: the figure says which it was.
             figures["final_answer_step"] = final[0] if final is not None else None
