@@ -11,21 +11,24 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolgrade.checks.ordering import (
     ModeOutcome,
     OrderingCheck,
+    _before_at,
+    _budget_at,
     _Event,
     _first_difference,
     _matching,
-    _RunEvents,
+    _RunPoints,
     _side_of,
     aligned_names,
     aligned_order,
+    budget_failure,
     call_identities,
+    check_before,
     check_mode,
     lcs_length,
     loop_failures,
@@ -73,24 +76,35 @@ def _events(calls: list[tuple[int, ToolCall]], final: tuple[int, str] | None) ->
     return events + ([_Event(final[0], ANSWER, None, is_answer=True)] if final else [])
 
 
+_SIDES = st.sampled_from(["a", "b", "d", ANSWER, "@reads", "@one", "@none"])
+
+
 @settings(max_examples=300, deadline=None)
-@given(calls(), st.booleans(), st.sampled_from(["a", "b", "d", ANSWER, "@reads", "@one", "@none"]))
+@given(calls(), st.booleans(), _SIDES)
 def test_an_indexed_side_matches_what_the_scan_matches(
     run: list[tuple[int, ToolCall]], answered: bool, side: str
 ) -> None:
     ordering = OrderingExpectation(groups=_GROUPS)
     final = (len(run) * 2, "done") if answered else None
-    indexed = _RunEvents(RunCalls(run), final)
-    assert indexed.matching(_side_of(side, ordering)) == _matching(side, _events(run, final),
-                                                                   ordering)
-    assert bool(indexed) == bool(_events(run, final))
+    points = _RunPoints(RunCalls(run), final)
+    found = points.matching(_side_of(side, ordering))
+    events = _matching(side, _events(run, final), ordering)
+    assert [(points.step(p), points.name(p)) for p in found] == [(e.step, e.name) for e in events]
+    assert bool(points) == bool(_events(run, final))
 
 
-def test_an_unknown_group_still_raises_when_matched() -> None:
-    ordering = OrderingExpectation()
-    side = _side_of("@x", ordering)  # resolving it is no error: the loader reports it
-    with pytest.raises(ValueError, match="unknown ordering group '@x'"):
-        _RunEvents(RunCalls([]), None).matching(side)
+@settings(max_examples=400, deadline=None)
+@given(calls(), st.booleans(), _SIDES, _SIDES, st.integers(0, 3))
+def test_pairs_and_budgets_on_points_fail_as_on_events(
+    run: list[tuple[int, ToolCall]], answered: bool, a: str, b: str, limit: int
+) -> None:
+    ordering = OrderingExpectation(groups=_GROUPS)
+    final = (len(run) * 2, "done") if answered else None
+    points, events = _RunPoints(RunCalls(run), final), _events(run, final)
+    a_points = points.matching(_side_of(a, ordering))
+    b_points = points.matching(_side_of(b, ordering))
+    assert _before_at((a, b), a_points, b_points, points) == check_before((a, b), events, ordering)
+    assert _budget_at(b, limit, b_points, points) == budget_failure(b, limit, events, ordering)
 
 
 @settings(max_examples=300, deadline=None)

@@ -87,39 +87,60 @@ def _side_of(side: str, ordering: OrderingExpectation) -> _Side:
     return _Side(answer=False, tools=frozenset({side}))
 
 
-class _RunEvents:
-    """A run's events as the constraint sides read them: each tool's calls (from the run's
-    index, made events on first use) and the final answer, so that a side reads its own
-    events instead of scanning the whole run."""
+class _RunPoints:
+    """The points of a run a constraint side can match, as positions: 0..n-1 are the run's
+    calls (indices into `RunCalls.calls`), n its final answer. Calls are in step order and the
+    answer follows the last call, so position order is run order, and a side's points are
+    read from the run's index by tool without making an event of each call."""
 
     def __init__(self, index: RunCalls, final: tuple[int, str] | None) -> None:
-        self.index = index
-        self.answer = [_Event(final[0], ANSWER, None, is_answer=True)] if final is not None else []
-        #: The events of each set of tools matched so far (a tool or a group's tools).
-        self._found: dict[frozenset[str], list[_Event]] = {}
+        self.calls = index.calls
+        self.by_tool = index.by_tool
+        self.final = final
+        self.answer = [len(self.calls)] if final is not None else []
+        #: The points of each set of tools matched so far (a tool or a group's tools).
+        self._found: dict[frozenset[str], list[int]] = {}
 
     def __bool__(self) -> bool:
-        """Whether the run has any event (a call or a final answer)."""
-        return bool(self.index.calls or self.answer)
+        """Whether the run has any point (a call or a final answer)."""
+        return bool(self.calls or self.answer)
 
-    def matching(self, side: _Side) -> list[_Event]:
-        """`_matching` for a resolved side: the same events, in run order."""
+    def matching(self, side: _Side) -> list[int]:
+        """`_matching` for a resolved side: the same points, in run order (do not modify)."""
         if side.unknown is not None:
             raise ValueError(side.unknown)
         if side.answer:
             return self.answer
-        events = self._found.get(side.tools)
-        if events is None:
-            events = self._found[side.tools] = self._calls_of(side.tools)
-        return events
+        found = self._found.get(side.tools)
+        if found is None:
+            lists = [self.by_tool[t] for t in side.tools if t in self.by_tool]
+            found = lists[0] if len(lists) == 1 else sorted(p for ps in lists for p in ps)
+            self._found[side.tools] = found
+        return found
 
-    def _calls_of(self, tools: frozenset[str]) -> list[_Event]:
-        """The events of the calls of any of `tools`, in run order."""
-        by_tool = self.index.by_tool
-        found = [by_tool[t] for t in tools if t in by_tool]
-        positions = found[0] if len(found) == 1 else sorted(p for ps in found for p in ps)
-        calls = self.index.calls
-        return [_Event(calls[p][0], calls[p][1].tool, calls[p][1].group) for p in positions]
+    def step(self, p: int) -> int:
+        """The step index of point `p`."""
+        return self.calls[p][0] if p < len(self.calls) else self._answer()[0]
+
+    def name(self, p: int) -> str:
+        """The tool of point `p`, or `answer`."""
+        return self.calls[p][1].tool if p < len(self.calls) else ANSWER
+
+    def preceded(self, b: int, a_points: list[int]) -> bool:
+        """`_preceded` on points: whether some point of `a_points` precedes `b`, strictly
+        and not in its parallel group (the answer is in none)."""
+        group = self.calls[b][1].group if b < len(self.calls) else None
+        for a in a_points:
+            if a >= b:
+                return False
+            other = self.calls[a][1].group
+            if other is None or other != group:
+                return True
+        return False
+
+    def _answer(self) -> tuple[int, str]:
+        assert self.final is not None  # only the answer's point lies past the calls
+        return self.final
 
 
 @dataclass(frozen=True)
@@ -221,19 +242,37 @@ def _before_failure(
     if not offending:
         return None
     first = offending[0]
-    a_steps = [a.step for a in a_events]
+    steps = [b.step for b in offending]
+    return _order_violation(pair, first.name, [a.step for a in a_events], steps)
+
+
+def _before_at(
+    pair: tuple[str, str], a_points: list[int], b_points: list[int], run: _RunPoints
+) -> Failure | None:
+    """`_before_failure` on the points of a run (`_RunPoints`)."""
+    offending = [b for b in b_points if not run.preceded(b, a_points)]
+    if not offending:
+        return None
+    steps = [run.step(b) for b in offending]
+    return _order_violation(pair, run.name(offending[0]), [run.step(a) for a in a_points], steps)
+
+
+def _order_violation(
+    pair: tuple[str, str], b_tool: str, a_steps: list[int], offending: list[int]
+) -> Failure:
+    """The failure of a `before` pair: `offending` are the steps of b no a precedes."""
     where = f"at steps {a_steps}" if a_steps else "never"
     return Failure(
         name="order_violation",
-        step=first.step,
-        message=f"{pair[0]} must come before {pair[1]}: step {first.step} ({first.name}) "
+        step=offending[0],
+        message=f"{pair[0]} must come before {pair[1]}: step {offending[0]} ({b_tool}) "
         f"is not preceded by it ({pair[0]} occurs {where})",
         evidence={
             "constraint": list(pair),
-            "b_step": first.step,
-            "b_tool": first.name,
+            "b_step": offending[0],
+            "b_tool": b_tool,
             "a_steps": a_steps,
-            "offending_steps": [b.step for b in offending],
+            "offending_steps": offending,
         },
     )
 
@@ -592,18 +631,25 @@ def budget_failure(
     """`over_budget` when the calls of a tool (or `@group`) exceed `max_calls`."""
     # As before, an unknown group is only an error when there is an event to test against it.
     matches = _matching(side, events, ordering) if events else []
-    return _over_budget(side, limit, matches)
-
-
-def _over_budget(side: str, limit: int, matches: list[_Event]) -> Failure | None:
-    """`budget_failure` once the side's events (`matches`) are found."""
     if len(matches) <= limit:
         return None
+    return _over_budget(side, limit, len(matches), matches[limit].step)
+
+
+def _budget_at(side: str, limit: int, points: list[int], run: _RunPoints) -> Failure | None:
+    """`budget_failure` on the points of a run (`_RunPoints`)."""
+    if len(points) <= limit:
+        return None
+    return _over_budget(side, limit, len(points), run.step(points[limit]))
+
+
+def _over_budget(side: str, limit: int, count: int, step: int) -> Failure:
+    """`over_budget`: `count` calls of `side`, the first beyond `limit` at `step`."""
     return Failure(
         name="over_budget",
-        step=matches[limit].step,
-        message=f"{side} called {_times(len(matches))}, more than its budget of {limit}",
-        evidence={"tool": side, "count": len(matches), "limit": limit},
+        step=step,
+        message=f"{side} called {_times(count)}, more than its budget of {limit}",
+        evidence={"tool": side, "count": count, "limit": limit},
     )
 
 
@@ -612,19 +658,19 @@ def _constraints(
 ) -> tuple[int, int, list[Failure], OrderingFigures]:
     """The `before` pairs, the sequence mode and the budgets, in that order: how many held,
     how many there were, the failures of the others and the mode's figures."""
-    events = _RunEvents(index, final)
+    run = _RunPoints(index, final)
     outcomes: list[Failure | None] = []
     for pair, a_side, b_side in plan.before:
-        a_events = events.matching(a_side)
-        outcomes.append(_before_failure(pair, a_events, events.matching(b_side)))
+        a_points = run.matching(a_side)
+        outcomes.append(_before_at(pair, a_points, run.matching(b_side), run))
     figures: OrderingFigures = {}
     if plan.reference is not None:
         mode = _mode_outcome(plan.mode, index.calls, plan.reference, plan.slots, plan.ordered)
         outcomes.append(mode.failure)
         figures = mode.figures
     for side, limit, resolved in plan.budgets:
-        # As before, an unknown group is only an error when there is an event to test.
-        outcomes.append(_over_budget(side, limit, events.matching(resolved) if events else []))
+        # As before, an unknown group is only an error when there is a point to test.
+        outcomes.append(_budget_at(side, limit, run.matching(resolved) if run else [], run))
     failures = [f for f in outcomes if f is not None]
     return len(outcomes) - len(failures), len(outcomes), failures, figures
 
