@@ -15,10 +15,10 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.base import GradeContext, PassRateAccumulator, PassRateBlock
 from toolgrade.checks.call_identity import identity
 from toolgrade.checks.efficiency import EfficiencyBlock, StepEfficiency
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.recovery import faulted_in
 from toolgrade.checks.run_calls import RunCalls, calls_of, index_of
 from toolgrade.models import (

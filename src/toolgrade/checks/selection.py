@@ -58,8 +58,8 @@ from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from toolgrade.checks.adjudication import decide_route, listed_routes
-from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.selection_figures import (
     NONE,
