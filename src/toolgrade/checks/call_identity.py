@@ -20,11 +20,14 @@ from toolgrade.models import ToolCall
 # tuple can only equal one built for the same kind of value.
 _BOOL, _LIST, _DICT, _NAN = 0, 1, 2, 3
 
+#: The exact types `_value` returns unchanged (not their subclasses: a bool is an int).
+_AS_IS = frozenset({str, int})
+
 
 def identity(call: ToolCall) -> Hashable:
     """`(tool, arguments)` as a hashable value, equal exactly when the `call_key`s are."""
     payload: Any = {"raw": call.raw_arguments} if call.raw_arguments is not None else call.args
-    return (call.tool, _value(payload))
+    return (call.tool, _object(payload))  # the payload is an object: straight to its branch
 
 
 def _value(value: Any) -> Hashable:
@@ -42,11 +45,20 @@ def _value(value: Any) -> Hashable:
             return (_NAN,)
         return int(value) if value.is_integer() else float(value)
     if isinstance(value, dict):
-        fields = {str(k): _value(v) for k, v in value.items()}
-        return (_DICT, tuple(sorted(fields.items())))
+        return _object(value)
     if isinstance(value, list | tuple):
         return (_LIST, tuple(_value(v) for v in value))
     return str(value)  # what `default=str` would write
+
+
+def _object(value: dict[Any, Any]) -> Hashable:
+    """`_value` of a JSON object: its fields' values, sorted by key."""
+    if all(type(k) is str and type(v) in _AS_IS for k, v in value.items()):
+        # The usual arguments, flat strings and ints: each field is its own `_value`.
+        items = tuple(value.items())
+        return (_DICT, tuple(sorted(items)) if len(items) > 1 else items)
+    fields = {str(k): _value(v) for k, v in value.items()}
+    return (_DICT, tuple(sorted(fields.items())))
 
 
 class _Unkeyed(Exception):

@@ -13,13 +13,14 @@ import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolgrade.checks.base import GradeContext, PassRateAccumulator, PassRateBlock
 from toolgrade.checks.call_identity import identity
 from toolgrade.checks.efficiency import EfficiencyBlock, StepEfficiency
-from toolgrade.checks.recovery import faulted_positions
-from toolgrade.checks.run_calls import calls_of
+from toolgrade.checks.memo import IdentityMemo
+from toolgrade.checks.recovery import faulted_in
+from toolgrade.checks.run_calls import RunCalls, calls_of, index_of
 from toolgrade.models import (
     ANSWER,
     Case,
@@ -34,9 +35,11 @@ from toolgrade.models import (
 from toolgrade.models.figures import OrderingFigures
 
 
-@dataclass(frozen=True)
-class _Event:
-    """A point in the run a constraint side can match: a tool call or the final answer."""
+class _Event(NamedTuple):
+    """A point in the run a constraint side can match: a tool call or the final answer.
+
+    A named tuple, not a frozen dataclass: a run builds one per call, and a tuple is built in
+    a third of the time."""
 
     step: int
     name: str
@@ -47,16 +50,6 @@ class _Event:
 def _precedes(a: _Event, b: _Event) -> bool:
     """True when `a` happened strictly before `b` (not in the same parallel group)."""
     return a.step < b.step and (a.group is None or a.group != b.group)
-
-
-def _events(run: Trajectory, calls: list[tuple[int, ToolCall]] | None = None) -> list[_Event]:
-    """The run's tool calls (`calls`: `run.calls`, when already at hand), plus the final answer
-    when there is one."""
-    events = [_Event(i, c.tool, c.group) for i, c in (calls_of(run) if calls is None else calls)]
-    final = run.final_answer()
-    if final is not None:
-        events.append(_Event(final[0], ANSWER, None, is_answer=True))
-    return events
 
 
 def _matching(side: str, events: list[_Event], ordering: OrderingExpectation) -> list[_Event]:
@@ -70,6 +63,127 @@ def _matching(side: str, events: list[_Event], ordering: OrderingExpectation) ->
         tools = frozenset(ordering.groups[side[1:]])
         return [e for e in events if not e.is_answer and e.name in tools]
     return [e for e in events if not e.is_answer and e.name == side]
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One constraint side resolved once per case: the final answer, or a set of tool names."""
+
+    answer: bool
+    tools: frozenset[str]
+    #: The error `_matching` raises for a side naming an unknown group, raised when matched.
+    unknown: str | None = None
+
+
+def _side_of(side: str, ordering: OrderingExpectation) -> _Side:
+    """What `_matching` reads a side as: `answer`, `@group` or one tool name."""
+    if side == ANSWER:
+        return _Side(answer=True, tools=frozenset())
+    if side.startswith("@"):
+        if side[1:] not in ordering.groups:
+            unknown = f"unknown ordering group {side!r}"
+            return _Side(answer=False, tools=frozenset(), unknown=unknown)
+        return _Side(answer=False, tools=frozenset(ordering.groups[side[1:]]))
+    return _Side(answer=False, tools=frozenset({side}))
+
+
+class _RunPoints:
+    """The points of a run a constraint side can match, as positions: 0..n-1 are the run's
+    calls (indices into `RunCalls.calls`), n its final answer. Calls are in step order and the
+    answer follows the last call, so position order is run order, and a side's points are
+    read from the run's index by tool without making an event of each call."""
+
+    def __init__(self, index: RunCalls, final: tuple[int, str] | None) -> None:
+        self.calls = index.calls
+        self.by_tool = index.by_tool
+        self.final = final
+        self.answer = [len(self.calls)] if final is not None else []
+        #: The points of each set of tools matched so far (a tool or a group's tools).
+        self._found: dict[frozenset[str], list[int]] = {}
+
+    def __bool__(self) -> bool:
+        """Whether the run has any point (a call or a final answer)."""
+        return bool(self.calls or self.answer)
+
+    def matching(self, side: _Side) -> list[int]:
+        """`_matching` for a resolved side: the same points, in run order (do not modify)."""
+        if side.unknown is not None:
+            raise ValueError(side.unknown)
+        if side.answer:
+            return self.answer
+        found = self._found.get(side.tools)
+        if found is None:
+            lists = [self.by_tool[t] for t in side.tools if t in self.by_tool]
+            found = lists[0] if len(lists) == 1 else sorted(p for ps in lists for p in ps)
+            self._found[side.tools] = found
+        return found
+
+    def step(self, p: int) -> int:
+        """The step index of point `p`."""
+        return self.calls[p][0] if p < len(self.calls) else self._answer()[0]
+
+    def name(self, p: int) -> str:
+        """The tool of point `p`, or `answer`."""
+        return self.calls[p][1].tool if p < len(self.calls) else ANSWER
+
+    def preceded(self, b: int, a_points: list[int]) -> bool:
+        """`_preceded` on points: whether some point of `a_points` precedes `b`, strictly
+        and not in its parallel group (the answer is in none)."""
+        group = self.calls[b][1].group if b < len(self.calls) else None
+        for a in a_points:
+            if a >= b:
+                return False
+            other = self.calls[a][1].group
+            if other is None or other != group:
+                return True
+        return False
+
+    def _answer(self) -> tuple[int, str]:
+        assert self.final is not None  # only the answer's point lies past the calls
+        return self.final
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a case determines about its ordering grading, derived once per case object."""
+
+    ordering: OrderingExpectation
+    before: list[tuple[tuple[str, str], _Side, _Side]]
+    budgets: list[tuple[str, int, _Side]]
+    #: The whole-sequence mode and the sequence it compares with (None: no mode, or nothing to
+    #: compare with), each tool's positions in it, and its names sorted (its multiset).
+    mode: str
+    reference: list[str] | None
+    slots: dict[str, list[int]]
+    ordered: list[str]
+    #: Whether a `before` pair names the final answer (the figure `final_answer_step`).
+    names_answer: bool
+
+
+def _plan_of(case: Case) -> _Plan:
+    """The case's `_Plan` (its ordering expectation must be set)."""
+    ordering = case.expected.ordering
+    assert ordering is not None
+    reference = _reference_sequence(case) if ordering.mode is not None else None
+    return _Plan(
+        ordering=ordering,
+        before=[
+            (pair, _side_of(pair[0], ordering), _side_of(pair[1], ordering))
+            for pair in ordering.before
+        ],
+        budgets=[
+            (side, limit, _side_of(side, ordering)) for side, limit in ordering.max_calls.items()
+        ],
+        mode=ordering.mode or "",
+        reference=reference,
+        slots=_slots(reference or []),
+        ordered=sorted(reference or []),
+        names_answer=any(ANSWER in pair for pair in ordering.before),
+    )
+
+
+#: Each graded case's `_Plan`, by identity (a case is frozen and graded once per run).
+_PLANS: IdentityMemo[Case, _Plan] = IdentityMemo()
 
 
 def validate_ordering(case: Case) -> list[str]:
@@ -112,28 +226,66 @@ def _side_problems(pair: tuple[str, str], ordering: OrderingExpectation) -> list
 def check_before(
     pair: tuple[str, str], events: list[_Event], ordering: OrderingExpectation
 ) -> Failure | None:
-    """One `before` pair: every event matching b must come after some event matching a."""
+    """One `before` pair: every event matching b must come after some event matching a.
+    `events`: the run's, in run order."""
     a_events = _matching(pair[0], events, ordering)
     b_events = _matching(pair[1], events, ordering)
-    offending = [b for b in b_events if not any(_precedes(a, b) for a in a_events)]
+    return _before_failure(pair, a_events, b_events)
+
+
+def _before_failure(
+    pair: tuple[str, str], a_events: list[_Event], b_events: list[_Event]
+) -> Failure | None:
+    """`check_before` once each side's events are found (in run order, as `_matching`
+    lists them)."""
+    offending = [b for b in b_events if not _preceded(b, a_events)]
     if not offending:
         return None
     first = offending[0]
-    a_steps = [a.step for a in a_events]
+    steps = [b.step for b in offending]
+    return _order_violation(pair, first.name, [a.step for a in a_events], steps)
+
+
+def _before_at(
+    pair: tuple[str, str], a_points: list[int], b_points: list[int], run: _RunPoints
+) -> Failure | None:
+    """`_before_failure` on the points of a run (`_RunPoints`)."""
+    offending = [b for b in b_points if not run.preceded(b, a_points)]
+    if not offending:
+        return None
+    steps = [run.step(b) for b in offending]
+    return _order_violation(pair, run.name(offending[0]), [run.step(a) for a in a_points], steps)
+
+
+def _order_violation(
+    pair: tuple[str, str], b_tool: str, a_steps: list[int], offending: list[int]
+) -> Failure:
+    """The failure of a `before` pair: `offending` are the steps of b no a precedes."""
     where = f"at steps {a_steps}" if a_steps else "never"
     return Failure(
         name="order_violation",
-        step=first.step,
-        message=f"{pair[0]} must come before {pair[1]}: step {first.step} ({first.name}) "
+        step=offending[0],
+        message=f"{pair[0]} must come before {pair[1]}: step {offending[0]} ({b_tool}) "
         f"is not preceded by it ({pair[0]} occurs {where})",
         evidence={
             "constraint": list(pair),
-            "b_step": first.step,
-            "b_tool": first.name,
+            "b_step": offending[0],
+            "b_tool": b_tool,
             "a_steps": a_steps,
-            "offending_steps": [b.step for b in offending],
+            "offending_steps": offending,
         },
     )
+
+
+def _preceded(b: _Event, a_events: list[_Event]) -> bool:
+    """Whether some event of `a_events` (in run order) precedes `b`: only those before `b`'s
+    step are looked at."""
+    for a in a_events:
+        if a.step >= b.step:
+            return False
+        if _precedes(a, b):
+            return True
+    return False
 
 
 def _reference_sequence(case: Case) -> list[str] | None:
@@ -154,32 +306,51 @@ def aligned_names(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[s
     hold (or holds fewer times) last, in their recorded order. When any order of the groups
     equals the reference, this one does.
     """
-    return _tools_in(calls, aligned_order(calls, reference))
+    tools = [c.tool for c in calls]
+    return _in_order(tools, aligned_order(calls, reference))
 
 
-def _tools_in(calls: Sequence[ToolCall], order: list[int] | None) -> list[str]:
-    """The calls' tools in `order` (`aligned_order`); None: their own order (no group)."""
-    return [c.tool for c in calls] if order is None else [calls[i].tool for i in order]
+def _in_order(tools: list[str], order: list[int] | None) -> list[str]:
+    """The calls' `tools` in `order` (`aligned_order`); None: their own order (no group)."""
+    return tools if order is None else [tools[i] for i in order]
 
 
 def aligned_order(calls: Sequence[ToolCall], reference: Sequence[str]) -> list[int] | None:
     """The indices of `calls` in the order `aligned_names` lists them; None when no call is in
     a parallel group (the order is the calls' own)."""
-    if all(c.group is None for c in calls):
-        return None
+    return _aligned_order([c.tool for c in calls], [c.group for c in calls], _slots(reference))
+
+
+def _slots(reference: Sequence[str]) -> dict[str, list[int]]:
+    """Each tool's positions in the reference, in order."""
     positions: dict[str, list[int]] = {}
     for pos, name in enumerate(reference):
         positions.setdefault(name, []).append(pos)
+    return positions
+
+
+def _aligned_order(
+    tools: list[str], groups: list[int | str | None], positions: dict[str, list[int]]
+) -> list[int] | None:
+    """`aligned_order` from the calls' tools and groups, with the reference's `_slots` at
+    hand (not modified). Blocks as `_blocks` forms them: consecutive calls sharing a group."""
+    if groups.count(None) == len(groups):
+        return None
     used: dict[str, int] = {}
     out: list[int] = []
-    for block in _blocks(calls):
-        if len(block) == 1:  # a call alone keeps its place; it still claims its position
-            name = calls[block[0]].tool
+    start, n = 0, len(tools)
+    while start < n:
+        end, group = start + 1, groups[start]
+        while group is not None and end < n and groups[end] == group:
+            end += 1
+        if end - start == 1:  # a call alone keeps its place; it still claims its position
+            name = tools[start]
             used[name] = used.get(name, 0) + 1
-            out.append(block[0])
-            continue
-        keyed = [(_claim(positions, used, calls[i].tool), i) for i in block]
-        out += [i for _, i in sorted(keyed)]
+            out.append(start)
+        else:
+            keyed = [(_claim(positions, used, tools[i]), i) for i in range(start, end)]
+            out += [i for _, i in sorted(keyed)]
+        start = end
     return out
 
 
@@ -246,20 +417,36 @@ def check_mode(
 
     `calls`: `run.calls`, when the caller already has them."""
     calls = calls_of(run) if calls is None else calls
-    bare = [c for _, c in calls]
-    order = aligned_order(bare, reference)
-    actual = _tools_in(bare, order)
-    # Evidence is what the check found, shown as is (a failure's free-form keys).
-    evidence: dict[str, object] = {"mode": mode, "expected": reference, "actual": actual}
+    return _mode_outcome(mode, calls, reference, _slots(reference), sorted(reference))
+
+
+def _mode_outcome(
+    mode: str,
+    calls: list[tuple[int, ToolCall]],
+    reference: list[str],
+    slots: dict[str, list[int]],
+    ordered: list[str],
+) -> ModeOutcome:
+    """`check_mode` with the reference's `_slots` and its names sorted (`ordered`) at hand."""
+    tools = [c.tool for _, c in calls]
+    if mode == "any_order" and sorted(tools) == ordered:
+        # The same multiset (the sorted names are equal): the order, aligned or not, is not
+        # compared, so it is not worked out.
+        return ModeOutcome(True, None, {})
+    order = _aligned_order(tools, [c.group for _, c in calls], slots)
+    actual = _in_order(tools, order)
+    # Evidence is what the check found, shown as is (a failure's free-form keys); the
+    # reference is copied, as it is the case's own. Built only for a failure.
+    found: dict[str, object] = {}
     figures: OrderingFigures = {}
     step: int | None = None
-    if mode == "any_order":
-        missing, extra = Counter(reference) - Counter(actual), Counter(actual) - Counter(reference)
-        evidence.update(missing=dict(missing), extra=dict(extra))
-        held = not missing and not extra
+    if mode == "any_order":  # the multisets differ (see above): the evidence counts how
+        held = False
+        expected, called = Counter(reference), Counter(actual)
+        found = {"missing": dict(expected - called), "extra": dict(called - expected)}
     elif mode == "exact":
         held = actual == reference
-        diverge = _first_difference(actual, reference)
+        diverge = None if held else _first_difference(actual, reference)
         if diverge is not None and diverge < len(calls):
             # The step of the call at that place in the compared (aligned) order.
             step = calls[diverge if order is None else order[diverge]][0]
@@ -269,11 +456,12 @@ def check_mode(
             "lcs_precision": lcs / len(actual) if actual else 1.0,
             "lcs_recall": lcs / len(reference) if reference else 1.0,
         }
-        evidence.update(lcs_precision=figures["lcs_precision"], lcs_recall=figures["lcs_recall"])
+        found = {"lcs_precision": figures["lcs_precision"], "lcs_recall": figures["lcs_recall"]}
         # in_order asks that the reference appear in order; extra calls lower precision only.
         held = lcs == len(reference)
     if held:
         return ModeOutcome(True, None, figures)
+    evidence = {"mode": mode, "expected": list(reference), "actual": actual, **found}
     message = f"the call sequence does not match the reference in {mode} mode"
     failure = Failure(name="order_violation", step=step, message=message, evidence=evidence)
     return ModeOutcome(False, failure, figures)
@@ -327,7 +515,12 @@ def call_identities(calls: list[tuple[int, ToolCall]]) -> list[Hashable]:
     string, which no tuple equals, and its arguments are never read.
     """
     counts = Counter(c.tool for _, c in calls)
-    return [identity(c) if counts[c.tool] > 1 else f"\x00{n}" for n, (_, c) in enumerate(calls)]
+    return _identities(calls, {tool for tool, n in counts.items() if n > 1})
+
+
+def _identities(calls: list[tuple[int, ToolCall]], repeated: Collection[str]) -> list[Hashable]:
+    """`call_identities`, with the tools called more than once (`repeated`) at hand."""
+    return [identity(c) if c.tool in repeated else f"\x00{n}" for n, (_, c) in enumerate(calls)]
 
 
 def find_loops(
@@ -410,9 +603,14 @@ def redundant_failures(
     ok_at: dict[Hashable, _Event] = {}
     failures: list[Failure] = []
     for n, (step, c) in enumerate(calls):
-        key, here = keys[n], _Event(step, c.tool, c.group)
+        key = keys[n]
         earlier = ok_at.get(key)
-        if earlier is not None and _precedes(earlier, here) and step not in skip:
+        # The call's event is built only when there is an earlier one to compare it with.
+        if (
+            earlier is not None
+            and step not in skip
+            and _precedes(earlier, _Event(step, c.tool, c.group))
+        ):
             failures.append(
                 Failure(
                     name="redundant_call",
@@ -422,8 +620,8 @@ def redundant_failures(
                 )
             )
         returned_ok = c.result is not None and c.result.status == "ok" and n not in faulted
-        if key not in ok_at and returned_ok:
-            ok_at[key] = here
+        if earlier is None and returned_ok:
+            ok_at[key] = _Event(step, c.tool, c.group)
     return failures
 
 
@@ -435,12 +633,46 @@ def budget_failure(
     matches = _matching(side, events, ordering) if events else []
     if len(matches) <= limit:
         return None
+    return _over_budget(side, limit, len(matches), matches[limit].step)
+
+
+def _budget_at(side: str, limit: int, points: list[int], run: _RunPoints) -> Failure | None:
+    """`budget_failure` on the points of a run (`_RunPoints`)."""
+    if len(points) <= limit:
+        return None
+    return _over_budget(side, limit, len(points), run.step(points[limit]))
+
+
+def _over_budget(side: str, limit: int, count: int, step: int) -> Failure:
+    """`over_budget`: `count` calls of `side`, the first beyond `limit` at `step`."""
     return Failure(
         name="over_budget",
-        step=matches[limit].step,
-        message=f"{side} called {_times(len(matches))}, more than its budget of {limit}",
-        evidence={"tool": side, "count": len(matches), "limit": limit},
+        step=step,
+        message=f"{side} called {_times(count)}, more than its budget of {limit}",
+        evidence={"tool": side, "count": count, "limit": limit},
     )
+
+
+def _constraints(
+    plan: _Plan, index: RunCalls, final: tuple[int, str] | None
+) -> tuple[int, int, list[Failure], OrderingFigures]:
+    """The `before` pairs, the sequence mode and the budgets, in that order: how many held,
+    how many there were, the failures of the others and the mode's figures."""
+    run = _RunPoints(index, final)
+    outcomes: list[Failure | None] = []
+    for pair, a_side, b_side in plan.before:
+        a_points = run.matching(a_side)
+        outcomes.append(_before_at(pair, a_points, run.matching(b_side), run))
+    figures: OrderingFigures = {}
+    if plan.reference is not None:
+        mode = _mode_outcome(plan.mode, index.calls, plan.reference, plan.slots, plan.ordered)
+        outcomes.append(mode.failure)
+        figures = mode.figures
+    for side, limit, resolved in plan.budgets:
+        # As before, an unknown group is only an error when there is a point to test.
+        outcomes.append(_budget_at(side, limit, run.matching(resolved) if run else [], run))
+    failures = [f for f in outcomes if f is not None]
+    return len(outcomes) - len(failures), len(outcomes), failures, figures
 
 
 class OrderingCheck:
@@ -453,40 +685,19 @@ class OrderingCheck:
         ordering = case.expected.ordering
         if ordering is None:
             return CheckResult.not_applicable(self.name)
-        calls = calls_of(run)
-        events = _events(run, calls)
-        held, total = 0, 0
-        failures: list[Failure] = []
-        figures: OrderingFigures = {}
-        for pair in ordering.before:
-            total += 1
-            violation = check_before(pair, events, ordering)
-            held += violation is None
-            failures += [violation] if violation else []
-        reference = _reference_sequence(case)
-        if ordering.mode is not None and reference is not None:
-            total += 1
-            outcome = check_mode(ordering.mode, run, reference, calls)
-            held += outcome.held
-            failures += [outcome.failure] if outcome.failure else []
-            figures = outcome.figures
-        for side, limit in ordering.max_calls.items():
-            total += 1
-            over = budget_failure(side, limit, events, ordering)
-            held += over is None
-            failures += [over] if over else []
-        keys = call_identities(calls)
-        faulted = faulted_positions(case.expected.recovery, calls)
-        loops, looped_steps = loop_failures(calls, ordering.loop_threshold, keys, faulted)
-        failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
-        failures.sort(key=lambda f: (f.step is None, f.step or 0))
+        plan = _PLANS(case, _plan_of)
+        index = index_of(run)
+        final = run.final_answer()
+        held, total, failures, figures = _constraints(plan, index, final)
+        loops = self._repeats(case, index, ordering.loop_threshold, failures)
+        if len(failures) > 1:
+            failures.sort(key=lambda f: (f.step is None, f.step or 0))
         score = held / total if total else float(not loops)
         figures["constraints_total"] = total
         figures["constraints_held"] = held
-        figures["n_calls"] = len(calls)
-        if any(ANSWER in pair for pair in ordering.before):
+        figures["n_calls"] = len(index.calls)
+        if plan.names_answer:
             # Pairs with `answer` hold vacuously without one: the figure says which it was.
-            final = run.final_answer()
             figures["final_answer_step"] = final[0] if final is not None else None
         return CheckResult(
             check=self.name,
@@ -496,6 +707,24 @@ class OrderingCheck:
             failures=failures,
             figures=figures,
         )
+
+    @staticmethod
+    def _repeats(case: Case, index: RunCalls, threshold: int, failures: list[Failure]) -> bool:
+        """Add the run's `loop` and `redundant_call` failures; whether there was a loop.
+
+        Both need two calls with the same identity, so a run that never calls a tool twice
+        with the same arguments (the usual run) is done after one look at its keys."""
+        repeated = {tool for tool, positions in index.by_tool.items() if len(positions) > 1}
+        if not repeated:
+            return False
+        calls = index.calls
+        keys = _identities(calls, repeated)
+        if len(set(keys)) == len(keys):
+            return False
+        faulted = faulted_in(case.expected.recovery, index)
+        loops, looped_steps = loop_failures(calls, threshold, keys, faulted)
+        failures += loops + redundant_failures(calls, looped_steps, keys, faulted)
+        return bool(loops)
 
     def accumulator(self) -> OrderingAccumulator:
         """Pass rate, failure counts and step efficiency per task type."""

@@ -20,7 +20,7 @@ from typing import Any, Literal, NotRequired, cast
 from toolgrade.checks.adjudication import quality_failures, quality_outcome
 from toolgrade.checks.base import GradeContext, PassRateBlock, pass_rate
 from toolgrade.checks.mentions import MentionOutcome, check_mentions, mention_failure
-from toolgrade.checks.run_calls import calls_of
+from toolgrade.checks.run_calls import RunCalls, calls_of, index_of
 from toolgrade.checks.state import StateOutcome, check_state
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import (
@@ -205,23 +205,25 @@ def _recovered(out: Outcome, how: str, at: int) -> Outcome:
     return out
 
 
-def _all_faulted_positions(rec: RecoveryExpectation, calls: Calls) -> set[int]:
-    tools = {s.tool for s in rec.faults if s.nth == "all"}
-    if not tools:
-        return set()
-    return {p for p, (_, c) in enumerate(calls) if c.tool in tools}
-
-
 def faulted_positions(rec: RecoveryExpectation | None, calls: Calls) -> set[int]:
     """Positions (into `calls`) of the calls a fault struck: those a spec of `rec` names
     (its nth call, or every call with nth 'all') and those the run marks (`result.fault`, as
     the harness records them). They failed whatever their recorded status says: an `empty` or
     `malformed` fault is recorded as ok."""
-    marked = {p for p, (_, c) in enumerate(calls) if c.injected_fault}
-    if rec is None:
-        return marked
-    located = (locate(spec, calls).position for spec in rec.faults)
-    return marked | _all_faulted_positions(rec, calls) | {p for p in located if p is not None}
+    return faulted_in(rec, RunCalls(calls))
+
+
+def faulted_in(rec: RecoveryExpectation | None, index: RunCalls) -> set[int]:
+    """`faulted_positions`, read from the run's index (`run_calls.index_of`) instead of
+    scanning the calls once per spec."""
+    faulted = set(index.marked)
+    for spec in rec.faults if rec is not None else ():
+        positions = index.positions(spec.tool)
+        if spec.nth == "all":
+            faulted.update(positions)
+        elif len(positions) >= spec.nth:
+            faulted.add(positions[spec.nth - 1])
+    return faulted
 
 
 def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
@@ -231,10 +233,16 @@ def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
     every call, or a retry / fallback attempt inside an earlier fault's episode: consecutive
     failures while working around one fault are graded once, not once per attempt.
     """
-    located = [locate(spec, calls) for spec in rec.faults]
+    return _grade_faults(rec, RunCalls(calls))
+
+
+def _grade_faults(rec: RecoveryExpectation, index: RunCalls) -> list[Outcome]:
+    """`grade_faults` over the run's index (`run_calls.index_of`)."""
+    calls = index.calls
+    located = [_located(spec, index) for spec in rec.faults]
     # A faulted call failed whatever its recorded result says (an `empty` or `malformed`
     # fault is recorded as ok), so it can neither be the retry nor the fallback that recovers.
-    faulted = faulted_positions(rec, calls)
+    faulted = faulted_in(rec, index)
     outcomes = [stage_of(fault, calls, rec, faulted) for fault in located]
     if not rec.grade_observed_errors:
         return outcomes
@@ -252,6 +260,14 @@ def grade_faults(rec: RecoveryExpectation, calls: Calls) -> list[Outcome]:
         covered |= outcome.covered
         outcomes.append(outcome)
     return outcomes
+
+
+def _located(spec: FaultSpec, index: RunCalls) -> Fault:
+    """`locate`, reading the tool's calls from the run's index."""
+    positions = index.positions(spec.tool)
+    nth = 1 if spec.nth == "all" else spec.nth
+    position = positions[nth - 1] if len(positions) >= nth else None
+    return Fault(spec.tool, spec.nth, spec.kind, spec.content, "spec", position)
 
 
 def fault_failure(o: Outcome) -> Failure:
@@ -401,7 +417,7 @@ class RecoveryCheck:
         wanted = case.expected.answer.mentions if case.expected.answer is not None else []
         if rec is None and assertions is None and not wanted:
             return CheckResult.not_applicable(self.name)
-        outcomes = grade_faults(rec, calls_of(run)) if rec is not None else []
+        outcomes = _grade_faults(rec, index_of(run)) if rec is not None else []
         states = check_state(assertions or [], run.final_state, ctx.base_dir)
         mentions = check_mentions(wanted, run)
         graded = [o for o in outcomes if o.stage != "not_triggered"]

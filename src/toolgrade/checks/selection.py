@@ -54,17 +54,19 @@ failures moved to
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from toolgrade.checks.adjudication import decide_route, listed_routes
 from toolgrade.checks.base import GradeContext, pass_rate
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.checks.selection_figures import (
     NONE,
     Alignment,
     Counts,
     align,
-    best_route,
+    best_of,
     confusion_cells,
     counted_calls,
     free_calls,
@@ -88,6 +90,49 @@ from toolgrade.models.figures import SelectionFigures, SelectionRates, Substitut
 HARD_FAILS = frozenset({"forbidden_tool", "unauthorized_side_effect"})
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a case determines about its selection grading, derived once per case object."""
+
+    spec: SelectionExpectation
+    #: The listed routes (`listed_routes`), each route's multiset and its set of tool names.
+    routes: list[list[str]]
+    expected: list[Counter[str]]
+    listed: list[frozenset[str]]
+    free: frozenset[str]
+    #: The mutating tools not made free: they only break ties between routes, so they are
+    #: left empty with a single route.
+    unguarded: frozenset[str]
+    forbidden: frozenset[str]
+    #: The catalogue's tool names, and those of its tools with side effects.
+    catalogue: frozenset[str]
+    side_effect: frozenset[str]
+
+
+def _plan_of(case: Case) -> _Plan:
+    """The case's `_Plan` (its selection expectation must be set)."""
+    spec = case.expected.selection
+    assert spec is not None
+    routes = listed_routes(spec)
+    free = case.free_tools()
+    mutating = case.side_effect_tools() if len(routes) > 1 else set()
+    return _Plan(
+        spec=spec,
+        routes=routes,
+        expected=[Counter(route) for route in routes],
+        listed=[frozenset(route) for route in routes],
+        free=free,
+        unguarded=frozenset(mutating - free),
+        forbidden=frozenset(spec.forbidden),
+        catalogue=frozenset(case.tools),
+        side_effect=frozenset(case.side_effect_tools()),
+    )
+
+
+#: Each graded case's `_Plan`, by identity (a case is frozen and graded once per run).
+_PLANS: IdentityMemo[Case, _Plan] = IdentityMemo()
+
+
 class SelectionCheck:
     """Grades which tools a run called against the case's `expected.selection`."""
 
@@ -98,23 +143,19 @@ class SelectionCheck:
         spec = case.expected.selection
         if spec is None:
             return CheckResult.not_applicable(self.name)
-        routes = listed_routes(spec)
+        plan = _PLANS(case, _plan_of)
         # With `allow_failed`, a call whose tool returned an error is free: it changed nothing,
         # so it neither matches the route nor counts as extra (flags still see it).
         every_call = calls_of(run)
-        calls, failed = _counted(every_call, spec.allow_failed)
-        steps = [i for i, _ in calls]
+        calls = [(i, c) for i, c in every_call if not c.failed] if spec.allow_failed else every_call
         called = [call.tool for _, call in calls]
-        free = case.free_tools()
-        # The mutating tools only break ties between routes: not needed with a single route.
-        mutating = case.side_effect_tools() if len(routes) > 1 else set()
-        index, counts = best_route(routes, called, mutating, free)
-        route = routes[index]
-        builder = _FailureBuilder(case, spec, route, called, steps, free)
-        failures = builder.build(align(route, called), every_call)
+        actual = Counter(called)
+        index, counts = best_of(plan.expected, actual, plan.unguarded, plan.free)
+        route, expected = plan.routes[index], plan.expected[index]
+        builder = _FailureBuilder(plan, index, called, calls)
+        failures = builder.build(align(route, called, expected), every_call)
         hard_fail = any(f.name in HARD_FAILS for f in failures)
         unknown = any(f.name == "unknown_tool" for f in failures)
-        expected, actual = Counter(route), Counter(called)
         figures: SelectionFigures = {
             "tp": counts.tp,
             "fp": counts.fp,
@@ -123,19 +164,20 @@ class SelectionCheck:
             "recall": counts.recall,
             "f1": counts.f1,
             "route": index,
-            "per_tool": per_tool_rows(expected, counted_calls(expected, actual, free)),
+            "per_tool": per_tool_rows(expected, counted_calls(expected, actual, plan.free)),
             "side_effect_extras": builder.side_effect_extras,
             "substitutions": builder.substitutions,
         }
         if spec.allowed or spec.allow_reads or spec.allow_failed:
             # Only cases that ask for free calls carry these figures: other outputs are unchanged.
-            per_free = Counter(free_calls(expected, actual, free)) + failed
+            per_free = Counter(free_calls(expected, actual, plan.free)) + _failed(every_call, spec)
             figures["free_calls"] = sum(per_free.values())
             figures["free_per_tool"] = dict(sorted(per_free.items()))
         score = 0.0 if hard_fail else counts.f1
         passed = counts.fp == 0 and counts.fn == 0 and not hard_fail and not unknown
         if spec.judge_alternates and counts.f1 < 1:
-            taken = route_taken(route, called, free)
+            taken = route_taken(route, called, plan.free)
+            routes = [list(r) for r in plan.routes]  # the judge's own copies of the plan's
             figures = {**figures, **decide_route(case, routes, called, failures, ctx, taken)}
             if figures.get("adjudicated") == "pass":
                 # The route is accepted as if listed; what the listed routes measured stays.
@@ -156,30 +198,22 @@ class SelectionCheck:
         return SelectionAccumulator()
 
 
-def _counted(
-    calls: list[tuple[int, ToolCall]], allow_failed: bool
-) -> tuple[list[tuple[int, ToolCall]], Counter[str]]:
-    """The calls selection counts, and the failed calls left out per tool (`allow_failed`)."""
-    if not allow_failed:
-        return calls, Counter()
-    kept = [(i, c) for i, c in calls if not c.failed]
-    return kept, Counter(c.tool for _, c in calls if c.failed)
+def _failed(calls: list[tuple[int, ToolCall]], spec: SelectionExpectation) -> Counter[str]:
+    """The failed calls left out of the counting per tool (`allow_failed`; else none)."""
+    return Counter(c.tool for _, c in calls if c.failed) if spec.allow_failed else Counter()
 
 
 class _FailureBuilder:
     """Turns one run's alignment against its chosen route into named failures."""
 
     def __init__(
-        self,
-        case: Case,
-        spec: SelectionExpectation,
-        route: list[str],
-        called: list[str],
-        steps: list[int],
-        free: frozenset[str] = frozenset(),
+        self, plan: _Plan, route: int, called: list[str], calls: list[tuple[int, ToolCall]]
     ) -> None:
-        self.case, self.spec, self.route = case, spec, route
-        self.called, self.steps, self.free = called, steps, free
+        """`route`: the chosen route's index; `called` and `calls`: the counted calls' tools
+        and (step, call) pairs, in run order."""
+        self.plan, self.spec = plan, plan.spec
+        self.route, self.listed = plan.routes[route], plan.listed[route]
+        self.called, self.calls, self.free = called, calls, plan.free
         self.failures: list[Failure] = []
         self.substitutions: list[Substitution] = []
         self.side_effect_extras: list[str] = []
@@ -192,7 +226,7 @@ class _FailureBuilder:
             # candidate substitute for a missed tool.
             kept = [k for k in alignment.extras if self.called[k] not in self.free]
             alignment = Alignment(missed=alignment.missed, extras=kept)
-        pairs = {e: m for m, e in pair_substitutions(alignment, self.route, self.called)}
+        pairs = self._pairs(alignment)
         paired_missed = set(pairs.values())
         for j, (ref_index, _) in enumerate(alignment.missed):
             if j not in paired_missed:
@@ -207,13 +241,30 @@ class _FailureBuilder:
         for e, ordinal in enumerate(alignment.extras):
             missed = alignment.missed[pairs[e]][0] if e in pairs else None
             self._extra(ordinal, missed)
-        for step, call in calls:
-            self._flags(step, call.tool)
+        if self._may_flag(calls):
+            for step, call in calls:
+                self._flags(step, call.tool)
+        if len(self.failures) < 2:
+            return self.failures
         return sorted(self.failures, key=lambda f: (f.step is None, f.step or 0))
+
+    def _pairs(self, alignment: Alignment) -> dict[int, int]:
+        """Substitutions as {index into extras: index into missed}; none without both."""
+        if not alignment.missed or not alignment.extras:
+            return {}
+        found = pair_substitutions(alignment, self.route, self.called, self.listed)
+        return {e: m for m, e in found}
+
+    def _may_flag(self, calls: list[tuple[int, ToolCall]]) -> bool:
+        """Whether some call is of a forbidden or an uncatalogued tool: only then can `_flags`
+        add anything, so a run without any skips the per-call pass."""
+        tools = {call.tool for _, call in calls}
+        unknown = bool(self.plan.catalogue) and not tools <= self.plan.catalogue
+        return unknown or not self.plan.forbidden.isdisjoint(tools)
 
     def _extra(self, ordinal: int, missed_ref: int | None) -> None:
         """Account for one extra call: substitution, unexpected use or plain extra."""
-        tool, step = self.called[ordinal], self.steps[ordinal]
+        tool, step = self.called[ordinal], self.calls[ordinal][0]
         if missed_ref is not None:
             expected = self.route[missed_ref]
             self.substitutions.append({"expected": expected, "actual": tool})
@@ -228,10 +279,9 @@ class _FailureBuilder:
         elif self.spec.no_tool:
             self._add("unexpected_tool_use", step, f"no tool was needed, called {tool}", tool=tool)
         else:
-            why = "more often than the route expects" if tool in self.route else "not expected"
+            why = "more often than the route expects" if tool in self.listed else "not expected"
             self._add("extra_tool", step, f"{tool} called: {why}", tool=tool)
-        spec = self.case.tools.get(tool)
-        if spec is not None and spec.side_effect:
+        if tool in self.plan.side_effect:
             self.side_effect_extras.append(tool)
             self._add(
                 "unauthorized_side_effect",
@@ -242,9 +292,9 @@ class _FailureBuilder:
 
     def _flags(self, step: int, tool: str) -> None:
         """Flags that hold for any call, matched, free or not: forbidden and unknown tools."""
-        if tool in self.spec.forbidden:
+        if tool in self.plan.forbidden:
             self._add("forbidden_tool", step, f"{tool} is forbidden in this case", tool=tool)
-        if self.case.tools and tool not in self.case.tools:
+        if self.plan.catalogue and tool not in self.plan.catalogue:
             self._add("unknown_tool", step, f"{tool} is not in the tool catalogue", tool=tool)
 
     def _add(self, name: FailureName, step: int | None, message: str, **evidence: Any) -> None:

@@ -63,8 +63,14 @@ class Counts:
 
 def multiset_counts(expected: Counter[str], actual: Counter[str]) -> Counts:
     """Count TP/FP/FN between two multisets of tool names (repeats count, never collapse)."""
-    # The size of the multiset intersection (`expected & actual`), without building it.
-    tp = sum(m for name, n in expected.items() if (m := min(n, actual[name])) > 0)
+    # The size of the multiset intersection (`expected & actual`), without building it; a
+    # plain loop, since a generator of `min` calls per tool cost more than the rest.
+    tp = 0
+    for name, n in expected.items():
+        m = actual.get(name, 0)
+        m = n if n < m else m
+        if m > 0:  # as `&` keeps positive counts only
+            tp += m
     return Counts(tp=tp, fp=sum(actual.values()) - tp, fn=sum(expected.values()) - tp)
 
 
@@ -84,13 +90,16 @@ def per_tool_rows(expected: Counter[str], actual: Counter[str]) -> dict[str, Too
     """`per_tool_counts` as the figure writes it, `{name: {tp, fp, fn}}`, without building a
     `Counts` per tool first."""
     rows: dict[str, ToolCounts] = {}
-    for name in sorted(set(expected) | set(actual)):
-        e, a = expected[name], actual[name]
-        rows[name] = {"tp": min(e, a), "fp": max(0, a - e), "fn": max(0, e - a)}
+    for name in sorted(expected.keys() | actual.keys()):
+        e, a = expected.get(name, 0), actual.get(name, 0)
+        rows[name] = {"tp": e if e < a else a, "fp": a - e if a > e else 0,
+                      "fn": e - a if e > a else 0}
     return rows
 
 
-def side_effect_surplus(route: Counter[str], actual: Counter[str], mutating: set[str]) -> int:
+def side_effect_surplus(
+    route: Counter[str], actual: Counter[str], mutating: Collection[str]
+) -> int:
     """How many calls of mutating tools go beyond what `route` expects."""
     return sum(max(0, actual[name] - route[name]) for name in mutating)
 
@@ -152,21 +161,30 @@ def best_route(
     Calls of `free` tools beyond a route are not counted against it, and a mutating tool the
     author made free is never unauthorized.
     """
-    actual = Counter(called)
+    unguarded = mutating - set(free) if len(routes) > 1 else set()
+    return best_of([Counter(route) for route in routes], Counter(called), unguarded, free)
+
+
+def best_of(
+    routes: Sequence[Counter[str]],
+    actual: Counter[str],
+    unguarded: Collection[str],
+    free: Collection[str] = frozenset(),
+) -> tuple[int, Counts]:
+    """`best_route` over multisets already counted: the routes' and the run's (`actual`).
+    `unguarded`: the mutating tools that are not free (only read with several routes)."""
     if len(routes) == 1:  # nothing to choose between
-        only = Counter(routes[0])
+        only = routes[0]
         return 0, multiset_counts(only, counted_calls(only, actual, free))
-    unguarded = mutating - set(free)
-    best: tuple[bool, float, int, int] | None = None
-    chosen = (0, multiset_counts(Counter(routes[0]), actual))
-    for index, route in enumerate(routes):
-        expected = Counter(route)
+    # Only the mutating tools the run called can go beyond a route.
+    unguarded = [name for name in unguarded if name in actual]
+    scored: list[tuple[tuple[bool, float, int, int], Counts]] = []
+    for index, expected in enumerate(routes):
         counts = multiset_counts(expected, counted_calls(expected, actual, free))
         surplus = side_effect_surplus(expected, actual, unguarded)
-        key = (surplus > 0, -counts.f1, surplus, index)
-        if best is None or key < best:
-            best, chosen = key, (index, counts)
-    return chosen
+        scored.append(((surplus > 0, -counts.f1, surplus, index), counts))
+    key, counts = min(scored, key=lambda item: item[0])  # keys differ: each ends in its index
+    return key[3], counts
 
 
 def reference_positions(length: int, n_calls: int) -> list[float]:
@@ -206,22 +224,27 @@ class Alignment:
     extras: list[int]
 
 
-def align(route: Sequence[str], called: Sequence[str]) -> Alignment:
+def align(
+    route: Sequence[str], called: Sequence[str], expected: Counter[str] | None = None
+) -> Alignment:
     """Split a route and a run into matched, missed and extra entries, tool by tool.
 
     Within one tool the order decides: the first k calls of a tool the route lists k times
     are the matched ones, later calls are extras (a repeat is the surplus, not the first
     call), and when a tool is called fewer times than listed its last reference entries are
     the missed ones. Missed entries keep their mapped position for substitution pairing.
+    `expected`: `Counter(route)`, when the caller has it (it is not modified).
     """
-    positions = reference_positions(len(route), len(called))
-    remaining = Counter(route)
+    remaining = dict(Counter(route) if expected is None else expected)
     extras: list[int] = []
     for ordinal, name in enumerate(called):
-        if remaining[name] > 0:
+        if remaining.get(name, 0) > 0:
             remaining[name] -= 1
         else:
             extras.append(ordinal)
+    if not any(n > 0 for n in remaining.values()):  # every reference entry was matched
+        return Alignment(missed=[], extras=extras)
+    positions = reference_positions(len(route), len(called))
     missed: list[tuple[int, float]] = []
     for index in range(len(route) - 1, -1, -1):
         if remaining[route[index]] > 0:
@@ -231,7 +254,10 @@ def align(route: Sequence[str], called: Sequence[str]) -> Alignment:
 
 
 def pair_substitutions(
-    alignment: Alignment, route: Sequence[str], called: Sequence[str]
+    alignment: Alignment,
+    route: Sequence[str],
+    called: Sequence[str],
+    listed: Collection[str] | None = None,
 ) -> list[tuple[int, int]]:
     """Pair missed reference entries with foreign extra calls at the nearest position.
 
@@ -240,9 +266,9 @@ def pair_substitutions(
     so the confusion matrix's off-diagonal cells only ever name two different tools the
     agent actually mixed up. Returns (index into `alignment.missed`, index into
     `alignment.extras`) pairs, min(#missed, #foreign extras) of them, a number that depends
-    only on the multisets.
+    only on the multisets. `listed`: `set(route)`, when the caller has it.
     """
-    listed = set(route)
+    listed = set(route) if listed is None else listed
     foreign = [e for e, k in enumerate(alignment.extras) if called[k] not in listed]
     pairs = assign_nearest(
         [pos for _, pos in alignment.missed], [float(alignment.extras[e]) for e in foreign]

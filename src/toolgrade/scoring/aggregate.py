@@ -46,14 +46,33 @@ def weighted_mean(
     return sum(weights.get(n, 1.0) * (r.score or 0.0) for n, r in applicable.items()) / total
 
 
+#: The verdicts that take no arithmetic: nothing applicable (per mode), and binary's two. An
+#: `Aggregate` is frozen, so records can share them instead of each validating its own.
+_NOTHING_SHOWN = {
+    mode: Aggregate(mode=mode, score=None, passed=False)
+    for mode in ("binary", "weighted", "hybrid")
+}
+_BINARY = {
+    True: Aggregate(mode="binary", score=1.0, passed=True),
+    False: Aggregate(mode="binary", score=0.0, passed=False),
+}
+
+
+def _binary(results: Mapping[CheckName, CheckResult]) -> Aggregate:
+    """Binary mode: passes when every applicable check passes."""
+    applicable = [r for r in results.values() if r.applicable]
+    if not applicable:
+        return _NOTHING_SHOWN["binary"]
+    return _BINARY[all(r.passed is True for r in applicable)]
+
+
 def aggregate(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Aggregate:
     """The case-level verdict for one trajectory."""
+    if scoring.mode == "binary":
+        return _binary(results)
     applicable = _applicable(results)
     if not applicable:
-        return Aggregate(mode=scoring.mode, score=None, passed=False)
-    if scoring.mode == "binary":
-        passed = all(r.passed is True for r in applicable.values())
-        return Aggregate(mode="binary", score=1.0 if passed else 0.0, passed=passed)
+        return _NOTHING_SHOWN[scoring.mode]
     score = weighted_mean(applicable, scoring.weights)
     crashed = any(r.passed is None for r in applicable.values())
     reached = score is not None and reaches(score, scoring.threshold) and not crashed
