@@ -18,8 +18,11 @@ schema never crashes grading: the tool's schema is then treated as unknown and t
 returned so the check can list it in `figures["schema_errors"]`.
 
 Speed: each `ToolSpec` is prepared once (its schema checked and compiled, remembered by the
-spec's identity), and a call its fast checker (`schema_fastpath`) accepts skips jsonschema: it
-would report no error, so the verdict is the same. Every other call goes through jsonschema.
+spec's identity). A call its one-pass checker accepts (a flat object schema of scalar
+properties, `schema_fastpath.one_pass_checker`) is valid at once: jsonschema would report no
+error and no key is undeclared. A call its fast checker (`schema_fastpath`) accepts skips
+jsonschema: it would report no error, so the verdict is the same. Every other call goes
+through jsonschema.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from toolgrade.checks.arguments.comparators import join_path, jsonable
-from toolgrade.checks.arguments.schema_fastpath import FastCheck, fast_checker
+from toolgrade.checks.arguments.schema_fastpath import FastCheck, fast_checker, one_pass_checker
 from toolgrade.json_schema import Draft202012Validator, SchemaError, ValidationError, best_match
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
 
@@ -78,6 +81,8 @@ def validate_call(
     prepared, plan = _prepared(spec)
     if prepared.validator is None:
         return Validity(None, schema_error=prepared.problem)
+    if fast and prepared.one_pass is not None and prepared.one_pass(call.args):
+        return _VALID  # jsonschema would find no error, and every key is declared
     if fast and prepared.fast is not None and prepared.fast(call.args):
         errors: list[ValidationError] = []  # fast-valid implies jsonschema-valid
     else:
@@ -107,12 +112,14 @@ _UNKNOWN = Validity(None)
 
 @dataclass(frozen=True)
 class _Prepared:
-    """A schema made ready once: its validator (None when broken, with the problem) and its
-    fast checker (None when the schema is outside the fast path's allow-list)."""
+    """A schema made ready once: its validator (None when broken, with the problem), its
+    fast checker (None when the schema is outside the fast path's allow-list) and its one-pass
+    checker (None unless the schema is a flat object of scalar properties)."""
 
     validator: Draft202012Validator | None
     problem: str | None = None
     fast: FastCheck | None = None
+    one_pass: FastCheck | None = None
 
 
 #: A schema whose undeclared keys can only sit at the top level: (described, properties).
@@ -185,7 +192,8 @@ def _prepare(schema_text: str) -> _Prepared:
     except SchemaError as exc:
         return _Prepared(None, f"invalid JSON Schema: {exc.message}")
     validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-    return _Prepared(validator, None, fast_checker(json.loads(schema_text)))
+    fresh = json.loads(schema_text)  # the checkers keep no reference to the validator's copy
+    return _Prepared(validator, None, fast_checker(fresh), one_pass_checker(fresh))
 
 
 def _failures(error: ValidationError, call: ToolCall, step: int) -> Iterator[Failure]:
