@@ -83,13 +83,9 @@ def validate_call(
         return Validity(None, schema_error=prepared.problem)
     if fast and prepared.one_pass is not None and prepared.one_pass(call.args):
         return _VALID  # jsonschema would find no error, and every key is declared
-    if fast and prepared.fast is not None and prepared.fast(call.args):
-        errors: list[ValidationError] = []  # fast-valid implies jsonschema-valid
-    else:
-        try:
-            errors = list(prepared.validator.iter_errors(call.args))
-        except Exception as exc:
-            return Validity(None, schema_error=f"{type(exc).__name__}: {exc}")
+    errors = _errors(prepared, prepared.validator, call.args, fast)
+    if isinstance(errors, str):
+        return Validity(None, schema_error=errors)
     undeclared = (
         list(undeclared_keys(call.args, spec.parameters))
         if plan is None or not fast
@@ -102,6 +98,23 @@ def validate_call(
         + [_undeclared(path, value, call, step) for path, value in undeclared]
     )
     return Validity(not failures, failures)
+
+
+def _errors(
+    prepared: _Prepared, validator: Draft202012Validator, args: Any, fast: bool
+) -> list[ValidationError] | str:
+    """jsonschema's errors for the arguments (none when the fast checker accepts them), or the
+    text of what broke jsonschema (then the schema counts as broken).
+
+    After a one-pass rejection the fast checker is not asked: such a call is nearly always
+    invalid, which it would only confirm.
+    """
+    if fast and prepared.one_pass is None and prepared.fast is not None and prepared.fast(args):
+        return []  # fast-valid implies jsonschema-valid
+    try:
+        return list(validator.iter_errors(args))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
 
 
 #: The two verdicts without failures, shared by every call that has one (nine calls in ten):
