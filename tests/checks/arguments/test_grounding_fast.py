@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from toolgrade.checks.arguments.grounding import (
     DEFAULT_KINDS,
     SOURCE_ROLES,
+    _call_leaves,
     _encode,
     _leaves,
     _shown,
@@ -161,3 +162,9 @@ def test_an_encoding_error_leaves_no_marks_behind() -> None:
     except ValueError as exc:
         assert "Circular reference" in str(exc)
     assert _encode([1, [2]]) == "[1, [2]]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUE | st.dictionaries(st.sampled_from(["a", "b"]), _VALUE, max_size=3))
+def test_flat_arguments_are_their_own_leaves(args: Any) -> None:
+    assert list(_call_leaves(args)) == list(_leaves(args, ""))

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import json.encoder
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +141,7 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_STR = frozenset({str})
 
 
 def _text(content: Any) -> str:
@@ -413,11 +414,18 @@ def _test_call(
 ) -> None:
     """Append to `found` each tested value of one call that nothing seen before it grounds."""
     exempt = grounding.exempt
-    for path, value in _leaves(call.args, ""):
+    for path, value in _call_leaves(call.args):
         probe = grounding.probe(value)
         if probe is None or (exempt and f"{call.tool}.{path}" in exempt) or seen.finds(probe):
             continue
         found.append(Ungrounded(step, call.tool, path, value, probe.kind))
+
+
+def _call_leaves(args: Any) -> Iterable[tuple[str, Any]]:
+    """`_leaves(args, "")`. Arguments that are one object of scalars under string keys (the
+    usual call) are their own leaves, path and value: the walk is only for anything nested."""
+    flat = type(args) is dict and _SCALARS.issuperset(map(type, args.values()))
+    return args.items() if flat and _STR.issuperset(map(type, args)) else _leaves(args, "")
 
 
 def _flush(seen: _Seen, pending: list[ToolCall]) -> None:
