@@ -119,7 +119,8 @@ class ArgumentsCheck:
         for n, (step, call) in enumerate(calls):
             validity = validate_call(call, step, case.tools.get(call.tool))
             ref_index = paired_refs.get(n)
-            _record_validity(out, validity, call, ref_index)
+            if validity.valid is not True:  # a valid call has no failure and no schema error
+                _record_validity(out, validity, call, ref_index)
             if ref_index is None:
                 out.calls.append(_extra_call(call, step, validity))
                 continue
