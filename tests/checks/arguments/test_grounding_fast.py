@@ -168,3 +168,19 @@ def test_an_encoding_error_leaves_no_marks_behind() -> None:
 @given(_VALUE | st.dictionaries(st.sampled_from(["a", "b"]), _VALUE, max_size=3))
 def test_flat_arguments_are_their_own_leaves(args: Any) -> None:
     assert list(_call_leaves(args)) == list(_leaves(args, ""))
+
+
+def test_a_busy_encoder_is_not_shared() -> None:
+    class Reentrant:
+        """Encodes its own container once, from inside the encoding of it."""
+
+        calls = 0
+
+        def __str__(self) -> str:
+            Reentrant.calls += 1
+            return _encode(box) if Reentrant.calls % 2 else "inner"
+
+    box: list[Any] = [Reentrant()]
+    got = _encode({"box": box})
+    assert got == json.dumps({"box": box}, ensure_ascii=False, default=str)
+    assert got == '{"box": ["[\\"inner\\"]"]}'

@@ -167,8 +167,10 @@ _C_ENCODE: Any = (
 
 
 def _encode(content: Any) -> str:
-    """`content` as JSON text, through the one C encoder when there is one."""
-    if _C_ENCODE is None:
+    """`content` as JSON text, through the one C encoder when there is one and it is free."""
+    if _C_ENCODE is None or _MARKERS:
+        # Marks left: the encoder is busy (another thread, mid-callback) or was left broken.
+        # `encode` builds its own, with fresh marks.
         return _ENCODER.encode(content)
     try:
         return "".join(_C_ENCODE(content, 0))
