@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from toolgrade.checks.arguments.check import field_results
 from toolgrade.checks.arguments.comparators import parse_args
-from toolgrade.checks.arguments.settled import judge_free_results
+from toolgrade.checks.arguments.settled import _key, judge_free_results
 from toolgrade.checks.call_identity import exact_key
 
 _SCALARS = st.sampled_from([5, 5.0, -0.0, 0.0, 0, True, 1, "5", "a", None, float("nan")])
@@ -48,3 +48,9 @@ def test_types_and_signs_are_told_apart() -> None:
     assert exact_key(0.0) != exact_key(-0.0)
     assert exact_key({"a": 1, "b": 2}) != exact_key({"b": 2, "a": 1})
     assert exact_key((1,)) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ARGS | _VALUES)
+def test_the_flat_key_is_exact_key(args: Any) -> None:
+    assert _key(args) == exact_key(args)

@@ -32,6 +32,7 @@ paired call is valid and exact (all fields match) and no reference call is unpai
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
@@ -71,7 +72,6 @@ from toolgrade.models.figures import (
     ArgumentsFigures,
     CallEntry,
     FieldStatus,
-    SchemaError,
     UnscoredField,
 )
 
@@ -81,12 +81,21 @@ FieldResults = dict[str, FieldResult]
 
 @dataclass
 class _Grading:
-    """What grading one trajectory accumulates before it becomes a `CheckResult`."""
+    """What grading one trajectory accumulates before it becomes a `CheckResult`.
+
+    `accuracies` (the field accuracy of each paired call that has one, in call order),
+    `invalid`, `wrong` and `schema_errors` are counted as the calls are graded, so the
+    figures need no second pass over the calls.
+    """
 
     failures: list[Failure] = field(default_factory=list)
     calls: list[CallEntry] = field(default_factory=list)
     unscored: list[UnscoredField] = field(default_factory=list)
     ref_accuracy: list[float | None] = field(default_factory=list)
+    accuracies: list[float] = field(default_factory=list)
+    invalid: int = 0
+    wrong: int = 0
+    schema_errors: dict[str, str] = field(default_factory=dict)
     passed: bool = True
 
 
@@ -101,31 +110,32 @@ class ArgumentsCheck:
         ungrounded = ungrounded_values(case, run)
         if refs is None:
             return self._grounding_only(case, ungrounded)
-        specs = [_parsed(ref) for ref in refs]
+        plan = _plan(refs)
         calls = calls_of(run)
-        validity = [validate_call(c, step, case.tools.get(c.tool)) for step, c in calls]
         settled: dict[tuple[int, int], FieldResults] = {}
-        pairs = pair_calls(refs, specs, [c for _, c in calls], settled)
-        out = _Grading()
+        pairs = _pair(plan, calls, settled)
         paired_refs = {call_index: k for k, call_index in pairs.items()}
+        out = _Grading()
         for n, (step, call) in enumerate(calls):
-            out.failures.extend(_with_ref(validity[n].failures, paired_refs.get(n)))
+            validity = validate_call(call, step, case.tools.get(call.tool))
             ref_index = paired_refs.get(n)
+            if validity.valid is not True:  # a valid call has no failure and no schema error
+                _record_validity(out, validity, call, ref_index)
             if ref_index is None:
-                out.calls.append(_extra_call(call, step, validity[n]))
+                out.calls.append(_extra_call(call, step, validity))
                 continue
-            ask = _asker(case, call.tool, ctx.judge)
             results = settled.get((ref_index, n))
             if results is None:
-                results = field_results(specs[ref_index], call.args, ask)
-            _grade_pair(out, ref_index, results, step, call, validity[n])
+                ask = _asker(case, call.tool, ctx.judge)
+                results = field_results(plan.specs[ref_index], call.args, ask)
+            _grade_pair(out, ref_index, results, step, call, validity)
         for k, ref in enumerate(refs):
             if k not in pairs:
-                _grade_unpaired(out, k, ref, specs[k])
+                _grade_unpaired(out, k, ref, plan.specs[k])
         if case.grounding is not None and ungrounded:
             out.failures.extend(u.failure() for u in ungrounded)
             out.passed = False
-        return self._result(out, validity, calls, ungrounded)
+        return self._result(out, ungrounded)
 
     def _grounding_only(self, case: Case, ungrounded: list[Ungrounded]) -> CheckResult:
         """No reference calls: not applicable, unless the case asks for grounding; the
@@ -142,24 +152,18 @@ class ArgumentsCheck:
             figures=figures,
         )
 
-    def _result(
-        self,
-        out: _Grading,
-        validity: list[Validity],
-        calls: list[tuple[int, ToolCall]],
-        ungrounded: list[Ungrounded],
-    ) -> CheckResult:
-        paired = [c for c in out.calls if c["ref_index"] is not None and c["step"] is not None]
-        accuracies = [c["field_accuracy"] for c in paired if c["field_accuracy"] is not None]
+    def _result(self, out: _Grading, ungrounded: list[Ungrounded]) -> CheckResult:
         scored_refs = [a for a in out.ref_accuracy if a is not None]
         score = fmean(scored_refs) if scored_refs else (1.0 if not out.ref_accuracy else None)
         figures: ArgumentsFigures = {
-            "calls": sorted(out.calls, key=_call_order),
-            "field_accuracy": fmean(accuracies) if accuracies else None,
-            "invalid": sum(v.valid is False for v in validity),
-            "wrong": sum(c["valid"] is not False and _has_wrong(c) for c in paired),
+            # Already in order: agent calls by step (as listed), then unpaired reference calls
+            # by index (as appended).
+            "calls": out.calls,
+            "field_accuracy": fmean(out.accuracies) if out.accuracies else None,
+            "invalid": out.invalid,
+            "wrong": out.wrong,
             "unscored_fields": out.unscored,
-            "schema_errors": _schema_errors(validity, calls),
+            "schema_errors": [{"tool": t, "error": e} for t, e in out.schema_errors.items()],
             "ungrounded": [u.to_json() for u in ungrounded],
         }
         return CheckResult(
@@ -188,30 +192,88 @@ def pair_calls(
     (reference index, call index), for references no judge could change (no `semantic`
     field): grading a pair then reuses them instead of comparing the same fields again.
     """
+    plan = _Plan.of(refs, specs)
+    return _pair(plan, list(enumerate(calls)), settled)
+
+
+@dataclass(frozen=True)
+class _ToolRefs:
+    """The reference calls of one tool: their indices, and the scale of a wrong field's
+    partial agreement for them (summed over any assignment, it stays under 1e-3)."""
+
+    tool: str
+    ref_ids: list[int]
+    partial_weight: float
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What pairing and grading derive from a case's reference calls alone: their parsed
+    specs, whether a judge could change each one's results, and the references per tool in
+    the order the tools first appear."""
+
+    refs: list[ArgumentExpectation]
+    specs: list[Spec]
+    judged: list[bool]
+    tools: list[_ToolRefs]
+
+    @classmethod
+    def of(cls, refs: list[ArgumentExpectation], specs: list[Spec]) -> _Plan:
+        """The plan of `refs`, parsed as `specs`."""
+        tools = []
+        for tool in dict.fromkeys(ref.tool for ref in refs):
+            ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
+            weight = _PARTIAL_WEIGHT / (1 + sum(len(specs[k]) for k in ref_ids))
+            tools.append(_ToolRefs(tool, ref_ids, weight))
+        return cls(list(refs), specs, [_judged(spec) for spec in specs], tools)
+
+    def holds(self, refs: list[ArgumentExpectation]) -> bool:
+        """Whether this plan is still that of `refs` (the same reference call objects)."""
+        return len(refs) == len(self.refs) and all(map(operator.is_, refs, self.refs))
+
+
+#: Plans per reference-call list: a case is graded once per run and its references never change.
+_PLANS: IdentityMemo[list[ArgumentExpectation], _Plan] = IdentityMemo()
+
+
+def _plan(refs: list[ArgumentExpectation]) -> _Plan:
+    """The plan of a case's reference calls, made once per list (again if it was changed)."""
+    plan = _PLANS(refs, _new_plan)
+    return plan if plan.holds(refs) else _new_plan(refs)
+
+
+def _new_plan(refs: list[ArgumentExpectation]) -> _Plan:
+    return _Plan.of(refs, [_parsed(ref) for ref in refs])
+
+
+def _pair(
+    plan: _Plan,
+    calls: list[tuple[int, ToolCall]],
+    settled: dict[tuple[int, int], FieldResults] | None,
+) -> dict[int, int]:
+    """`pair_calls` over a plan and a run's (step, call) list."""
+    by_tool: dict[str, list[int]] = {t.tool: [] for t in plan.tools}
+    for n, (_, call) in enumerate(calls):
+        ids = by_tool.get(call.tool)
+        if ids is not None:
+            ids.append(n)
     pairs: dict[int, int] = {}
-    judged = [_judged(spec) for spec in specs] if settled is not None else []
-    for tool in dict.fromkeys(ref.tool for ref in refs):
-        ref_ids = [k for k, ref in enumerate(refs) if ref.tool == tool]
-        call_ids = [n for n, call in enumerate(calls) if call.tool == tool]
-        # Partial agreement of wrong fields, summed over any assignment, stays under 1e-3.
-        partial_weight = _PARTIAL_WEIGHT / (1 + sum(len(specs[k]) for k in ref_ids))
+    for refs in plan.tools:
+        call_ids = by_tool[refs.tool]
 
         def agreement(
-            i: int,
-            j: int,
-            ref_ids: list[int] = ref_ids,
-            call_ids: list[int] = call_ids,
-            weight: float = partial_weight,
+            i: int, j: int, ref_ids: list[int] = refs.ref_ids, call_ids: list[int] = call_ids,
+            weight: float = refs.partial_weight,
         ) -> float:
             k, n = ref_ids[i], call_ids[j]
-            spec, args = specs[k], calls[n].args
+            spec, args = plan.specs[k], calls[n][1].args
             results = judge_free_results(spec, args, lambda: field_results(spec, args, None))
-            if settled is not None and not judged[k]:
+            if settled is not None and not plan.judged[k]:
                 settled[k, n] = results
             return _pairing_value(results, weight)
 
-        for i, j in optimal_pairs(len(ref_ids), len(call_ids), agreement):
-            pairs[ref_ids[i]] = call_ids[j]
+        for i, j in optimal_pairs(len(refs.ref_ids), len(call_ids), agreement):
+            pairs[refs.ref_ids[i]] = call_ids[j]
     return pairs
 
 
@@ -315,13 +377,28 @@ def _grade_pair(
     call: ToolCall,
     validity: Validity,
 ) -> None:
-    """Record one paired call's compared fields: its figures and failures."""
-    statuses = {k: r.status for k, r in results.items()}
-    for result in results.values():
-        _record_findings(out, result, call.tool, step, ref_index)
-    accuracy = field_accuracy(list(statuses.values()))
-    exact = all(s == "match" for s in statuses.values())
+    """Record one paired call's compared fields: its figures and failures.
+
+    One pass over the fields finds its `field_accuracy`, whether it is exact and whether a
+    field is wrong or missing (a paired call counted in `wrong` when valid).
+    """
+    statuses: dict[str, FieldStatus] = {}
+    matched = scored = 0
+    wrong = False
+    for name, result in results.items():
+        status = statuses[name] = result.status
+        if result.findings:
+            _record_findings(out, result, call.tool, step, ref_index)
+        if status != "unscored":
+            scored += 1
+            matched += status == "match"
+            wrong = wrong or status != "match"  # wrong or missing
+    accuracy = (matched / scored if scored else None) if statuses else 1.0
+    exact = matched == len(statuses)
     out.ref_accuracy.append(accuracy)
+    if accuracy is not None:
+        out.accuracies.append(accuracy)
+    out.wrong += validity.valid is not False and wrong
     out.passed &= exact and validity.valid is not False
     entry: CallEntry = {
         "tool": call.tool,
@@ -334,9 +411,8 @@ def _grade_pair(
     }
     # Sent but not in the reference (hallucinated or merely extra): they lower field precision.
     # Listed only when there are some, so a call without any keeps its former shape.
-    extra = sorted(k for k in call.args if k not in results)
-    if extra:
-        entry["extra_fields"] = extra
+    if not call.args.keys() <= results.keys():
+        entry["extra_fields"] = sorted(k for k in call.args if k not in results)
     out.calls.append(entry)
 
 
@@ -403,33 +479,18 @@ def _extra_call(call: ToolCall, step: int, validity: Validity) -> CallEntry:
     }
 
 
-def _has_wrong(call: CallEntry) -> bool:
-    """Whether a call has a wrong or missing field (a paired call counted in `wrong`)."""
-    return any(s in ("wrong", "missing") for s in call["fields"].values())
-
-
-def _with_ref(failures: list[Failure], ref_index: int | None) -> list[Failure]:
-    """Schema failures, tagged with the reference call they were paired with (None: extra)."""
-    return [
-        f.model_copy(update={"evidence": {**f.evidence, "ref_index": ref_index}}) for f in failures
-    ]
-
-
-def _call_order(call: CallEntry) -> tuple[int, int, int]:
-    """Agent calls by step, then unpaired reference calls by reference index."""
-    step, ref_index = call["step"], call["ref_index"]
-    return (0, step, 0) if step is not None else (1, 0, ref_index or 0)
-
-
-def _schema_errors(
-    validity: list[Validity], calls: list[tuple[int, ToolCall]]
-) -> list[SchemaError]:
-    """One entry per tool whose schema could not be used."""
-    seen: dict[str, str] = {}
-    for v, (_, call) in zip(validity, calls, strict=True):
-        if v.schema_error is not None:
-            seen.setdefault(call.tool, v.schema_error)
-    return [{"tool": tool, "error": error} for tool, error in seen.items()]
+def _record_validity(
+    out: _Grading, validity: Validity, call: ToolCall, ref_index: int | None
+) -> None:
+    """Count one call's validity and keep its schema failures, each tagged with the reference
+    call it was paired with (None: extra)."""
+    if validity.valid is False:
+        out.invalid += 1
+    if validity.schema_error is not None:
+        out.schema_errors.setdefault(call.tool, validity.schema_error)
+    for f in validity.failures:
+        evidence = {**f.evidence, "ref_index": ref_index}
+        out.failures.append(Failure(name=f.name, step=f.step, message=f.message, evidence=evidence))
 
 
 def field_accuracy(statuses: list[FieldStatus]) -> float | None:

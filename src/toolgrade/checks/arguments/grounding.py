@@ -29,8 +29,9 @@ been seen).
 from __future__ import annotations
 
 import json
+import json.encoder
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,28 +126,59 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     kept as the agent wrote them (an ID inside a JSON string is still that string's text).
     The paths are `jsonio.leaves`'; the top level of an object, the usual arguments, is read
     here and only nested values go through the walker (their paths start at their key)."""
-    if path or not isinstance(value, Mapping):
+    if path or not (type(value) is dict or isinstance(value, Mapping)):
         for leaf in leaves(value, path=path):
             yield leaf.path, leaf.value
         return
     for k, item in value.items():
-        name = str(k)
-        if isinstance(item, Mapping | list | tuple):
+        name = k if type(k) is str else str(k)
+        # A JSON scalar is told by its type: the abstract `Mapping` test costs more than the rest.
+        if type(item) not in _SCALARS and isinstance(item, Mapping | list | tuple):
             for leaf in leaves(item, path=name):
                 yield leaf.path, leaf.value
         else:
             yield name, item
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_STR = frozenset({str})
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return _ENCODER.encode(content)
+    return _encode(content)
 
 
-#: What `json.dumps(content, ensure_ascii=False, default=str)` builds on every call (a source
-#: read is most of what grounding costs), built once; the text is the same.
+#: `json.dumps(content, ensure_ascii=False, default=str)`, the text a structured source is read
+#: as: a source read is most of what grounding costs. `JSONEncoder.encode` builds a new C
+#: encoder on every call; this one is built once, with the arguments `encode` passes it, so the
+#: text is the same (tests compare the two). None without the C accelerator.
+_MARKERS: dict[int, Any] = {}
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE: Any = (
+    None
+    if _MAKE_ENCODER is None
+    else _MAKE_ENCODER(
+        _MARKERS, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+)
+
+
+def _encode(content: Any) -> str:
+    """`content` as JSON text, through the one C encoder when there is one and it is free."""
+    if _C_ENCODE is None or _MARKERS:
+        # Marks left: the encoder is busy (another thread, mid-callback) or was left broken.
+        # `encode` builds its own, with fresh marks.
+        return _ENCODER.encode(content)
+    try:
+        return "".join(_C_ENCODE(content, 0))
+    except BaseException:
+        # The encoder marks the containers it is inside of; an error leaves marks behind that
+        # would read as a circular reference next time. `encode` starts from fresh marks.
+        _MARKERS.clear()
+        raise
 
 
 class _Known:
@@ -186,65 +218,132 @@ class _Known:
         return hit
 
 
+@dataclass(frozen=True)
+class _Probe:
+    """What a value's test still asks of a run's sources, once the case's own did not hold it:
+    it is grounded when one of `needles` (form, text) occurs in that form of the sources (form
+    "number": the text is a number's, found as a token)."""
+
+    kind: str
+    needles: tuple[tuple[str, str], ...]
+
+
+def _probe(known: _Known, value: Any, kind: str) -> _Probe | None:
+    """The probe of a value of `kind`, or None when the case's own sources hold it (it is then
+    grounded in every run): the rule of `_Seen.holds`, its case half decided here."""
+    if kind == "number":
+        shown = _shown(value)
+        return None if known.holds(shown, "number") else _Probe(kind, (("number", shown),))
+    text = str(value).strip().casefold()
+    if kind == "phone":
+        digits = _digits(text)
+        held = known.holds(digits, "digits", _digits)
+        return None if held else _Probe(kind, (("digits", digits),))
+    if known.holds(text):
+        return None
+    if kind != "id":
+        return _Probe(kind, (("", text),))
+    # An ID written differently (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`).
+    squashed = _squash(text)
+    if known.holds(squashed, "alnum", _squash):
+        return None
+    return _Probe(kind, (("", text), ("alnum", squashed)))
+
+
+class _CaseGrounding:
+    """Everything grounding derives from a case alone, made once per case: its own sources,
+    the kinds tested and the exempt paths, and each string value's probe (runs of a case send
+    the same IDs and words again and again)."""
+
+    #: Probes remembered per case before the memo starts afresh (it only saves time).
+    LIMIT = 4096
+
+    def __init__(self, case: Case) -> None:
+        grounding = case.grounding
+        self.known = _fold_case_sources(case)
+        self.kinds = tuple(grounding.kinds) if grounding is not None else DEFAULT_KINDS
+        self.exempt = frozenset(grounding.exempt) if grounding is not None else frozenset()
+        self._probes: dict[str, _Probe | None] = {}
+
+    def probe(self, value: Any) -> _Probe | None:
+        """The value's probe; None when it is not tested or the case's sources hold it."""
+        if type(value) is not str:  # a number, or not tested; bools and 1 must stay apart
+            kind = value_kind(value, self.kinds)
+            return None if kind is None else _probe(self.known, value, kind)
+        probes = self._probes
+        if value in probes:
+            return probes[value]
+        kind = value_kind(value, self.kinds)
+        made = None if kind is None else _probe(self.known, value, kind)
+        if len(probes) >= self.LIMIT:
+            probes.clear()
+        probes[value] = made
+        return made
+
+
 class _Seen:
     """What the agent had seen so far. Contents are kept as given and turned into case-folded
-    text only when a value is tested and not found in the case's own sources, one source at a
-    time until it is found, so a run with nothing to test costs next to nothing; the
+    text only when a value is tested and not found in the case's own sources; the
     letters-and-digits and digits-only forms are built, once per source, only when an ID or a
     phone number is not found as written.
 
-    The sources are searched one by one rather than as one joined text: a tested value holds
-    no line break (emails, IDs and phone numbers have no whitespace, numbers are tokens), so it
-    occurs in the joined text exactly when it occurs in one of them.
+    Each form of the sources is searched as one text, the sources joined by line breaks, grown
+    as sources come: a tested value holds no line break (emails, IDs and phone numbers have no
+    whitespace, numbers are tokens and a line break is no digit or dot), so it occurs in the
+    joined text exactly when it occurs in one of the sources.
     """
 
     def __init__(self, known: _Known) -> None:
         self._known = known
         self._raw: list[Any] = []
-        self._parts: list[str] = []  # the folded text of `_raw`, up to where it was needed
-        self._forms: dict[str, list[str]] = {}  # form -> that form of `_parts`, so far
+        self._folded: list[str] = []  # the folded text of `_raw`, up to where it was needed
+        self._forms: dict[str, list[str]] = {}  # form -> that form of `_folded`, so far
+        self._joined: dict[str, tuple[int, str]] = {}  # form -> (sources joined, their text)
 
     def add(self, content: Any) -> None:
         if content is not None:
             self._raw.append(content)
 
-    def _folded(self) -> Iterator[str]:
-        """The folded text of each source in turn, folding each the first time it is read."""
-        parts = self._parts
-        for k, content in enumerate(self._raw):
-            if k == len(parts):
-                parts.append(_text(content).casefold())
-            yield parts[k]
+    def text(self, name: str) -> str:
+        """The sources seen so far as one text, in form `name` ("" and "number": folded;
+        "alnum" and "digits": `_squash` and `_digits` of each folded source)."""
+        name = "" if name == "number" else name
+        count = len(self._raw)
+        hit = self._joined.get(name)
+        if hit is not None and hit[0] == count:
+            return hit[1]
+        joined = "\n".join(self._formed(name) if name else self._folded_all())
+        self._joined[name] = (count, joined)
+        return joined
 
-    def _formed(self, name: str, reduce: Callable[[str], str]) -> Iterator[str]:
-        """Each source's text reduced by `reduce`, built the first time it is read."""
-        forms = self._forms.setdefault(name, [])
-        for k, part in enumerate(self._folded()):
-            if k == len(forms):
-                forms.append(reduce(part))
-            yield forms[k]
+    def _folded_all(self) -> list[str]:
+        """The folded text of every source, folding those not yet folded."""
+        folded = self._folded
+        if len(folded) < len(self._raw):
+            folded.extend(_text(content).casefold() for content in self._raw[len(folded) :])
+        return folded
+
+    def _formed(self, name: str) -> list[str]:
+        """Every source's folded text reduced to form `name`, reducing those not yet reduced."""
+        folded = self._folded_all()
+        parts = self._forms.setdefault(name, [])
+        if len(parts) < len(folded):
+            reduce = _squash if name == "alnum" else _digits
+            parts.extend(reduce(part) for part in folded[len(parts) :])
+        return parts
+
+    def finds(self, probe: _Probe) -> bool:
+        """Whether one of a probe's needles occurs in the sources seen so far."""
+        for name, needle in probe.needles:
+            text = self.text(name)
+            if _shown_in(needle, text) if name == "number" else needle in text:
+                return True
+        return False
 
     def holds(self, value: Any, kind: str) -> bool:
-        """Whether `value` (of `kind`) occurs in anything seen so far."""
-        known = self._known
-        if kind == "number":
-            shown = _shown(value)
-            return known.holds(shown, "number") or any(_shown_in(shown, p) for p in self._folded())
-        text = str(value).strip().casefold()
-        if kind == "phone":
-            digits = _digits(text)
-            return known.holds(digits, "digits", _digits) or any(
-                digits in p for p in self._formed("digits", _digits)
-            )
-        if known.holds(text) or any(text in p for p in self._folded()):
-            return True
-        # An ID written differently (`SW1A1AA` for `SW1A 1AA`, `W5442520` for `#W5442520`).
-        if kind != "id":
-            return False
-        squashed = _squash(text)
-        return known.holds(squashed, "alnum", _squash) or any(
-            squashed in p for p in self._formed("alnum", _squash)
-        )
+        """Whether `value` (of `kind`) occurs in the case's sources or anything seen so far."""
+        probe = _probe(self._known, value, kind)
+        return probe is None or self.finds(probe)
 
 
 def _squash(text: str) -> str:
@@ -273,13 +372,14 @@ def _shown_in(shown: str, text: str) -> bool:
     return re.search(rf"(?<![0-9.]){re.escape(shown)}(?![0-9])", text) is not None
 
 
-#: Each case's own sources, per case object: a case is graded once per run and never changes.
-_CASE_SOURCES: IdentityMemo[Case, _Known] = IdentityMemo()
+#: What grounding derives from each case, per case object: a case is graded once per run and
+#: never changes.
+_CASE_GROUNDING: IdentityMemo[Case, _CaseGrounding] = IdentityMemo()
 
 
 def _case_sources(case: Case) -> _Known:
     """The input and the tool catalogue (descriptions and schemas), case-folded, once per case."""
-    return _CASE_SOURCES(case, _fold_case_sources)
+    return _CASE_GROUNDING(case, _CaseGrounding).known
 
 
 def _fold_case_sources(case: Case) -> _Known:
@@ -291,31 +391,43 @@ def _fold_case_sources(case: Case) -> _Known:
 
 def ungrounded_values(case: Case, run: Trajectory) -> list[Ungrounded]:
     """Every tested argument value of the run's calls that nothing before it grounds."""
-    grounding = case.grounding
-    kinds = tuple(grounding.kinds) if grounding is not None else DEFAULT_KINDS
-    exempt = frozenset(grounding.exempt) if grounding is not None else frozenset()
-    seen = _Seen(_case_sources(case))
+    grounding = _CASE_GROUNDING(case, _CaseGrounding)
+    seen = _Seen(grounding.known)
     found: list[Ungrounded] = []
     pending: list[ToolCall] = []  # results of the current parallel group, not yet seen
     group: object = None
     for step, item in enumerate(run.steps):
         if isinstance(item, Message):
-            _flush(seen, pending)
+            if pending:
+                _flush(seen, pending)
             if item.role in SOURCE_ROLES:
                 seen.add(item.content)
             continue
-        if item.group is None or item.group != group:
+        if pending and (item.group is None or item.group != group):
             _flush(seen, pending)
         group = item.group
-        for path, value in _leaves(item.args, ""):
-            kind = value_kind(value, kinds)
-            if kind is None or (exempt and f"{item.tool}.{path}" in exempt):
-                continue
-            if seen.holds(value, kind):
-                continue
-            found.append(Ungrounded(step, item.tool, path, value, kind))
+        _test_call(grounding, seen, step, item, found)
         pending.append(item)
     return found
+
+
+def _test_call(
+    grounding: _CaseGrounding, seen: _Seen, step: int, call: ToolCall, found: list[Ungrounded]
+) -> None:
+    """Append to `found` each tested value of one call that nothing seen before it grounds."""
+    exempt = grounding.exempt
+    for path, value in _call_leaves(call.args):
+        probe = grounding.probe(value)
+        if probe is None or (exempt and f"{call.tool}.{path}" in exempt) or seen.finds(probe):
+            continue
+        found.append(Ungrounded(step, call.tool, path, value, probe.kind))
+
+
+def _call_leaves(args: Any) -> Iterable[tuple[str, Any]]:
+    """`_leaves(args, "")`. Arguments that are one object of scalars under string keys (the
+    usual call) are their own leaves, path and value: the walk is only for anything nested."""
+    flat = type(args) is dict and _SCALARS.issuperset(map(type, args.values()))
+    return args.items() if flat and _STR.issuperset(map(type, args)) else _leaves(args, "")
 
 
 def _flush(seen: _Seen, pending: list[ToolCall]) -> None:

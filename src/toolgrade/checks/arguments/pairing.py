@@ -57,6 +57,11 @@ def optimal_pairs(
     """
     if n_left == 0 or n_right == 0:
         return []
+    if n_left == 1 and n_right == 1:
+        # The usual case (one reference call of a tool, one call of it): the only cell, as
+        # `_best_single` would choose it; a non-finite one is scipy's to decide or reject.
+        value = float(score(0, 0))
+        return [(0, 0)] if math.isfinite(value) else linear_assignment([[value]], maximize=True)
     values = [[_weighted(score, i, j, prefer_order) for j in range(n_right)] for i in range(n_left)]
     if n_left == 1 or n_right == 1:
         single = _best_single(values)

@@ -18,8 +18,11 @@ schema never crashes grading: the tool's schema is then treated as unknown and t
 returned so the check can list it in `figures["schema_errors"]`.
 
 Speed: each `ToolSpec` is prepared once (its schema checked and compiled, remembered by the
-spec's identity), and a call its fast checker (`schema_fastpath`) accepts skips jsonschema: it
-would report no error, so the verdict is the same. Every other call goes through jsonschema.
+spec's identity). A call its one-pass checker accepts (a flat object schema of scalar
+properties, `schema_fastpath.one_pass_checker`) is valid at once: jsonschema would report no
+error and no key is undeclared. A call its fast checker (`schema_fastpath`) accepts skips
+jsonschema: it would report no error, so the verdict is the same. Every other call goes
+through jsonschema.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from toolgrade.checks.arguments.comparators import join_path, jsonable
-from toolgrade.checks.arguments.schema_fastpath import FastCheck, fast_checker
+from toolgrade.checks.arguments.schema_fastpath import FastCheck, fast_checker, one_pass_checker
 from toolgrade.json_schema import Draft202012Validator, SchemaError, ValidationError, best_match
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
 
@@ -78,13 +81,11 @@ def validate_call(
     prepared, plan = _prepared(spec)
     if prepared.validator is None:
         return Validity(None, schema_error=prepared.problem)
-    if fast and prepared.fast is not None and prepared.fast(call.args):
-        errors: list[ValidationError] = []  # fast-valid implies jsonschema-valid
-    else:
-        try:
-            errors = list(prepared.validator.iter_errors(call.args))
-        except Exception as exc:
-            return Validity(None, schema_error=f"{type(exc).__name__}: {exc}")
+    if fast and prepared.one_pass is not None and prepared.one_pass(call.args):
+        return _VALID  # jsonschema would find no error, and every key is declared
+    errors = _errors(prepared, prepared.validator, call.args, fast)
+    if isinstance(errors, str):
+        return Validity(None, schema_error=errors)
     undeclared = (
         list(undeclared_keys(call.args, spec.parameters))
         if plan is None or not fast
@@ -99,6 +100,23 @@ def validate_call(
     return Validity(not failures, failures)
 
 
+def _errors(
+    prepared: _Prepared, validator: Draft202012Validator, args: Any, fast: bool
+) -> list[ValidationError] | str:
+    """jsonschema's errors for the arguments (none when the fast checker accepts them), or the
+    text of what broke jsonschema (then the schema counts as broken).
+
+    After a one-pass rejection the fast checker is not asked: such a call is nearly always
+    invalid, which it would only confirm.
+    """
+    if fast and prepared.one_pass is None and prepared.fast is not None and prepared.fast(args):
+        return []  # fast-valid implies jsonschema-valid
+    try:
+        return list(validator.iter_errors(args))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
 #: The two verdicts without failures, shared by every call that has one (nine calls in ten):
 #: a `Validity` is frozen and its callers only read its failures.
 _VALID = Validity(True, [])
@@ -107,12 +125,14 @@ _UNKNOWN = Validity(None)
 
 @dataclass(frozen=True)
 class _Prepared:
-    """A schema made ready once: its validator (None when broken, with the problem) and its
-    fast checker (None when the schema is outside the fast path's allow-list)."""
+    """A schema made ready once: its validator (None when broken, with the problem), its
+    fast checker (None when the schema is outside the fast path's allow-list) and its one-pass
+    checker (None unless the schema is a flat object of scalar properties)."""
 
     validator: Draft202012Validator | None
     problem: str | None = None
     fast: FastCheck | None = None
+    one_pass: FastCheck | None = None
 
 
 #: A schema whose undeclared keys can only sit at the top level: (described, properties).
@@ -185,7 +205,8 @@ def _prepare(schema_text: str) -> _Prepared:
     except SchemaError as exc:
         return _Prepared(None, f"invalid JSON Schema: {exc.message}")
     validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-    return _Prepared(validator, None, fast_checker(json.loads(schema_text)))
+    fresh = json.loads(schema_text)  # the checkers keep no reference to the validator's copy
+    return _Prepared(validator, None, fast_checker(fresh), one_pass_checker(fresh))
 
 
 def _failures(error: ValidationError, call: ToolCall, step: int) -> Iterator[Failure]:

@@ -121,3 +121,161 @@ def _safe_name(name: Any) -> bool:
 
 def _safe_pattern(pattern: str) -> bool:
     return "$" not in pattern or "(?" not in pattern
+
+
+# --- one pass: a flat object schema of scalar properties -------------------------------------
+#
+# Most tool schemas are one object of scalar properties. For those, a valid call is decided in
+# one pass over its arguments by a test per property, built once per schema from the keywords
+# jsonschema applies (`_keywords.py`: `type`, `enum`, `const`, `pattern`, lengths and bounds),
+# each test accepting only what jsonschema accepts; anything else falls back to the fast
+# checker above and then jsonschema, whose verdict stands.
+
+#: Top-level keywords a one-pass schema may hold.
+_ONE_PASS_TOP = frozenset({"type", "properties", "required", "additionalProperties"})
+#: What a JSON type is to a one-pass test, by the Python types taken as that type without
+#: asking jsonschema (an integral float is an integer to jsonschema; that is left to it).
+_PY_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "number": frozenset({int, float}),
+    "integer": frozenset({int}),
+    "boolean": frozenset({bool}),
+    "null": frozenset({type(None)}),
+}
+_NUMBERS = (int, float)
+
+#: One test of one argument value: True only when jsonschema accepts it for that keyword.
+ValueTest = Callable[[Any], bool]
+
+
+def one_pass_checker(schema: Any) -> FastCheck | None:
+    """For an object schema whose properties are all scalars with the keywords above, a
+    function answering True only for arguments jsonschema accepts and whose every key the
+    schema declares (so nothing is `hallucinated_param`); None for any other schema.
+
+    `schema` must already have passed `Draft202012Validator.check_schema`.
+    """
+    if not isinstance(schema, Mapping) or not schema.keys() <= _ONE_PASS_TOP:
+        return None
+    props = schema.get("properties", {})
+    required = schema.get("required", [])
+    if schema.get("type", "object") != "object" or not isinstance(props, Mapping):
+        return None
+    if not isinstance(schema.get("additionalProperties", True), bool):
+        return None
+    if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
+        return None
+    tests: dict[str, ValueTest] = {}
+    for name, sub in props.items():
+        test = _property_test(sub)
+        if test is None:
+            return None
+        tests[name] = test
+    return _all_declared_and_passing(frozenset(required), tests)
+
+
+def _all_declared_and_passing(needed: frozenset[str], tests: dict[str, ValueTest]) -> FastCheck:
+    """The one-pass check: every required key present, every key declared, every value passing."""
+
+    def accepts(args: Any) -> bool:
+        if type(args) is not dict or not args.keys() >= needed:
+            return False
+        for key, value in args.items():
+            test = tests.get(key)
+            if test is None or not test(value):
+                return False
+        return True
+
+    return accepts
+
+
+def _property_test(schema: Any) -> ValueTest | None:
+    """The test of one property's value, or None when its schema is not a one-pass scalar."""
+    if not isinstance(schema, Mapping):
+        return None
+    types: frozenset[type] | None = None
+    checks: list[ValueTest] = []
+    for key, value in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            types = _py_types(value)
+            if types is None:
+                return None
+            continue
+        check = _keyword_test(key, value)
+        if check is None:
+            return None
+        checks.append(check)
+    return _scalar_test(types, tuple(checks))
+
+
+def _scalar_test(types: frozenset[type] | None, checks: tuple[ValueTest, ...]) -> ValueTest:
+    """One property's test: its types, then each keyword's check (one or none, mostly)."""
+    if len(checks) > 1:
+        return lambda v: (types is None or type(v) in types) and all(c(v) for c in checks)
+    if checks:
+        check = checks[0]
+        return lambda v: (types is None or type(v) in types) and check(v)
+    return lambda v: types is None or type(v) in types
+
+
+def _py_types(value: Any) -> frozenset[type] | None:
+    """The Python types a `type` keyword accepts here; None beyond scalars."""
+    names = value if isinstance(value, list) else [value]
+    if not all(isinstance(n, str) and n in _PY_TYPES for n in names):
+        return None
+    return frozenset().union(*(_PY_TYPES[n] for n in names))
+
+
+def _keyword_test(key: str, limit: Any) -> ValueTest | None:
+    """A value keyword's test, as jsonschema words the keyword; None when not one-pass.
+
+    Each test passes a value the keyword does not apply to (a bound on a string), as
+    jsonschema does, and fails a NaN against any bound (jsonschema would pass it: left to it).
+    """
+    if key in ("enum", "const"):
+        options = limit if key == "enum" else [limit]
+        if not isinstance(options, list) or not all(type(o) is str for o in options):
+            return None
+        allowed = frozenset(options)  # a string equals only a string (jsonschema's `equal`)
+        return lambda v: type(v) is str and v in allowed
+    if key == "pattern":
+        try:
+            compiled = re.compile(limit)  # jsonschema: `re.search(pattern, instance)`
+        except (re.error, TypeError):
+            return None
+        return lambda v: type(v) is not str or compiled.search(v) is not None
+    if key in ("minLength", "maxLength"):
+        if type(limit) is not int:
+            return None
+        if key == "minLength":
+            return lambda v: type(v) is not str or len(v) >= limit
+        return lambda v: type(v) is not str or len(v) <= limit
+    if key in _BOUNDS and _number(limit):
+        return _BOUNDS[key](limit)
+    return None
+
+
+def _at_least(lo: float) -> ValueTest:
+    return lambda v: type(v) not in _NUMBERS or v >= lo
+
+
+def _above(lo: float) -> ValueTest:
+    return lambda v: type(v) not in _NUMBERS or v > lo
+
+
+def _at_most(hi: float) -> ValueTest:
+    return lambda v: type(v) not in _NUMBERS or v <= hi
+
+
+def _below(hi: float) -> ValueTest:
+    return lambda v: type(v) not in _NUMBERS or v < hi
+
+
+_BOUNDS: dict[str, Callable[[float], ValueTest]] = {
+    "minimum": _at_least,
+    "exclusiveMinimum": _above,
+    "maximum": _at_most,
+    "exclusiveMaximum": _below,
+}
