@@ -1,4 +1,4 @@
-"""The identity memo selection and ordering keep their per-case plans in."""
+"""The identity memo the checks keep their per-case plans and derived data in."""
 
 from __future__ import annotations
 

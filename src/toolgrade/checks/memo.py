@@ -1,8 +1,8 @@
 """A bounded memo keyed on an object's identity, for what a check derives from a frozen case.
 
-The same class as `checks.arguments.memo.IdentityMemo`, here beside the checks that share it:
-ordering cannot import from `arguments/` (whose suite validation imports ordering, a cycle the
-import contracts forbid). `arguments/memo.py` could re-export this one; its owner's call.
+A case and its reference calls are frozen and graded once per run, so what a check derives from
+them (parsed comparators, folded text, per-case plans) can be kept per object. It lives beside
+the checks, not inside one of them, so that every check may use it without importing another.
 
 Keys are `id(obj)`; each entry holds its object, so the id stays its own while the entry lives.
 Past `limit` entries the memo starts afresh.

@@ -51,11 +51,11 @@ from toolgrade.checks.arguments.comparators import (
 )
 from toolgrade.checks.arguments.figures import ArgumentsAccumulator
 from toolgrade.checks.arguments.grounding import Ungrounded, ungrounded_values
-from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.arguments.pairing import AskJudge, FieldResult, compare, optimal_pairs
 from toolgrade.checks.arguments.schema import Validity, validate_call
 from toolgrade.checks.arguments.settled import judge_free_results
 from toolgrade.checks.base import GradeContext
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
     ArgumentExpectation,

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolgrade.checks.arguments.memo import IdentityMemo
+from toolgrade.checks.memo import IdentityMemo
 from toolgrade.jsonio.leaves import leaves
 from toolgrade.models import Case, Failure, Message, ToolCall, Trajectory
 from toolgrade.models.figures import UngroundedValue

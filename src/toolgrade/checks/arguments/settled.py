@@ -14,9 +14,9 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from toolgrade.checks.arguments.comparators import Comparator
-from toolgrade.checks.arguments.memo import IdentityMemo
 from toolgrade.checks.arguments.pairing import FieldResult
 from toolgrade.checks.call_identity import exact_key
+from toolgrade.checks.memo import IdentityMemo
 
 Spec = dict[str, Comparator]
 FieldResults = dict[str, FieldResult]
