@@ -116,8 +116,11 @@ def judge_rows(r: dict[str, Any]) -> list[str]:
     ]
 
 
-#: The issue's targets for the four checks together: (peer, minimum multiple of its rate).
-PEER_TARGETS = [("agentevals", 10.0), ("deepeval", 10.0), ("pydantic-evals", 1.5)]
+#: The targets for the four checks together: (peer, minimum multiple of its rate). The 2x
+#: pair is issue 33's (line to verdict, after the checks had grown heavier); the 10x and 1.5x
+#: are an earlier issue's, kept so that the distance to them stays in view.
+PEER_TARGETS = [("agentevals", 2.0), ("deepeval", 2.0),
+                ("agentevals", 10.0), ("deepeval", 10.0), ("pydantic-evals", 1.5)]
 FLOOR_TARGET = 3.0
 #: Peak RSS may grow by this share from the smallest to the largest N and still count as flat.
 FLAT_MEMORY = 0.10
@@ -225,8 +228,8 @@ def jobs_rows(results: dict[int, dict[str, Any]]) -> list[str]:
 #: Start-up targets of the issue, in seconds of wall time on an idle machine.
 STARTUP_TARGETS = [("toolgrade --help", 0.5),
                    ("toolgrade validate examples/helpdesk/suite.yaml", 1.0)]
-#: `--jobs 2` against `--jobs 1` at the largest N.
-JOBS_TARGET = 1.7
+#: `--jobs 2` against `--jobs 1` at the largest N (issue 33; an earlier issue asked 1.7x).
+JOBS_TARGET = 1.8
 #: `--engine ray` (a local instance) against `--jobs 2` at the largest N: bounded overhead.
 RAY_TARGET = 0.8
 
