@@ -83,3 +83,16 @@ def grade(c: Case, r: Trajectory, judge: Any = None) -> CheckResult:
 def names(result: CheckResult) -> list[str]:
     """The failure names of a result, in order."""
     return [f.name for f in result.failures]
+
+
+#: Bounds on integers and numbers, one required: the schema-checker tests' shared case (the
+#: fast checker's and the one-pass checker's).
+NUMBERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer", "minimum": 0, "maximum": 10},
+        "x": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5},
+        "big": {"type": "integer", "minimum": -(10**20)},
+    },
+    "required": ["n"],
+}

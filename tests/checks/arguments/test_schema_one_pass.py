@@ -10,19 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from builders_arguments import NUMBERS
 from toolgrade.checks.arguments.schema import Validity, undeclared_keys, validate_call
 from toolgrade.checks.arguments.schema_fastpath import one_pass_checker
 from toolgrade.models import ToolCall, ToolSpec
 
-NUMBERS = {
-    "type": "object",
-    "properties": {
-        "n": {"type": "integer", "minimum": 0, "maximum": 10},
-        "x": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5},
-        "big": {"type": "integer", "minimum": -(10**20)},
-    },
-    "required": ["n"],
-}
 SCALARS = (
     st.none()
     | st.booleans()
