@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.checks.ordering import _blocks, aligned_order, lcs_length
+from toolgrade.checks.ordering import aligned_order, lcs_length
+from toolgrade.checks.ordering.sequence import _blocks
 from toolgrade.models import ToolCall
 
 _NAMES = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=9)

@@ -1,7 +1,7 @@
 """Ordering shortcuts agree with what they replace.
 
 Call keys computed once per grade are equal exactly when the calls' `call_key`s are; group-free
-runs align to their call order; `_matching` selects the events a per-event predicate accepts.
+runs align to their call order; `matching_events` selects the events a per-event predicate accepts.
 """
 
 from __future__ import annotations
@@ -12,14 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.checks.ordering import (
-    _Event,
-    _matching,
-    aligned_names,
-    call_identities,
-    call_key,
-    call_keys,
-)
+from toolgrade.checks.ordering import aligned_names, call_identities, call_key, call_keys
+from toolgrade.checks.ordering.points import Event, matching_events
 from toolgrade.models import ANSWER, OrderingExpectation, ToolCall
 
 VALUES = st.sampled_from([1, 1.0, 2, True, "1", None, [1], [1.0], {"k": 1}, {"k": 1.0}])
@@ -77,12 +71,13 @@ def test_without_groups_the_aligned_names_are_the_call_order(
 def test_matching_selects_what_the_predicate_accepts(raw: list[tuple[str, Any]], side: str) -> None:
     ordering = OrderingExpectation(groups={"reads": ["a", "c"], "none": []})
     events = [
-        _Event(i, name, group, is_answer=name == ANSWER) for i, (name, group) in enumerate(raw)
+        Event(i, name, group, is_answer=name == ANSWER) for i, (name, group) in enumerate(raw)
     ]
-    assert _matching(side, events, ordering) == [e for e in events if _accepts(side, ordering, e)]
+    expected = [e for e in events if _accepts(side, ordering, e)]
+    assert matching_events(side, events, ordering) == expected
 
 
-def _accepts(side: str, ordering: OrderingExpectation, event: _Event) -> bool:
+def _accepts(side: str, ordering: OrderingExpectation, event: Event) -> bool:
     """The per-event reading of a constraint side, written out plainly as the oracle."""
     if side == ANSWER:
         return event.is_answer
@@ -94,7 +89,7 @@ def _accepts(side: str, ordering: OrderingExpectation, event: _Event) -> bool:
 def test_an_unknown_group_is_an_error() -> None:
     ordering = OrderingExpectation()
     with pytest.raises(ValueError, match="unknown ordering group '@x'"):
-        _matching("@x", [_Event(0, "a")], ordering)
+        matching_events("@x", [Event(0, "a")], ordering)
 
 
 #: Values JSON equality treats in ways Python equality does not (NaN, -0.0, bools, strings that

@@ -1,7 +1,7 @@
 """Ordering's per-case plan and per-run index give what the plain scans give.
 
 A side resolved once per case and read from the run's index by tool matches the events
-`_matching` finds scanning the whole run; the repeat detectors' shortcut (no two calls share
+`matching_events` finds scanning the whole run; the repeat detectors' shortcut (no two calls share
 an identity) reports what the detectors report; faults located through the index are the
 faults `locate` finds.
 """
@@ -17,13 +17,6 @@ from hypothesis import strategies as st
 from toolgrade.checks.ordering import (
     ModeOutcome,
     OrderingCheck,
-    _before_at,
-    _budget_at,
-    _Event,
-    _first_difference,
-    _matching,
-    _RunPoints,
-    _side_of,
     aligned_names,
     aligned_order,
     budget_failure,
@@ -34,6 +27,9 @@ from toolgrade.checks.ordering import (
     loop_failures,
     redundant_failures,
 )
+from toolgrade.checks.ordering.constraints import before_at, budget_at
+from toolgrade.checks.ordering.points import Event, RunPoints, _side_of, matching_events
+from toolgrade.checks.ordering.sequence import _first_difference
 from toolgrade.checks.recovery import _located, faulted_in, locate
 from toolgrade.checks.run_calls import RunCalls, index_of
 from toolgrade.models import (
@@ -70,10 +66,10 @@ def calls(draw: st.DrawFn) -> list[tuple[int, ToolCall]]:
     return out
 
 
-def _events(calls: list[tuple[int, ToolCall]], final: tuple[int, str] | None) -> list[_Event]:
-    """Every call an event, then the final answer: what `_matching` scans."""
-    events = [_Event(i, c.tool, c.group) for i, c in calls]
-    return events + ([_Event(final[0], ANSWER, None, is_answer=True)] if final else [])
+def _events(calls: list[tuple[int, ToolCall]], final: tuple[int, str] | None) -> list[Event]:
+    """Every call an event, then the final answer: what `matching_events` scans."""
+    events = [Event(i, c.tool, c.group) for i, c in calls]
+    return events + ([Event(final[0], ANSWER, None, is_answer=True)] if final else [])
 
 
 _SIDES = st.sampled_from(["a", "b", "d", ANSWER, "@reads", "@one", "@none"])
@@ -86,9 +82,9 @@ def test_an_indexed_side_matches_what_the_scan_matches(
 ) -> None:
     ordering = OrderingExpectation(groups=_GROUPS)
     final = (len(run) * 2, "done") if answered else None
-    points = _RunPoints(RunCalls(run), final)
+    points = RunPoints(RunCalls(run), final)
     found = points.matching(_side_of(side, ordering))
-    events = _matching(side, _events(run, final), ordering)
+    events = matching_events(side, _events(run, final), ordering)
     assert [(points.step(p), points.name(p)) for p in found] == [(e.step, e.name) for e in events]
     assert bool(points) == bool(_events(run, final))
 
@@ -100,11 +96,11 @@ def test_pairs_and_budgets_on_points_fail_as_on_events(
 ) -> None:
     ordering = OrderingExpectation(groups=_GROUPS)
     final = (len(run) * 2, "done") if answered else None
-    points, events = _RunPoints(RunCalls(run), final), _events(run, final)
+    points, events = RunPoints(RunCalls(run), final), _events(run, final)
     a_points = points.matching(_side_of(a, ordering))
     b_points = points.matching(_side_of(b, ordering))
-    assert _before_at((a, b), a_points, b_points, points) == check_before((a, b), events, ordering)
-    assert _budget_at(b, limit, b_points, points) == budget_failure(b, limit, events, ordering)
+    assert before_at((a, b), a_points, b_points, points) == check_before((a, b), events, ordering)
+    assert budget_at(b, limit, b_points, points) == budget_failure(b, limit, events, ordering)
 
 
 @settings(max_examples=300, deadline=None)

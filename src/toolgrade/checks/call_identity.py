@@ -31,7 +31,7 @@ def identity(call: ToolCall) -> Hashable:
 
 
 def _value(value: Any) -> Hashable:
-    """One JSON value as JSON equality would compare it after `ordering._canon`."""
+    """One JSON value as JSON equality would compare it after `ordering.repeats._canon`."""
     if isinstance(value, str):
         return str(value)
     if value is None:

@@ -1,4 +1,4 @@
-"""The ordering check's per-run figures (checks/ordering.py), as one results line holds them."""
+"""The ordering check's per-run figures (checks/ordering/), as one results line holds them."""
 
 from typing_extensions import TypedDict
 
