@@ -2,9 +2,9 @@
 
 `selection.py`, `arguments/` (the heaviest: comparators, pairing, schema, grounding),
 `ordering/` (constraints, sequence modes, repeats) and `recovery.py` (with `state.py` and
-`mentions.py`); `base.py`, `memo.py` and `run_calls.py` are what they share. The names below are imported on first use (PEP 562): loading a suite needs
-`checks.arguments.validation` alone, not every check (`toolgrade validate` without runs grades
-nothing).
+`mentions.py`); `base.py`, `memo.py` and `run_calls.py` are what they share. The names below
+are imported on first use (PEP 562): loading a suite needs `checks.arguments.validation` alone,
+not every check (`toolgrade validate` without runs grades nothing).
 """
 
 from __future__ import annotations
