@@ -218,11 +218,10 @@ def faulted_in(rec: RecoveryExpectation | None, index: RunCalls) -> set[int]:
     scanning the calls once per spec."""
     faulted = set(index.marked)
     for spec in rec.faults if rec is not None else ():
-        positions = index.positions(spec.tool)
         if spec.nth == "all":
-            faulted.update(positions)
-        elif len(positions) >= spec.nth:
-            faulted.add(positions[spec.nth - 1])
+            faulted.update(index.positions(spec.tool))
+        elif (position := _nth_position(spec, index)) is not None:
+            faulted.add(position)
     return faulted
 
 
@@ -264,10 +263,15 @@ def _grade_faults(rec: RecoveryExpectation, index: RunCalls) -> list[Outcome]:
 
 def _located(spec: FaultSpec, index: RunCalls) -> Fault:
     """`locate`, reading the tool's calls from the run's index."""
+    return Fault(spec.tool, spec.nth, spec.kind, spec.content, "spec", _nth_position(spec, index))
+
+
+def _nth_position(spec: FaultSpec, index: RunCalls) -> int | None:
+    """The position of the call a spec strikes ('all': the first), None when the run made
+    fewer calls of its tool."""
     positions = index.positions(spec.tool)
     nth = 1 if spec.nth == "all" else spec.nth
-    position = positions[nth - 1] if len(positions) >= nth else None
-    return Fault(spec.tool, spec.nth, spec.kind, spec.content, "spec", position)
+    return positions[nth - 1] if len(positions) >= nth else None
 
 
 def fault_failure(o: Outcome) -> Failure:

@@ -60,10 +60,10 @@ _BINARY = {
 
 def _binary(results: Mapping[CheckName, CheckResult]) -> Aggregate:
     """Binary mode: passes when every applicable check passes."""
-    applicable = [r for r in results.values() if r.applicable]
+    applicable = _applicable(results)
     if not applicable:
         return _NOTHING_SHOWN["binary"]
-    return _BINARY[all(r.passed is True for r in applicable)]
+    return _BINARY[all(r.passed is True for r in applicable.values())]
 
 
 def aggregate(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Aggregate:
