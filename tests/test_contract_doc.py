@@ -59,3 +59,11 @@ def test_every_linked_page_exists() -> None:
     text = CONTRACT.read_text(encoding="utf-8")
     for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
         assert (CONTRACT.parent / target).is_file(), target
+
+
+def test_no_source_or_doc_cites_a_design_document_users_do_not_have() -> None:
+    root = CONTRACT.parents[1]
+    files = [*root.joinpath("src", "toolgrade").rglob("*.py"), *root.joinpath("docs").glob("*.md"),
+             root / "README.md"]
+    citing = [str(f.relative_to(root)) for f in files if "DESIGN" in f.read_text(encoding="utf-8")]
+    assert citing == []

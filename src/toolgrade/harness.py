@@ -6,7 +6,7 @@
 
 Faults fire by call count per tool (1-based, or every call with ``nth: all``), so the same agent
 code sees the same faults on every trial. Every call, faulted or not, is recorded as a normalised
-`ToolCall` (DESIGN section 2) with the result the agent saw.
+`ToolCall` (docs/case-format.md, Runs) with the result the agent saw.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ CheckName = Literal["selection", "arguments", "ordering", "recovery"]
 #: The four checks, in report order.
 CHECK_NAMES: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
 
-#: The failures each check reports (DESIGN section 3).
+#: The failures each check reports (docs/contract.md).
 SelectionFailure = Literal[
     "missing_tool", "extra_tool", "substitution", "forbidden_tool", "unauthorized_side_effect",
     "unknown_tool", "unexpected_tool_use"

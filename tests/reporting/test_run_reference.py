@@ -55,7 +55,7 @@ def test_the_reference_lists_routes_arguments_order_and_recovery() -> None:
     assert lines["fallback for lookup_order"] == "search_orders"
     assert lines["escalate with"] == "escalate"
     assert lines["state"] == '{"path": "orders.A123.status", "equals": "refunded"}'
-    assert ref.expected[0][0] == "route"  # selection first, as in DESIGN
+    assert ref.expected[0][0] == "route"  # selection first, in report order
 
 
 def test_a_no_tool_case_says_so_and_a_string_input_is_one_user_message() -> None:

@@ -1,4 +1,4 @@
-"""The three aggregate modes of DESIGN section 4."""
+"""The three aggregate modes (docs/case-format.md)."""
 
 from __future__ import annotations
 

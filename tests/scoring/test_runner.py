@@ -1,4 +1,4 @@
-"""The runner: a results line per trajectory, crashes as data, the summary keys of DESIGN 7."""
+"""The runner: a results line per trajectory, crashes as data, docs/contract.md's summary keys."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Adapters from recorded chat formats to the normalised steps of DESIGN section 2."""
+"""Adapters from recorded chat formats to the normalised steps (docs/case-format.md, Runs)."""
 
 from __future__ import annotations
 

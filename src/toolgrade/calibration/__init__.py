@@ -1,4 +1,4 @@
-"""Calibration: how far an LLM judge agrees with labelled sets (DESIGN section 6).
+"""Calibration: how far an LLM judge agrees with labelled sets (docs/calibration.md).
 
 `calibrate` runs a judge over a set and returns a `CalibrationRecord`; `records` stores them per
 (model, dimension, set hash) and answers `find_record` / `check_floor` for `toolgrade run`.

@@ -58,7 +58,7 @@ class Disagreement(BaseModel):
 
 
 class CalibrationRecord(BaseModel):
-    """How far one judge model agrees with one labelled set (DESIGN section 6).
+    """How far one judge model agrees with one labelled set (docs/calibration.md).
 
     Rates are None when undefined (no denominator); `kappa` is None when every observation
     falls in one shared category. Unscored verdicts are counted in `unscored` and left out of

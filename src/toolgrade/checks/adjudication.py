@@ -1,4 +1,4 @@
-"""Judges and people that decide: the adjudication step of selection and recovery (DESIGN 5).
+"""Judges and people that decide: the adjudication step of selection and recovery (docs/judges.md).
 
 Selection, with `judge_alternates: true`, after route choice: a run that matches no listed
 route is decided by a person's recorded decision on (case, route) when there is one, else by the

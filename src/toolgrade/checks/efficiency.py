@@ -1,4 +1,4 @@
-"""Step efficiency per task type (DESIGN section 4): C = (1/n) * sum of s_min / s_i.
+"""Step efficiency per task type (docs/ordering.md): C = (1/n) * sum of s_min / s_i.
 
 s_i is the number of tool calls of run i. Only runs that succeeded enter the sum: a run that
 failed a check says nothing about how few steps the task needs, and its step count would reward

@@ -2,7 +2,7 @@
 
 Per fault (declared in ``expected.recovery.faults``, or observed in the run when
 ``grade_observed_errors`` is set) the check reads what followed the faulted call and labels the
-stage reached (DESIGN section 4). Environment-state assertions (``expected.state``) and what
+stage reached (docs/recovery.md). Environment-state assertions (``expected.state``) and what
 the agent must say (``expected.answer.mentions``, checks/mentions.py) are part of this check:
 the run's outcome, beside how it got there. LLM judges (recovery quality, result
 interpretation) are asked through the injected port and never change a deterministic stage;

@@ -1,4 +1,4 @@
-"""The selection check: did the agent reach for the right tools? (DESIGN sections 3, 4 and 7.)
+"""The selection check: did the agent reach for the right tools? (docs/contract.md.)
 
 Counting. Tool names are compared as multisets: a reference that lists `search` twice against
 an agent that calls it five times is 2 TP and 3 FP, never collapsed. The run is scored against

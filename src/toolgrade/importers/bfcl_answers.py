@@ -25,7 +25,7 @@ from toolgrade.jsonio.values import JsonObject, JsonValue
 #: The marker BFCL puts among acceptable values when a parameter may be left out.
 OPTIONAL = ""
 
-#: Keys that make a mapping a comparator in the case format (DESIGN section 1), options included.
+#: Keys that make a mapping a comparator in the case format (docs/comparators.md), options included.
 _COMPARATOR_KEYS = frozenset({
     "exact", "one_of", "approx", "tol", "rel", "date", "tz", "casefold", "regex", "semantic",
     "rubric", "any", "absent", "unordered", "normalize", "strict",

@@ -1,7 +1,7 @@
 """A judge engine with some dimensions withheld: their requests are answered `unscored`.
 
 A judge asked to decide outcomes (`judge_alternates`, `judge_quality`) must carry a calibration
-record over its kappa floor (DESIGN section 5). One that does not is not let decide, and does
+record over its kappa floor (docs/judges.md). One that does not is not let decide, and does
 not stop the run either: every request of its dimension is answered `unscored` with the reason
 "awaiting adjudication" and no model call, so the items it would have decided stay undecided,
 are shown as such and are listed by `toolgrade adjudicate`. Only `[judge] require_calibration =

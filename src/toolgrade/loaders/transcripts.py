@@ -3,7 +3,7 @@
 `results.jsonl` holds scores and failures, not what the agent did; the report's run views and
 `toolgrade show` need the steps the failures point at. `toolgrade run` writes one line per
 graded run here, in the order of `results.jsonl` (line i of one is line i of the other), in
-the normalised `steps` form of DESIGN section 2: the file is itself a runs file, readable by
+the normalised `steps` form (docs/case-format.md): the file is itself a runs file, readable by
 `toolgrade run` like any other. Reading picks only the lines asked for, so a report of a huge
 run parses no more transcripts than it shows.
 """

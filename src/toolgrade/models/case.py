@@ -1,4 +1,4 @@
-"""The reference: a case, its tool catalogue and the expectations of each check (DESIGN section 1).
+"""The reference: a case, its tool catalogue and each check's expectations (docs/case-format.md).
 
 Every model is frozen and forbids unknown keys, so a typo in a suite is an error that names
 the file, line and key instead of a silently ignored expectation.

@@ -1,4 +1,4 @@
-"""The typed shape of one `results.jsonl` line (DESIGN section 7), for `toolgrade schema
+"""The typed shape of one `results.jsonl` line (docs/contract.md), for `toolgrade schema
 --results` and for tools that read results files.
 
 `TrajectoryResult.to_json` writes the line: a check's figures sit beside its applicable,

@@ -1,4 +1,4 @@
-"""Grading outputs: failures, check results, the per-trajectory record (DESIGN sections 3-4, 7)."""
+"""Grading outputs: failures, check results, the per-trajectory record (docs/contract.md)."""
 
 from __future__ import annotations
 

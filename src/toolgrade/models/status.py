@@ -1,4 +1,4 @@
-"""Verdict states of a check and of a run: pass, fail, unscored, n/a or error (DESIGN 5).
+"""Verdict states of a check and of a run: pass, fail, unscored, n/a or error (docs/contract.md).
 
 `unscored` is a state of its own: a check that did not pass, whose only shortfall is items no
 judge or person decided (argument fields, an unlisted route), reads `unscored`, never FAIL,

@@ -1,4 +1,4 @@
-"""The typed shape of `summary.json` (DESIGN section 7): what the runner builds and writes, and
+"""The typed shape of `summary.json` (docs/contract.md): what the runner builds and writes, and
 what reports, gates, the pytest plugin and the CLI read.
 
 The runner folds its figures, validates them into a `RunSummary` once, and writes that model:

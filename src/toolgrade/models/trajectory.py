@@ -1,4 +1,4 @@
-"""The run: a trajectory of normalised steps (DESIGN section 2).
+"""The run: a trajectory of normalised steps (docs/case-format.md, Runs).
 
 Adapters turn OpenAI or Anthropic chat messages into these steps; checks read only these.
 """

@@ -23,7 +23,7 @@ from toolgrade.reporting.digest import printable
 
 #: Longest task message or expectation shown, in characters.
 REFERENCE_CHARS = 1200
-#: The comparators of DESIGN section 1 written as `field op value` (the rest are shown as JSON).
+#: The comparators (docs/comparators.md) written as `field op value` (the rest are shown as JSON).
 _OPS = {"exact": "=", "casefold": "≈ (case-insensitive)", "regex": "matches",
         "date": "same date as", "semantic": "means", "one_of": "one of"}
 
@@ -120,7 +120,7 @@ def _outcome(case: Case) -> list[tuple[str, str]]:
 
 
 def case_reference(case: Case) -> Reference:
-    """The task and the expectations of `case`, in DESIGN order (selection first)."""
+    """The task and the expectations of `case`, in report order (selection first)."""
     exp = case.expected
     expected = [*(_selection(exp.selection) if exp.selection else []),
                 *(_arguments(exp.arguments) if exp.arguments else []),

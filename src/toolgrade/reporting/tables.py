@@ -124,7 +124,7 @@ def _share(value: Any) -> float | None:
 
 
 def cards(summary: RunSummary) -> list[Card]:
-    """The four checks side by side, in DESIGN order."""
+    """The four checks side by side, in report order."""
     out = []
     for name in CHECKS:
         block = summary.checks.of(name)

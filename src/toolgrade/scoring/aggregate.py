@@ -1,4 +1,4 @@
-"""Per-case aggregation of the four check results by the case's scoring mode (DESIGN section 4).
+"""Per-case aggregation of the four check results by the case's scoring mode (docs/case-format.md).
 
 - binary: passes when every applicable check passes (score 1.0 or 0.0).
 - weighted: weighted mean of applicable check scores against `threshold`; a check not named in

@@ -1,4 +1,4 @@
-"""Gates: minimums on summary figures, e.g. `"selection.f1" = 0.9` (DESIGN section 7).
+"""Gates: minimums on summary figures, e.g. `"selection.f1" = 0.9` (docs/reports.md).
 
 A gate names a figure by a dotted path: `<check>.<figure>[.<key>...]` looks in
 `summary.checks.<check>`, and so does `coverage.<kind>` (a count of cases); `aggregate.<figure>`

@@ -1,5 +1,5 @@
 """Input validation: every suite and run line read once, every problem listed, before any
-grading or model call (DESIGN section 7). `runner.grade` takes what this returns.
+grading or model call (docs/contract.md). `runner.grade` takes what this returns.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 People go first: a judge item (any dimension but alternate_route, whose decisions are per case
 and route, `checks.adjudication`) that a person decided with `toolgrade adjudicate` is answered
-from the decision, and the judge is not asked (DESIGN section 5). An item left `unscored` is
+from the decision, and the judge is not asked (docs/judges.md). An item left `unscored` is
 recorded with its id and the inputs the judge saw (as is one the escalation judge decided), so
 `toolgrade adjudicate` can show it to a person and the decision can be exported as a labelled
 calibration item.

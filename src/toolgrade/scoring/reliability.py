@@ -1,4 +1,4 @@
-"""Reliability across trials: pass@k and pass^k (DESIGN section 4).
+"""Reliability across trials: pass@k and pass^k (docs/recovery.md).
 
 From n trials of one case with c passes, the unbiased estimators are
 

@@ -4,7 +4,7 @@ Three parts: `scoring.inputs` validates, `scoring.grading` grades one trajectory
 module orchestrates (in this process, or in an engine's workers through `scoring.jobs`) and
 writes the outputs. Its names are the package's public API, so it re-exports the other two's.
 
-Order of work (DESIGN section 7): every input is validated before any grading or model call;
+Order of work (docs/contract.md): every input is validated before any grading or model call;
 then each trajectory is graded by every check through the one `Check` interface, aggregated by
 its case's scoring mode, written to `results.jsonl` as soon as it is done, and folded into the
 suite summary. A check that crashes becomes data on that record; the run goes on.
@@ -176,7 +176,7 @@ def run_output(inputs: ValidatedInputs, summary: SuiteSummary, out_dir: Path) ->
     """The finished run's figures: the summary folded from every graded run, with what only
     the inputs know (coverage, cases without runs, OTLP figures)."""
     data = summary.to_json()
-    # The suite's hard-case coverage: every case counts, graded or not (DESIGN section 7).
+    # The suite's hard-case coverage: every case counts, graded or not (docs/case-format.md).
     data["checks"]["coverage"] = coverage_counts(inputs.suite.cases.values())
     if inputs.cases_without_runs:
         # Counted in `cases` and in no figure: named, so the reports can list them.

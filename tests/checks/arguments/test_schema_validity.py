@@ -1,4 +1,4 @@
-"""Schema validity: jsonschema errors mapped to the DESIGN failure names, with field and value."""
+"""Schema validity: jsonschema errors mapped to the contract's failure names, field and value."""
 
 from __future__ import annotations
 

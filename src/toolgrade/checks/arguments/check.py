@@ -1,4 +1,4 @@
-"""The arguments check: did the agent fill each call correctly? (DESIGN sections 1, 3, 4 and 7.)
+"""The arguments check: did the agent fill each call correctly? (docs/contract.md.)
 
 Pairing. For each tool named in `expected.arguments`, the agent's calls to that tool are paired
 with the reference calls of that tool by the assignment that maximises total field agreement

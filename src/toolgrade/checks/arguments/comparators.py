@@ -1,4 +1,4 @@
-"""Argument comparators (DESIGN section 1): parse a reference value into a comparator and apply it.
+"""Argument comparators (docs/comparators.md): a reference value parsed and applied.
 
 A bare scalar is `exact`; a bare list is compared item by item in order; a mapping holding
 exactly one comparator key (`exact`, `one_of`, `approx`, `date`, `casefold`, `regex`, `semantic`,

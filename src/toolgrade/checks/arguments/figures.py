@@ -1,4 +1,4 @@
-"""Suite figures of the arguments check: `summary.checks.arguments` (DESIGN section 7).
+"""Suite figures of the arguments check: `summary.checks.arguments` (docs/case-format.md, Outputs).
 
 Read from each graded record's `figures.calls`, one trajectory at a time; memory is bounded by
 the number of distinct `tool.field` names.

@@ -1,4 +1,4 @@
-"""Grounding: argument values that come from nowhere (reference-free; DESIGN section 3).
+"""Grounding: argument values that come from nowhere (reference-free; docs/case-format.md).
 
 An ID, email address or phone number the agent sends should be one it was given: by the case
 input, a user (or system) message of the run, or an earlier tool result. One found in none of

@@ -2,7 +2,7 @@
 
 *Invalid* (this module) is kept apart from *wrong* (valid, but not what the reference asks for):
 the fixes differ. Validation uses jsonschema's Draft 2020-12 validator, and each error becomes a
-failure named as in DESIGN section 3, with the dotted field path, the value and the step:
+failure named as in docs/contract.md, with the dotted field path, the value and the step:
 
 - `required` (and `dependentRequired`) -> `missing_required`
 - `type` -> `type_mismatch`

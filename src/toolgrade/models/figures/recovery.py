@@ -7,7 +7,7 @@ from typing_extensions import TypedDict
 
 from toolgrade.models.figures.verdicts import DecisionFigures, VerdictRecord
 
-#: The stage a fault reached (DESIGN section 4).
+#: The stage a fault reached (docs/recovery.md).
 Stage = Literal[
     "recovered", "no_retry", "retry_loop", "wrong_fallback", "missing_escalation", "not_triggered"
 ]
