@@ -28,6 +28,7 @@ from toolgrade.cli.common import (
     out,
 )
 from toolgrade.cli.compare_cmd import compare
+from toolgrade.cli.draft_cmd import draft
 from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
@@ -57,6 +58,7 @@ app.command("view")(view)
 app.command("calibrate")(calibrate)
 app.command("adjudicate")(adjudicate)
 app.command("compare")(compare)
+app.command("draft")(draft)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
 

@@ -1,0 +1,136 @@
+"""`toolgrade draft`: read recorded runs, draft one case per task, write and validate the suite.
+
+Runs are read as `toolgrade run` reads them (every accepted format). They are grouped by
+their case id (every run format names one) and each group becomes a case, built from the
+chosen agent's runs. The suite is written to a temporary file beside the target, loaded back
+with the suite loader, and only then moved into place, so a draft that would not validate is
+never left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolgrade.drafting.catalogue import DraftTool, read_catalogue, tools_for
+from toolgrade.drafting.infer import (
+    DraftCase,
+    draft_arguments,
+    draft_faults,
+    draft_selection,
+    draft_state,
+    task_input,
+)
+from toolgrade.drafting.ordering import draft_ordering
+from toolgrade.drafting.yaml_text import suite_text
+from toolgrade.errors import InputError, InputProblem, ToolgradeError
+from toolgrade.loaders import load_suite
+from toolgrade.loaders.runs import iter_runs, run_files
+from toolgrade.models import Case, Trajectory
+
+
+@dataclass(frozen=True)
+class DraftOptions:
+    """Which runs to draft from and how."""
+
+    agent: str | None = None
+    min_runs: int = 1
+    tools: Path | None = None
+    free_reads: bool = False
+    guards: bool = True
+
+
+@dataclass
+class Draft:
+    """What was drafted: the cases, the tools, the groups left out and the validated suite."""
+
+    cases: list[DraftCase]
+    tools: dict[str, DraftTool]
+    runs: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    suite: list[Case] = field(default_factory=list)
+
+
+def read_runs(paths: Sequence[Path]) -> list[Trajectory]:
+    """Every run of the files or folders; `InputError` with every problem found."""
+    runs: list[Trajectory] = []
+    problems: list[InputProblem] = []
+    for _, _, run, found in iter_runs(run_files(paths)):
+        problems += found
+        if run is not None:
+            runs.append(run)
+    if problems:
+        raise InputError(problems)
+    return runs
+
+
+def group_runs(runs: Sequence[Trajectory], agent: str | None) -> dict[str, list[Trajectory]]:
+    """The runs of `agent` (all runs when None) by case id, in the order cases first appear."""
+    groups: dict[str, list[Trajectory]] = {}
+    for run in runs:
+        if agent is None or run.agent == agent:
+            groups.setdefault(run.case_id, []).append(run)
+    return groups
+
+
+def draft_case(case_id: str, runs: Sequence[Trajectory], tools: dict[str, DraftTool],
+               options: DraftOptions) -> DraftCase:
+    """One case from its runs."""
+    task = task_input(runs)
+    before, groups = draft_ordering(runs, task.value, tools, options.guards)
+    selection = draft_selection(runs, tools, options.free_reads)
+    return DraftCase(
+        id=case_id, runs=len(runs), input=task, selection=selection,
+        arguments=draft_arguments(runs, tools, options.free_reads),
+        before=before, groups=groups, faults=draft_faults(runs),
+        state=draft_state(runs))
+
+
+def draft_suite(paths: Sequence[Path], options: DraftOptions) -> Draft:
+    """The draft from the runs in `paths`; `ToolgradeError` when there is nothing to draft."""
+    runs = read_runs(paths)
+    groups = group_runs(runs, options.agent)
+    if not groups:
+        who = f" of agent {options.agent!r}" if options.agent else ""
+        raise ToolgradeError(f"no runs{who} in {', '.join(map(str, paths))}: nothing to draft")
+    catalogue = read_catalogue(options.tools) if options.tools else {}
+    kept = {c: rs for c, rs in groups.items() if len(rs) >= options.min_runs}
+    tools = tools_for((call.tool for rs in kept.values() for run in rs for _, call in run.calls),
+                      catalogue)
+    cases = [draft_case(c, rs, tools, options) for c, rs in kept.items()]
+    skipped = {c: len(rs) for c, rs in groups.items() if len(rs) < options.min_runs}
+    return Draft(cases=cases, tools=tools, runs=sum(len(rs) for rs in kept.values()),
+                 skipped=skipped)
+
+
+def header(draft: Draft, paths: Sequence[Path], options: DraftOptions) -> list[str]:
+    """The comment lines at the top of the file: what it was drafted from."""
+    who = f"agent {options.agent}" if options.agent else "every agent"
+    return [
+        f"Drafted by `toolgrade draft` from {draft.runs} runs ({who}) in "
+        + ", ".join(p.as_posix() for p in paths) + ".",
+        "Every line marked `# review:` was inferred from those runs: check each before",
+        "trusting a grade (docs/draft.md says how each is inferred).",
+    ]
+
+
+def write_draft(draft: Draft, out: Path, header_lines: Sequence[str]) -> Draft:
+    """Write the suite to `out` once it loads back as a valid suite; `draft.suite` holds the
+    loaded cases. A draft that does not load leaves `out` as it was."""
+    if not draft.cases:
+        raise ToolgradeError("no case has enough runs (see --min-runs): nothing written")
+    text = suite_text(draft.cases, draft.tools, header_lines)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=".draft-", suffix=".yaml", dir=out.parent)
+    staged = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        draft.suite = list(load_suite(staged).cases.values())
+        os.replace(staged, out)
+    finally:
+        staged.unlink(missing_ok=True)
+    return draft

@@ -1,0 +1,173 @@
+"""Drafted `before` pairs: what the runs show must come first (docs/draft.md).
+
+Three kinds, each a review line of its own:
+
+- **flows**: a value of one call's result (not said by the user) is an argument of a later
+  call, in every run that made the later call: `[a, b]`, or `["@b_inputs", b]` when different
+  runs took it from different tools;
+- **guards**: a read-only check (a name with verify, authenticate, authorize, confirm,
+  validate or check) made before the first call of a write, in every run that wrote (an
+  identity check before a refund: no value flows, the policy does);
+- **answers**: a value of a call's result, not said by the user, is in the final answer of
+  every run: `[a, answer]`.
+
+Nothing else is ordered: reads among themselves and writes among themselves stay free.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from toolgrade.drafting.catalogue import DraftTool, words
+from toolgrade.drafting.infer import Line, done_calls
+from toolgrade.models import Trajectory
+from toolgrade.models.trajectory import Message, ToolCall
+
+#: The shortest string that counts as a value flowing from a result onwards.
+MIN_FLOW_CHARS = 3
+#: The shortest string of a result that counts as said again in the final answer.
+MIN_ANSWER_CHARS = 4
+#: Words that make a read-only tool a check that guards the writes after it.
+_CHECK_WORDS = frozenset({"verify", "authenticate", "authorize", "confirm", "validate", "check",
+                          "auth"})
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif _long_enough(value):
+        yield value
+
+
+def _long_enough(value: Any) -> bool:
+    """A string or number long enough that meeting it again is not chance."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return False
+    return len(str(value)) >= MIN_FLOW_CHARS
+
+
+def _result_value(call: ToolCall) -> Any:
+    """The call's result, a result written as JSON text read as JSON."""
+    content = call.result.content if call.result is not None else None
+    if isinstance(content, str):
+        try:
+            return json.loads(content)
+        except ValueError:
+            return content
+    return content
+
+
+def _result_holds(call: ToolCall, wanted: set[Any]) -> bool:
+    """Whether the call's result holds one of `wanted` (plain text: contains it)."""
+    content = _result_value(call)
+    if isinstance(content, str):
+        return any(str(v) in content for v in wanted)
+    return bool(wanted & set(_leaves(content)))
+
+
+def _told(run: Trajectory, case_input: Any) -> str:
+    said = [str(s.content) for s in run.steps if isinstance(s, Message) and s.role == "user"]
+    return "\n".join([*said, json.dumps(case_input) if case_input else ""]).casefold()
+
+
+def _flows(run: Trajectory, told: str) -> set[tuple[str, str]]:
+    """(earlier tool, later tool) pairs where a value of the earlier call's result, not said
+    by the user, is an argument of the later call."""
+    calls = done_calls(run)
+    pairs: set[tuple[str, str]] = set()
+    for j, later in enumerate(calls):
+        wanted = {v for v in _leaves(later.args) if str(v).casefold() not in told}
+        for earlier in calls[:j]:
+            if earlier.tool != later.tool and wanted and _result_holds(earlier, wanted):
+                pairs.add((earlier.tool, later.tool))
+    return pairs
+
+
+def _flow_pairs(runs: Sequence[Trajectory], case_input: Any
+                ) -> tuple[list[list[str]], dict[str, list[str]]]:
+    feeders: dict[str, list[set[str]]] = {}
+    for run in runs:
+        fed: dict[str, set[str]] = {call.tool: set() for call in done_calls(run)}
+        for a, b in _flows(run, _told(run, case_input)):
+            fed[b].add(a)
+        for b, sources in fed.items():
+            feeders.setdefault(b, []).append(sources)
+    pairs: list[list[str]] = []
+    groups: dict[str, list[str]] = {}
+    for b, per_run in sorted(feeders.items()):
+        if not all(per_run):
+            continue
+        always = set.intersection(*per_run)
+        if always:  # these fed it in every run
+            pairs += [[a, b] for a in sorted(always)]
+        else:  # each run was fed by one of them
+            groups[f"{b}_inputs"] = sorted(set().union(*per_run))
+            pairs.append([f"@{b}_inputs", b])
+    return pairs, groups
+
+
+def is_check(name: str) -> bool:
+    """Whether a tool's name reads as a check (`verify_identity`, `authenticateUser`)."""
+    return bool(set(words(name)) & _CHECK_WORDS)
+
+
+def _guards(runs: Sequence[Trajectory], tools: Mapping[str, DraftTool]) -> list[list[str]]:
+    """[check, write] where every run that wrote called the check before its first write."""
+    writes = sorted({c.tool for run in runs for c in done_calls(run) if tools[c.tool].side_effect})
+    pairs: list[list[str]] = []
+    for write in writes:
+        candidates: set[str] | None = None
+        for run in runs:
+            calls = done_calls(run)
+            first = next((i for i, c in enumerate(calls) if c.tool == write), None)
+            if first is None:
+                continue
+            before = {c.tool for c in calls[:first]
+                      if not tools[c.tool].side_effect and is_check(c.tool)}
+            candidates = before if candidates is None else candidates & before
+        pairs += [[read, write] for read in sorted(candidates or ())]
+    return pairs
+
+
+def _answer_sources(runs: Sequence[Trajectory], case_input: Any) -> list[list[str]]:
+    """[tool, answer] where every run's final answer repeats a value of that tool's result."""
+    common: set[str] | None = None
+    for run in runs:
+        answer = run.final_answer()
+        if answer is None:
+            return []
+        text, told = answer[1].casefold(), _told(run, case_input)
+        sources = set()
+        for call in done_calls(run):
+            content = _result_value(call)
+            values = [content] if isinstance(content, str) else list(_leaves(content))
+            if any(len(str(v)) >= MIN_ANSWER_CHARS and str(v).casefold() in text
+                   and str(v).casefold() not in told for v in values):
+                sources.add(call.tool)
+        common = sources if common is None else common & sources
+    return [[tool, "answer"] for tool in sorted(common or ())]
+
+
+def draft_ordering(runs: Sequence[Trajectory], case_input: Any, tools: Mapping[str, DraftTool],
+                   guards: bool = True) -> tuple[list[Line], Line | None]:
+    """The `before` pairs, each with its review note, and the groups they name."""
+    n = len(runs)
+    flows, groups = _flow_pairs(runs, case_input)
+    lines = [Line(p, f"flow: a value of the first's result reached the second's arguments in "
+                     f"every run that made the second ({n} runs)") for p in flows]
+    seen = {tuple(p) for p in flows}
+    for pair in _guards(runs, tools) if guards else []:
+        if tuple(pair) not in seen:
+            seen.add(tuple(pair))
+            lines.append(Line(pair, f"guard: every run that made the write ({n} runs) made "
+                                    "this read first; no value flowed: a policy?"))
+    lines += [Line(p, f"answer: the final answer of all {n} runs repeats a value of this "
+                      "tool's result") for p in _answer_sources(runs, case_input)]
+    grouped = Line(groups, "tools that fed the same call in different runs") if groups else None
+    return lines, grouped
