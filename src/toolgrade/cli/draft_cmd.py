@@ -34,8 +34,8 @@ def draft(
 
     The suite is written only once it validates; exit 2 on bad input, nothing written.
     """
-    from toolgrade.cli.main import coverage_line
     from toolgrade.drafting.draft import DraftOptions, draft_suite, header, write_draft
+    from toolgrade.scoring.coverage import coverage_counts
 
     options = DraftOptions(agent=agent, min_runs=min_runs, tools=tools, free_reads=free_reads)
     with input_errors_exit():
@@ -46,5 +46,7 @@ def draft(
     if drafted.skipped:
         out.print(f"left out {len(drafted.skipped)} case(s) with fewer than {min_runs} runs: "
                   + ", ".join(sorted(drafted.skipped)), markup=False)
-    out.print(coverage_line(drafted.suite), markup=False)
+    # As `validate` prints it (not imported from cli.main: the commands import nothing there).
+    counts = coverage_counts(drafted.suite)
+    out.print("coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items()), markup=False)
     raise typer.Exit(EXIT_OK)
