@@ -13,8 +13,10 @@
    write's first string argument changed; the last write made twice), graded by the drafted
    and the imported suites. Skipped, with a note, when the fixture is absent.
 
-Prints one JSON object: per set, the pairs compared, the share equal, and the disagreements
-by kind (`check: hand verdict -> draft verdict`) with up to five examples each.
+Prints one JSON object: per set, the pairs compared, the share equal (`agreement`, the
+target's figure), the share where both fail or neither does (`fail_agreement`: pass, n/a and
+unscored count alike), and the disagreements by kind (`check: hand verdict -> draft verdict`)
+with up to five examples each.
 """
 
 from __future__ import annotations
@@ -64,9 +66,12 @@ def agreement(hand: dict[Any, str], drafted: dict[Any, str]) -> dict[str, Any]:
             if len(examples[kind]) < 5:
                 examples[kind].append(f"{key[0]} ({key[1]}:{key[2]})")
     equal = sum(hand[k] == drafted[k] for k in shared)
+    # Looser: both fail, or neither does (pass, n/a and unscored all "not failed").
+    same_outcome = sum((hand[k] == "fail") == (drafted[k] == "fail") for k in shared)
     return {
         "pairs": len(shared), "equal": equal,
         "agreement": round(equal / len(shared), 4) if shared else None,
+        "fail_agreement": round(same_outcome / len(shared), 4) if shared else None,
         "meets_target": bool(shared) and equal / len(shared) >= TARGET,
         "disagreements": {k: {"count": n, "examples": examples[k]}
                           for k, n in kinds.most_common()},

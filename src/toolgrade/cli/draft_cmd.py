@@ -27,6 +27,11 @@ def draft(
         bool,
         typer.Option("--free-reads", help="Routes hold the writes only; reads are free calls."),
     ] = False,
+    guards: Annotated[
+        bool,
+        typer.Option(help="Order a check (verify_..., confirm_...) every run made before a write "
+                     "ahead of it; --no-guards orders value flows and answers only."),
+    ] = True,
 ) -> None:
     """Draft a suite from recorded runs: one case per case id, routes, arguments, orderings,
     faults and final states inferred from what the runs did, every inferred line marked
@@ -37,7 +42,8 @@ def draft(
     from toolgrade.drafting.draft import DraftOptions, draft_suite, header, write_draft
     from toolgrade.scoring.coverage import coverage_counts
 
-    options = DraftOptions(agent=agent, min_runs=min_runs, tools=tools, free_reads=free_reads)
+    options = DraftOptions(agent=agent, min_runs=min_runs, tools=tools, free_reads=free_reads,
+                           guards=guards)
     with input_errors_exit():
         drafted = draft_suite(runs, options)
         write_draft(drafted, out_file, header(drafted, runs, options))

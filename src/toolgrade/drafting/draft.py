@@ -22,9 +22,10 @@ from toolgrade.drafting.infer import (
     draft_faults,
     draft_selection,
     draft_state,
+    stopped_short,
     task_input,
 )
-from toolgrade.drafting.ordering import draft_ordering
+from toolgrade.drafting.ordering import draft_budgets, draft_ordering
 from toolgrade.drafting.yaml_text import suite_text
 from toolgrade.errors import InputError, InputProblem, ToolgradeError
 from toolgrade.loaders import load_suite
@@ -78,14 +79,17 @@ def group_runs(runs: Sequence[Trajectory], agent: str | None) -> dict[str, list[
 
 def draft_case(case_id: str, runs: Sequence[Trajectory], tools: dict[str, DraftTool],
                options: DraftOptions) -> DraftCase:
-    """One case from its runs."""
+    """One case from its runs (those that gave up short of another run's write left out)."""
+    short = stopped_short(runs, tools)
+    everyone = len(runs)
+    runs = [run for run in runs if run not in short] or list(runs)
     task = task_input(runs)
     before, groups = draft_ordering(runs, task.value, tools, options.guards)
     selection = draft_selection(runs, tools, options.free_reads)
     return DraftCase(
-        id=case_id, runs=len(runs), input=task, selection=selection,
+        id=case_id, runs=len(runs), left_out=everyone - len(runs), input=task, selection=selection,
         arguments=draft_arguments(runs, tools, options.free_reads),
-        before=before, groups=groups, faults=draft_faults(runs),
+        before=before, groups=groups, budgets=draft_budgets(runs), faults=draft_faults(runs),
         state=draft_state(runs))
 
 
@@ -102,15 +106,17 @@ def draft_suite(paths: Sequence[Path], options: DraftOptions) -> Draft:
                       catalogue)
     cases = [draft_case(c, rs, tools, options) for c, rs in kept.items()]
     skipped = {c: len(rs) for c, rs in groups.items() if len(rs) < options.min_runs}
-    return Draft(cases=cases, tools=tools, runs=sum(len(rs) for rs in kept.values()),
+    return Draft(cases=cases, tools=tools, runs=sum(case.runs for case in cases),
                  skipped=skipped)
 
 
 def header(draft: Draft, paths: Sequence[Path], options: DraftOptions) -> list[str]:
     """The comment lines at the top of the file: what it was drafted from."""
     who = f"agent {options.agent}" if options.agent else "every agent"
+    left_out = sum(case.left_out for case in draft.cases)
+    gave_up = f"; {left_out} that stopped short of a write left out" if left_out else ""
     return [
-        f"Drafted by `toolgrade draft` from {draft.runs} runs ({who}) in "
+        f"Drafted by `toolgrade draft` from {draft.runs} runs ({who}{gave_up}) in "
         + ", ".join(p.as_posix() for p in paths) + ".",
         "Every line marked `# review:` was inferred from those runs: check each before",
         "trusting a grade (docs/draft.md says how each is inferred).",

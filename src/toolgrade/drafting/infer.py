@@ -49,11 +49,13 @@ class DraftCase:
 
     id: str
     runs: int
+    left_out: int
     input: Line
     selection: dict[str, Line] = field(default_factory=dict)
     arguments: list[DraftCall] = field(default_factory=list)
     before: list[Line] = field(default_factory=list)
     groups: Line | None = None
+    budgets: Line | None = None
     faults: Line | None = None
     state: list[Line] = field(default_factory=list)
 
@@ -133,6 +135,21 @@ def _intersection(routes: Sequence[tuple[str, ...]]) -> Counter[str]:
     for route in routes[1:]:
         common &= Counter(route)
     return common
+
+
+def stopped_short(runs: Sequence[Trajectory], tools: Mapping[str, DraftTool]
+                  ) -> list[Trajectory]:
+    """Runs that did part of what another run did and left out a write it made: attempts that
+    gave up (an outage, a refusal), not another way to do the task."""
+    routes = [Counter(c.tool for c in done_calls(run)) for run in runs]
+    short: list[Trajectory] = []
+    for run, route in zip(runs, routes, strict=True):
+        for other in routes:
+            missing = other - route
+            if route <= other and any(tools[t].side_effect for t in missing):
+                short.append(run)
+                break
+    return short
 
 
 def draft_selection(runs: Sequence[Trajectory], tools: Mapping[str, DraftTool],

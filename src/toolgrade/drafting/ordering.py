@@ -2,21 +2,24 @@
 
 Three kinds, each a review line of its own:
 
-- **flows**: a value of one call's result (not said by the user) is an argument of a later
-  call, in every run that made the later call: `[a, b]`, or `["@b_inputs", b]` when different
-  runs took it from different tools;
+- **flows**: a value of one call's result (not said by the user) is, or is in, an argument
+  of a later call, in every run that made the later call: `[a, b]`, or `["@b_inputs", b]`
+  when different runs took it from different tools;
 - **guards**: a read-only check (a name with verify, authenticate, authorize, confirm,
   validate or check) made before the first call of a write, in every run that wrote (an
   identity check before a refund: no value flows, the policy does);
 - **answers**: a value of a call's result, not said by the user, is in the final answer of
   every run: `[a, answer]`.
 
-Nothing else is ordered: reads among themselves and writes among themselves stay free.
+Nothing else is ordered: reads among themselves and writes among themselves stay free. A tool
+some run called more than once (a retry, a second search) gets a budget: one more call than
+the most any run made (room for one more retry).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -25,10 +28,9 @@ from toolgrade.drafting.infer import Line, done_calls
 from toolgrade.models import Trajectory
 from toolgrade.models.trajectory import Message, ToolCall
 
-#: The shortest string that counts as a value flowing from a result onwards.
-MIN_FLOW_CHARS = 3
-#: The shortest string of a result that counts as said again in the final answer.
-MIN_ANSWER_CHARS = 4
+#: The shortest value (as text) that counts as flowing from a result onwards: shorter ones
+#: (`ok`, `40`) meet again by chance.
+MIN_FLOW_CHARS = 4
 #: Words that make a read-only tool a check that guards the writes after it.
 _CHECK_WORDS = frozenset({"verify", "authenticate", "authorize", "confirm", "validate", "check",
                           "auth"})
@@ -52,23 +54,26 @@ def _long_enough(value: Any) -> bool:
     return len(str(value)) >= MIN_FLOW_CHARS
 
 
-def _result_value(call: ToolCall) -> Any:
-    """The call's result, a result written as JSON text read as JSON."""
+def _result_values(call: ToolCall) -> list[Any]:
+    """The values of the call's result (a result written as JSON text read as JSON; other
+    text is one value)."""
     content = call.result.content if call.result is not None else None
     if isinstance(content, str):
         try:
-            return json.loads(content)
+            content = json.loads(content)
         except ValueError:
-            return content
-    return content
+            return [content] if _long_enough(content) else []
+    return list(_leaves(content))
 
 
-def _result_holds(call: ToolCall, wanted: set[Any]) -> bool:
-    """Whether the call's result holds one of `wanted` (plain text: contains it)."""
-    content = _result_value(call)
-    if isinstance(content, str):
-        return any(str(v) in content for v in wanted)
-    return bool(wanted & set(_leaves(content)))
+def _said_again(call: ToolCall, texts: Sequence[str], told: str) -> bool:
+    """Whether a value of the call's result, not said by the user, is in one of `texts`
+    (lower case): an argument, or the final answer."""
+    for value in _result_values(call):
+        shown = str(value).casefold()
+        if shown not in told and any(shown in text for text in texts):
+            return True
+    return False
 
 
 def _told(run: Trajectory, case_input: Any) -> str:
@@ -78,13 +83,13 @@ def _told(run: Trajectory, case_input: Any) -> str:
 
 def _flows(run: Trajectory, told: str) -> set[tuple[str, str]]:
     """(earlier tool, later tool) pairs where a value of the earlier call's result, not said
-    by the user, is an argument of the later call."""
+    by the user, is (in) an argument of the later call."""
     calls = done_calls(run)
     pairs: set[tuple[str, str]] = set()
     for j, later in enumerate(calls):
-        wanted = {v for v in _leaves(later.args) if str(v).casefold() not in told}
+        texts = [str(v).casefold() for v in _leaves(later.args)]
         for earlier in calls[:j]:
-            if earlier.tool != later.tool and wanted and _result_holds(earlier, wanted):
+            if earlier.tool != later.tool and texts and _said_again(earlier, texts, told):
                 pairs.add((earlier.tool, later.tool))
     return pairs
 
@@ -142,14 +147,8 @@ def _answer_sources(runs: Sequence[Trajectory], case_input: Any) -> list[list[st
         answer = run.final_answer()
         if answer is None:
             return []
-        text, told = answer[1].casefold(), _told(run, case_input)
-        sources = set()
-        for call in done_calls(run):
-            content = _result_value(call)
-            values = [content] if isinstance(content, str) else list(_leaves(content))
-            if any(len(str(v)) >= MIN_ANSWER_CHARS and str(v).casefold() in text
-                   and str(v).casefold() not in told for v in values):
-                sources.add(call.tool)
+        texts, told = [answer[1].casefold()], _told(run, case_input)
+        sources = {c.tool for c in done_calls(run) if _said_again(c, texts, told)}
         common = sources if common is None else common & sources
     return [[tool, "answer"] for tool in sorted(common or ())]
 
@@ -171,3 +170,17 @@ def draft_ordering(runs: Sequence[Trajectory], case_input: Any, tools: Mapping[s
                       "tool's result") for p in _answer_sources(runs, case_input)]
     grouped = Line(groups, "tools that fed the same call in different runs") if groups else None
     return lines, grouped
+
+
+def draft_budgets(runs: Sequence[Trajectory]) -> Line | None:
+    """`max_calls` for the tools some run called more than once: one more than the most any
+    run made."""
+    most: Counter[str] = Counter()
+    for run in runs:
+        for tool, count in Counter(run.tool_names).items():
+            most[tool] = max(most[tool], count)
+    budgets = {tool: n + 1 for tool, n in sorted(most.items()) if n > 1}
+    if not budgets:
+        return None
+    return Line(budgets, f"one more than the most calls of each that one of the {len(runs)} "
+                         "runs made")

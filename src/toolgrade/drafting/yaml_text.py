@@ -61,8 +61,10 @@ def _tools(tools: Mapping[str, DraftTool]) -> list[str]:
 
 
 def _case(case: DraftCase) -> list[str]:
+    left_out = (_review(f"{case.left_out} run(s) left out: they stopped short of a write "
+                        "another run made") if case.left_out else "")
     out = [f"  - id: {flow(case.id)}",
-           f"    metadata: {flow({'drafted_from_runs': case.runs})}",
+           f"    metadata: {flow({'drafted_from_runs': case.runs})}{left_out}",
            _line(4, "input", case.input), "    expected:", "      selection:"]
     out += [_line(8, key, line) for key, line in case.selection.items()]
     if case.arguments:
@@ -73,11 +75,15 @@ def _case(case: DraftCase) -> list[str]:
                 out.append("          args:")
                 out += [_line(12, json.dumps(k, ensure_ascii=False), line)
                         for k, line in call.args.items()]
+    if case.before or case.budgets is not None:
+        out.append("      ordering:")
     if case.before:
-        out += ["      ordering:", "        before:"]
+        out.append("        before:")
         out += [f"          - {flow(line.value)}{_review(line.review)}" for line in case.before]
-        if case.groups is not None:
-            out.append(_line(8, "groups", case.groups))
+    if case.groups is not None:
+        out.append(_line(8, "groups", case.groups))
+    if case.budgets is not None:
+        out.append(_line(8, "max_calls", case.budgets))
     if case.faults is not None:
         out += ["      recovery:", _line(8, "faults", case.faults)]
     if case.state:
