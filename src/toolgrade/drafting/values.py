@@ -76,9 +76,12 @@ def _one(value: Any, kind: str) -> Any:
 
 
 def _distinct(values: Sequence[Any]) -> list[Any]:
+    """The values once each, in first-seen order (25 and 25.0 are one number)."""
     seen: dict[str, Any] = {}
     for value in values:
-        seen.setdefault(json.dumps(value, sort_keys=True, default=str), value)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        key = repr(float(value)) if number else json.dumps(value, sort_keys=True, default=str)
+        seen.setdefault(key, value)
     return list(seen.values())
 
 

@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolgrade.drafting.catalogue import DraftTool
 from toolgrade.drafting.infer import DraftCase, Line
+
+
+#: Characters a YAML file may not hold as they are (outside YAML's printable set, or read as
+#: line breaks inside a quoted string): escaped.
+_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+
+
+def _string(text: str) -> str:
+    """A double-quoted YAML string (JSON's escapes, plus those YAML needs beyond them)."""
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}",
+                            json.dumps(text, ensure_ascii=False))
 
 
 def flow(value: Any) -> str:
@@ -32,11 +44,11 @@ def flow(value: Any) -> str:
             text = f"{mantissa}.0e{exponent}"
         return text
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: {flow(v)}"
+        return "{" + ", ".join(f"{_string(str(k))}: {flow(v)}"
                                for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(flow(v) for v in value) + "]"
-    return json.dumps(str(value), ensure_ascii=False)
+    return _string(str(value))
 
 
 def _review(note: str) -> str:
@@ -50,7 +62,7 @@ def _line(indent: int, key: str, line: Line) -> str:
 def _tools(tools: Mapping[str, DraftTool]) -> list[str]:
     out = ["tools:"]
     for name, tool in tools.items():
-        out.append(f"  {json.dumps(name, ensure_ascii=False)}:")
+        out.append(f"  {_string(name)}:")
         if tool.description:
             out.append(f"    description: {flow(tool.description)}")
         out.append(f"    side_effect: {flow(tool.side_effect)}"
@@ -73,7 +85,7 @@ def _case(case: DraftCase) -> list[str]:
             out.append(f"        - tool: {flow(call.tool)}{_review(call.review)}")
             if call.args:
                 out.append("          args:")
-                out += [_line(12, json.dumps(k, ensure_ascii=False), line)
+                out += [_line(12, _string(k), line)
                         for k, line in call.args.items()]
     if case.before or case.budgets is not None:
         out.append("      ordering:")
