@@ -136,3 +136,17 @@ def test_a_folder_without_results_is_refused(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text("[")
     with pytest.raises(ToolgradeError, match=r"summary\.json: not readable JSON"):
         read_grading(tmp_path)
+
+
+def test_different_suites_are_told_by_their_recorded_sha256(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    other = tmp_path / "other-suite"
+    other.mkdir()
+    (other / "results.jsonl").write_text((folders["weak"] / "results.jsonl").read_text())
+    summary = json.loads((folders["weak"] / "summary.json").read_text())
+    assert len(summary["suite_sha256"]) == 64  # run records it
+    summary["suite_sha256"] = "0" * 64
+    (other / "summary.json").write_text(json.dumps(summary))
+    comparison = compare_gradings(read_grading(folders["strong"]), read_grading(other))
+    assert not comparison.same_suite and comparison.cases == 18
+    assert comparison.suite_note.startswith("different suites (sha256 recorded at grading)")

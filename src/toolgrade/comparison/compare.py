@@ -196,14 +196,16 @@ def parse_max_drops(specs: Sequence[str]) -> dict[str, float]:
 
 def _suite_note(base: Grading, new: Grading, base_only: list[str], new_only: list[str]
                 ) -> tuple[bool, str]:
-    digests = (base.suite_digest(), new.suite_digest())
-    same = digests[0] is not None and digests[0] == digests[1] and not base_only and not new_only
-    if same:
-        return True, "same suite (sha256 of the suite file)"
-    extra = f"; {len(base_only)} case(s) only in base, {len(new_only)} only in new"
-    why = "suites differ or cannot be checked" if digests[0] != digests[1] or None in digests \
-        else "same suite file, different cases graded"
-    return False, f"{why}: only the shared cases are compared{extra}"
+    """Whether both graded the same suite (by sha256, and the same cases), and how it is known."""
+    (before, how), (after, how_new) = base.suite_digest(), new.suite_digest()
+    how = how if how == how_new else f"{how} / {how_new}"
+    if before is not None and before == after and not base_only and not new_only:
+        return True, f"same suite (sha256 {how})"
+    why = ("same suite, different cases graded" if before is not None and before == after
+           else f"different suites (sha256 {how})" if None not in (before, after)
+           else "the suites cannot be compared (no sha256)")
+    return False, (f"{why}: only the shared cases are compared; {len(base_only)} case(s) only "
+                   f"in base, {len(new_only)} only in new")
 
 
 def compare_gradings(base: Grading, new: Grading, settings: Settings | None = None

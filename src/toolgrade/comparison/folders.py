@@ -8,13 +8,13 @@ the file (and line) named, as `toolgrade report` refuses it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgrade.errors import ToolgradeError
+from toolgrade.loaders.suite_digest import suite_sha256
 from toolgrade.models.figures import ResultRecord, check_blocks
 from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.digest import iter_records
@@ -62,16 +62,15 @@ class Grading:
             identity[str(dimension)] = json.dumps(kept, sort_keys=True)
         return identity
 
-    def suite_digest(self) -> str | None:
-        """The suite's sha256 as recorded at grading time, else of the suite file the summary
-        names as it is now, else None."""
-        recorded = (self.summary.model_extra or {}).get("suite_sha256")
-        if isinstance(recorded, str):
-            return recorded
+    def suite_digest(self) -> tuple[str | None, str]:
+        """The suite's sha256 and where it came from: recorded at grading time, else of the
+        suite the summary names as it is now (an older summary), else None."""
+        if self.summary.suite_sha256 is not None:
+            return self.summary.suite_sha256, "recorded at grading"
         path = Path(self.summary.suite) if self.summary.suite else None
-        if path is None or not path.is_file():
-            return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        if path is None or not path.exists():
+            return None, "no suite recorded"
+        return suite_sha256(path), "of the suite file as it is now"
 
 
 def _outcome(record: ResultRecord) -> RunOutcome:
