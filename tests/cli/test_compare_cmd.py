@@ -76,3 +76,17 @@ def test_schema_compare_prints_the_compare_json_schema() -> None:
     result = CliRunner().invoke(app, ["schema", "--compare"])
     document = json.loads(result.output)
     assert "version 1" in document["title"] and "figures" in document["properties"]
+
+
+GOLDEN = Path(__file__).resolve().parents[1] / "comparison" / "golden" / "compare.md"
+
+
+def test_compare_md_is_the_golden_file(folders: dict[str, Path], tmp_path: Path) -> None:
+    from toolgrade.reporting.markdown import md_escape
+
+    _compare(str(folders["strong"]), str(folders["weak"]), "--out", str(tmp_path),
+             "--max-drop", "aggregate.pass_rate=0.02")
+    text = (tmp_path / "compare.md").read_text()
+    for name in ("strong", "weak"):
+        text = text.replace(md_escape(str(folders[name])), "{" + name.upper() + "}")
+    assert text == GOLDEN.read_text()

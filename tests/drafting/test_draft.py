@@ -166,3 +166,16 @@ def test_a_catalogue_that_is_not_one_is_refused(tmp_path: Path) -> None:
 def test_a_drafted_suite_loads_with_the_suite_loader(drafted: Path) -> None:
     suite = load_suite(drafted)
     assert len(suite) == 18
+
+
+def test_by_input_groups_runs_recorded_with_an_id_per_run(tmp_path: Path) -> None:
+    ok = {"tool": "get_a", "args": {"id": "X1"}, "result": {"status": "ok", "content": "y"}}
+
+    def asked(run_id: str, text: str) -> dict[str, object]:
+        return {"case_id": run_id, "agent": "a", "steps": [{"role": "user", "content": text}, ok]}
+
+    path = _write_runs(tmp_path / "runs.jsonl", [
+        asked("r1", "where is X1?"), asked("r2", "where is X1?"), asked("r3", "cancel X1")])
+    assert [c.id for c in draft_suite([path], DraftOptions()).cases] == ["r1", "r2", "r3"]
+    draft = draft_suite([path], DraftOptions(by_input=True))
+    assert [(c.id, c.runs) for c in draft.cases] == [("r1", 2), ("r3", 1)]

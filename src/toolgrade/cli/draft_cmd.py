@@ -27,15 +27,20 @@ def draft(
         bool,
         typer.Option("--free-reads", help="Routes hold the writes only; reads are free calls."),
     ] = False,
+    by_input: Annotated[
+        bool,
+        typer.Option("--by-input", help="One case per task input (the user's messages before the "
+                     "first call), not per case id: for runs recorded with an id per run."),
+    ] = False,
     guards: Annotated[
         bool,
         typer.Option(help="Order a check (verify_..., confirm_...) every run made before a write "
                      "ahead of it; --no-guards orders value flows and answers only."),
     ] = True,
 ) -> None:
-    """Draft a suite from recorded runs: one case per case id, routes, arguments, orderings,
-    faults and final states inferred from what the runs did, every inferred line marked
-    `# review:` with the number of runs it came from (docs/draft.md).
+    """Draft a suite from recorded runs: one case per case id (or task input); routes,
+    arguments, orderings, faults and final states inferred from what the runs did, every
+    inferred line marked `# review:` with the number of runs it came from (docs/draft.md).
 
     The suite is written only once it validates; exit 2 on bad input, nothing written.
     """
@@ -43,7 +48,7 @@ def draft(
     from toolgrade.scoring.coverage import coverage_counts
 
     options = DraftOptions(agent=agent, min_runs=min_runs, tools=tools, free_reads=free_reads,
-                           guards=guards)
+                           guards=guards, by_input=by_input)
     with input_errors_exit():
         drafted = draft_suite(runs, options)
         write_draft(drafted, out_file, header(drafted, runs, options))

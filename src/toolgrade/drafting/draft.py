@@ -1,14 +1,16 @@
 """`toolgrade draft`: read recorded runs, draft one case per task, write and validate the suite.
 
 Runs are read as `toolgrade run` reads them (every accepted format). They are grouped by
-their case id (every run format names one) and each group becomes a case, built from the
-chosen agent's runs. The suite is written to a temporary file beside the target, loaded back
+their case id (every run format names one), or with `by_input` by their task input (for runs
+recorded with an id per run rather than per task), and each group becomes a case, built from
+the chosen agent's runs. The suite is written to a temporary file beside the target, loaded back
 with the suite loader, and only then moved into place, so a draft that would not validate is
 never left behind.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -42,6 +44,7 @@ class DraftOptions:
     tools: Path | None = None
     free_reads: bool = False
     guards: bool = True
+    by_input: bool = False
 
 
 @dataclass
@@ -68,13 +71,30 @@ def read_runs(paths: Sequence[Path]) -> list[Trajectory]:
     return runs
 
 
-def group_runs(runs: Sequence[Trajectory], agent: str | None) -> dict[str, list[Trajectory]]:
-    """The runs of `agent` (all runs when None) by case id, in the order cases first appear."""
+def _group_key(run: Trajectory, by_input: bool) -> str:
+    """The run's case id; with `by_input`, its task input (runs with none: their case id)."""
+    if by_input:
+        task = task_input([run]).value
+        if task is not None:
+            return "input:" + json.dumps(task, sort_keys=True, ensure_ascii=False)
+    return "case:" + run.case_id
+
+
+def group_runs(runs: Sequence[Trajectory], agent: str | None, by_input: bool = False
+               ) -> dict[str, list[Trajectory]]:
+    """The runs of `agent` (all runs when None) grouped by case id (`by_input`: by task input),
+    keyed by the first run's case id, in the order groups first appear."""
     groups: dict[str, list[Trajectory]] = {}
     for run in runs:
         if agent is None or run.agent == agent:
-            groups.setdefault(run.case_id, []).append(run)
-    return groups
+            groups.setdefault(_group_key(run, by_input), []).append(run)
+    named: dict[str, list[Trajectory]] = {}
+    for members in groups.values():
+        case_id = members[0].case_id
+        while case_id in named:  # two inputs whose first runs share a case id
+            case_id += "-2"
+        named[case_id] = members
+    return named
 
 
 def draft_case(case_id: str, runs: Sequence[Trajectory], tools: dict[str, DraftTool],
@@ -96,7 +116,7 @@ def draft_case(case_id: str, runs: Sequence[Trajectory], tools: dict[str, DraftT
 def draft_suite(paths: Sequence[Path], options: DraftOptions) -> Draft:
     """The draft from the runs in `paths`; `ToolgradeError` when there is nothing to draft."""
     runs = read_runs(paths)
-    groups = group_runs(runs, options.agent)
+    groups = group_runs(runs, options.agent, options.by_input)
     if not groups:
         who = f" of agent {options.agent!r}" if options.agent else ""
         raise ToolgradeError(f"no runs{who} in {', '.join(map(str, paths))}: nothing to draft")

@@ -17,7 +17,6 @@ from typing import Any
 from toolgrade.drafting.catalogue import DraftTool
 from toolgrade.drafting.infer import DraftCase, Line
 
-
 #: Characters a YAML file may not hold as they are (outside YAML's printable set, or read as
 #: line breaks inside a quoted string): escaped.
 _UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
