@@ -179,3 +179,25 @@ def test_by_input_groups_runs_recorded_with_an_id_per_run(tmp_path: Path) -> Non
     assert [c.id for c in draft_suite([path], DraftOptions()).cases] == ["r1", "r2", "r3"]
     draft = draft_suite([path], DraftOptions(by_input=True))
     assert [(c.id, c.runs) for c in draft.cases] == [("r1", 2), ("r3", 1)]
+
+
+def test_free_reads_route_and_order_the_writes_only(tmp_path: Path) -> None:
+    catalogue = tmp_path / "tools.yaml"
+    catalogue.write_text("tools:\n  get_booking: {}\n  change_booking: {side_effect: true}\n")
+    steps = [
+        {"tool": "get_booking", "args": {"user": "u_1"},
+         "result": {"status": "ok", "content": {"booking": "BK-42"}}},
+        {"tool": "get_booking", "args": {"user": "u_1"},
+         "result": {"status": "ok", "content": {"booking": "BK-42"}}},
+        {"tool": "change_booking", "args": {"booking": "BK-42"},
+         "result": {"status": "ok", "content": "done"}},
+    ]
+    path = _write_runs(tmp_path / "runs.jsonl", [_run(0, steps)])
+    strict = draft_suite([path], DraftOptions(tools=catalogue)).cases[0]
+    assert [line.value for line in strict.before] == [["get_booking", "change_booking"]]
+    assert strict.budgets is not None and strict.budgets.value == {"get_booking": 3}
+    free = draft_suite([path], DraftOptions(tools=catalogue, free_reads=True)).cases[0]
+    assert free.selection["tools"].value == ["change_booking"]
+    assert free.selection["allow_reads"].value is True
+    assert free.before == [] and free.budgets is None
+    assert [call.tool for call in free.arguments] == ["change_booking"]

@@ -2,9 +2,9 @@
 
 A catalogue is a suite's `tools:` mapping (YAML or JSON) or an MCP `tools/list` answer (a list
 of `{name, description, inputSchema, annotations}`, bare or under `tools`). Side-effect classes
-come, first to last, from the catalogue's `side_effect`, from MCP annotations (`readOnlyHint`
-read; `destructiveHint` or no hint a write), from the tool's name (a read verb first: read; a
-write verb anywhere: write).
+come from the catalogue: a suite's `side_effect` (absent: a read, as in a suite), or MCP
+annotations (`readOnlyHint` read; `destructiveHint` or no hint a write, as MCP assumes). A tool
+in no catalogue is classed by its name (a read verb first: read; a write verb anywhere: write).
 """
 
 from __future__ import annotations
@@ -76,12 +76,10 @@ def _mcp_tool(entry: Mapping[str, Any]) -> DraftTool:
 
 
 def _suite_tool(name: str, spec: Mapping[str, Any]) -> DraftTool:
+    # A suite's tool without `side_effect` is a read, as the suite format has it.
     parameters = spec.get("parameters") or {"type": "object"}
-    if "side_effect" in spec:
-        return DraftTool(name, str(spec.get("description") or ""), parameters,
-                         spec["side_effect"] is True, "the catalogue")
     return DraftTool(name, str(spec.get("description") or ""), parameters,
-                     side_effect_from_name(name), "its name")
+                     spec.get("side_effect") is True, "the catalogue")
 
 
 def read_catalogue(path: Path) -> dict[str, DraftTool]:

@@ -104,12 +104,14 @@ def draft_case(case_id: str, runs: Sequence[Trajectory], tools: dict[str, DraftT
     everyone = len(runs)
     runs = [run for run in runs if run not in short] or list(runs)
     task = task_input(runs)
-    before, groups = draft_ordering(runs, task.value, tools, options.guards)
+    before, groups = draft_ordering(runs, task.value, tools, options.guards,
+                                    options.free_reads)
     selection = draft_selection(runs, tools, options.free_reads)
     return DraftCase(
         id=case_id, runs=len(runs), left_out=everyone - len(runs), input=task, selection=selection,
         arguments=draft_arguments(runs, tools, options.free_reads),
-        before=before, groups=groups, budgets=draft_budgets(runs), faults=draft_faults(runs),
+        before=before, groups=groups, budgets=draft_budgets(runs, tools, options.free_reads),
+        faults=draft_faults(runs),
         state=draft_state(runs))
 
 

@@ -153,9 +153,18 @@ def _answer_sources(runs: Sequence[Trajectory], case_input: Any) -> list[list[st
     return [[tool, "answer"] for tool in sorted(common or ())]
 
 
+def _all_writes(pair: Sequence[str], groups: Mapping[str, list[str]],
+                tools: Mapping[str, DraftTool]) -> bool:
+    """Whether every tool a pair names (through its group, too) is a write."""
+    named = [t for side in pair for t in groups.get(side[1:], []) if side.startswith("@")]
+    named += [side for side in pair if not side.startswith("@") and side != "answer"]
+    return all(tools[t].side_effect for t in named)
+
+
 def draft_ordering(runs: Sequence[Trajectory], case_input: Any, tools: Mapping[str, DraftTool],
-                   guards: bool = True) -> tuple[list[Line], Line | None]:
-    """The `before` pairs, each with its review note, and the groups they name."""
+                   guards: bool = True, free_reads: bool = False) -> tuple[list[Line], Line | None]:
+    """The `before` pairs, each with its review note, and the groups they name. With free
+    reads, a pair naming a read is left out: it would require a call the route leaves free."""
     n = len(runs)
     flows, groups = _flow_pairs(runs, case_input)
     lines = [Line(p, f"flow: a value of the first's result reached the second's arguments in "
@@ -168,18 +177,24 @@ def draft_ordering(runs: Sequence[Trajectory], case_input: Any, tools: Mapping[s
                                     "this read first; no value flowed: a policy?"))
     lines += [Line(p, f"answer: the final answer of all {n} runs repeats a value of this "
                       "tool's result") for p in _answer_sources(runs, case_input)]
+    if free_reads:
+        lines = [line for line in lines if _all_writes(line.value, groups, tools)]
+        named = {side[1:] for line in lines for side in line.value if side.startswith("@")}
+        groups = {name: members for name, members in groups.items() if name in named}
     grouped = Line(groups, "tools that fed the same call in different runs") if groups else None
     return lines, grouped
 
 
-def draft_budgets(runs: Sequence[Trajectory]) -> Line | None:
+def draft_budgets(runs: Sequence[Trajectory], tools: Mapping[str, DraftTool],
+                  free_reads: bool = False) -> Line | None:
     """`max_calls` for the tools some run called more than once: one more than the most any
-    run made."""
+    run made (with free reads, writes only: a free call has no budget)."""
     most: Counter[str] = Counter()
     for run in runs:
         for tool, count in Counter(run.tool_names).items():
             most[tool] = max(most[tool], count)
-    budgets = {tool: n + 1 for tool, n in sorted(most.items()) if n > 1}
+    budgets = {tool: n + 1 for tool, n in sorted(most.items())
+               if n > 1 and (tools[tool].side_effect or not free_reads)}
     if not budgets:
         return None
     return Line(budgets, f"one more than the most calls of each that one of the {len(runs)} "
