@@ -150,3 +150,25 @@ def test_different_suites_are_told_by_their_recorded_sha256(
     comparison = compare_gradings(read_grading(folders["strong"]), read_grading(other))
     assert not comparison.same_suite and comparison.cases == 18
     assert comparison.suite_note.startswith("different suites (sha256 recorded at grading)")
+
+
+def test_no_shared_case_compares_nothing_and_fails_no_gate(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    from toolgrade.comparison.render import render_html, render_markdown
+
+    other = tmp_path / "renamed"
+    other.mkdir()
+    lines = [json.loads(line) for line in (folders["weak"] / "results.jsonl").read_text()
+             .splitlines()]
+    (other / "results.jsonl").write_text("".join(
+        json.dumps({**r, "case_id": "x-" + r["case_id"]}) + "\n" for r in lines))
+    (other / "summary.json").write_text((folders["weak"] / "summary.json").read_text())
+    comparison = compare_gradings(read_grading(folders["strong"]), read_grading(other),
+                                  Settings(max_drops={"aggregate.pass_rate": 0.02}))
+    assert comparison.cases == 0 and len(comparison.new_only) == 18
+    assert all(f.difference is None and f.mcnemar_p is None for f in comparison.figures)
+    [gate] = comparison.gates
+    assert gate.passed and "n/a" in gate.message()
+    dash = "\N{EN DASH}"
+    assert f"| aggregate.pass\\_rate | 0 | {dash} | {dash} |" in render_markdown(comparison)
+    assert "Cases not compared" in render_html(comparison, tmp_path)
