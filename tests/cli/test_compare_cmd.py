@@ -90,3 +90,17 @@ def test_compare_md_is_the_golden_file(folders: dict[str, Path], tmp_path: Path)
     for name in ("strong", "weak"):
         text = text.replace(md_escape(str(folders[name])), "{" + name.upper() + "}")
     assert text == GOLDEN.read_text()
+
+
+def test_a_judge_that_differs_is_said_in_the_terminal(folders: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "results.jsonl").write_text((folders["weak"] / "results.jsonl").read_text())
+    summary = json.loads((folders["weak"] / "summary.json").read_text())
+    summary["judges"]["recovery_quality"]["model"] = "openai/gpt-4o-mini"
+    (other / "summary.json").write_text(json.dumps(summary))
+    code, output = _compare(str(folders["strong"]), str(other), "--out", str(tmp_path / "c"))
+    assert code == 0
+    assert "recovery.pass_rate \N{DAGGER}:" in output
+    assert "not like-for-like, the judges differ: recovery_quality: model None -> " in output

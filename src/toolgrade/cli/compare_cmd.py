@@ -47,6 +47,9 @@ def compare(
         name, cases, before, after, change, ci, flips, p, _ = figure_row(figure)
         out.print(f"{name}: {before} -> {after} over {cases} cases, change {change} "
                   f"(95% CI {ci}), flips {flips}, McNemar p {p}", markup=False)
+    if comparison.judges_differ:
+        out.print("\N{DAGGER} not like-for-like, the judges differ: " + "; ".join(
+            f"{d}: {why}" for d, why in comparison.judges_differ.items()), markup=False)
     written = write_comparison(comparison, out_dir or new)
     out.print("wrote " + ", ".join(str(p) for p in written), markup=False)
     for gate in comparison.gates:
