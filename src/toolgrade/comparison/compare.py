@@ -149,7 +149,8 @@ def judges_differ(base: Grading, new: Grading) -> dict[str, str]:
     for dimension in sorted(before.keys() | after.keys()):
         if before.get(dimension) != after.get(dimension):
             names = [_judge_model(g, dimension) for g in (base, new)]
-            differ[dimension] = (f"model {names[0]} -> {names[1]}" if names[0] != names[1]
+            differ[dimension] = (f"model {names[0] or 'none'} -> {names[1] or 'none'}"
+                                 if names[0] != names[1]
                                  else "template, checklist, mode or calibration record differ")
     return differ
 
