@@ -103,4 +103,5 @@ def test_a_judge_that_differs_is_said_in_the_terminal(folders: dict[str, Path],
     code, output = _compare(str(folders["strong"]), str(other), "--out", str(tmp_path / "c"))
     assert code == 0
     assert "recovery.pass_rate \N{DAGGER}:" in output
-    assert "not like-for-like, the judges differ: recovery_quality: model none -> openai/gpt-4o-mini" in output
+    assert ("not like-for-like, the judges differ: recovery_quality: model none -> "
+            "openai/gpt-4o-mini") in output
