@@ -61,7 +61,12 @@ class DraftCase:
 
 
 def _of(k: int, n: int) -> str:
-    return f"all {n} runs" if k == n and n > 1 else ("the 1 run" if n == 1 else f"{k} of {n} runs")
+    """`k of n runs`, `both runs`, `all n runs` or `the 1 run`, for review notes."""
+    if n == 1:
+        return "the 1 run"
+    if k == n:
+        return "both runs" if n == 2 else f"all {n} runs"
+    return f"{k} of {n} runs"
 
 
 #: Plain-text results that read as a failure (a JSON result never does): the tool's words.
