@@ -46,11 +46,13 @@ VALUES = {
     "M": "scripted/script.json", "K": "1", "PATH": "alternate_route.jsonl",
     "QUESTIONS": str(BFCL_QUESTIONS), "ANSWERS": str(BFCL_ANSWERS), "RESULTS": str(BFCL_RESULTS),
     "TASKS": str(TAU_TASKS), "RESULTS.json": "tau2_results.json",
+    "BASE": "out", "NEW": "out", "FIGURE=X": "aggregate.pass_rate=0.02",
+    "DRAFT.yaml": "drafted.yaml",
 }
 #: A placeholder's value after a given option, where it means something else there.
 AFTER = {
     ("--trial", "N"): "0", ("--accept", "N"): "1", ("--out", "FILE"): "record.json",
-    ("--trajectories", "FILE"): str(TAU_RUNS), ("--port", "N"): "0",
+    ("--trajectories", "FILE"): str(TAU_RUNS), ("--port", "N"): "0", ("--min-runs", "N"): "1",
 }
 #: Optional parts not run: `--reject` of the item `--accept` accepts on the same line.
 LEFT_OUT = ("[--reject N]",)
@@ -116,7 +118,7 @@ def test_the_readme_has_commands_to_run() -> None:
                          ids=[" ".join(args) for _, args in README_COMMANDS])
 def test_a_readme_command_runs(workdir: Path, line: str, args: list[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
-    if args[0] in ("report", "show", "adjudicate", "view"):  # they read a run's output folder
+    if args[0] in ("report", "show", "adjudicate", "view", "compare"):  # they read an output folder
         _graded(workdir)
     if args[0] == "view":  # it serves until Ctrl-C: answer one real request, then stop
         monkeypatch.setattr(ViewerServer, "serve_forever", _serve_one_request)

@@ -27,6 +27,8 @@ from toolgrade.cli.common import (
     input_errors_exit,
     out,
 )
+from toolgrade.cli.compare_cmd import compare
+from toolgrade.cli.draft_cmd import draft
 from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
 from toolgrade.cli.report_cmd import report
@@ -55,6 +57,8 @@ app.command("show")(show)
 app.command("view")(view)
 app.command("calibrate")(calibrate)
 app.command("adjudicate")(adjudicate)
+app.command("compare")(compare)
+app.command("draft")(draft)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
 
@@ -173,16 +177,23 @@ def schema(
     results: Annotated[
         bool, typer.Option("--results", help="The schema of one results.jsonl line instead.")
     ] = False,
+    compare: Annotated[
+        bool, typer.Option("--compare", help="The schema of compare.json instead.")
+    ] = False,
 ) -> None:
     """Print the JSON Schema of the case format (for editor autocompletion).
 
     A YAML suite file (`cases:` at the top) needs `--suite`; without it the schema is of one
     case, as in a JSONL suite line. `--summary` prints the schema of `summary.json`,
-    `--results` that of one `results.jsonl` line.
+    `--results` that of one `results.jsonl` line, `--compare` that of `compare.json`.
     """
     from toolgrade.models import Case
 
-    if results:
+    if compare:
+        from toolgrade.comparison.model import compare_schema
+
+        document = compare_schema()
+    elif results:
         from toolgrade.models.result_line import results_schema
 
         document = results_schema()

@@ -279,6 +279,7 @@ def run(
     Exit 0 when every gate holds, 1 when a gate fails, 2 for bad input or configuration.
     """
     from toolgrade.loaders.otlp import OtlpOptions
+    from toolgrade.loaders.suite_digest import suite_sha256
     from toolgrade.reporting import ReportStream, print_scorecard
     from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
     from toolgrade.scoring.runner import write_summary
@@ -299,6 +300,7 @@ def run(
                 output, judges = _one_pass(job, settings, engine, reports)
             judged = output.summary.with_run_context(
                 judges=judges.summary(output.judge_items), suite=str(suite.resolve()),
+                suite_sha256=suite_sha256(suite),
             )
             gates = evaluate_gates(settings.gates, judged)
             output.summary = judged.with_gates(gates)

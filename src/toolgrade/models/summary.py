@@ -398,6 +398,8 @@ class RunSummary(SummaryBlock):
     otlp: OtlpSummary | None = None
     judges: dict[JudgeDimension, JudgeSummary] = Field(default_factory=dict)
     suite: str | None = None
+    suite_sha256: str | None = Field(
+        None, description="The suite's sha256 as graded (`toolgrade compare` reads it).")
     gates: list[GateResult] = Field(default_factory=list)
 
     def check_unscored_text(self, check: str) -> str | None:
@@ -410,13 +412,17 @@ class RunSummary(SummaryBlock):
         """How many runs were unscored, or None."""
         return self.unscored.text() if self.unscored is not None else None
 
-    def with_run_context(self, *, judges: UsageByDimension, suite: str) -> RunSummary:
+    def with_run_context(self, *, judges: UsageByDimension, suite: str,
+                         suite_sha256: str | None = None) -> RunSummary:
         """This summary with what only the command knows: the judges' usage and calibration,
-        and the suite's path (where `toolgrade adjudicate` finds the suite)."""
-        return self.model_copy(update={
+        the suite's path (where `toolgrade adjudicate` finds the suite) and its sha256."""
+        update: dict[str, Any] = {
             "judges": {name: JudgeSummary.model_validate(block) for name, block in judges.items()},
             "suite": suite,
-        })
+        }
+        if suite_sha256 is not None:
+            update["suite_sha256"] = suite_sha256
+        return self.model_copy(update=update)
 
     def with_gates(self, gates: list[GateResult]) -> RunSummary:
         """This summary with the outcomes of the `[gates]` it was held to (written always)."""
