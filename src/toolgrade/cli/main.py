@@ -125,6 +125,7 @@ def coverage_line(cases: Iterable[Case]) -> str:
 def suite_schema() -> JsonObject:
     """The JSON Schema of a YAML suite file: `cases` (each a case), the shared `tools` and
     `groups` merged into every case, and the `defaults` filled into them."""
+    from toolgrade.loaders.catalogue import ToolsFrom
     from toolgrade.loaders.suite_defaults import SuiteDefaults
     from toolgrade.models import Case
 
@@ -153,6 +154,11 @@ def suite_schema() -> JsonObject:
             "defaults": {
                 **defaults,
                 "description": "Keys filled into every case that leaves them out.",
+            },
+            "tools_from": {
+                "anyOf": [{"type": "string"}, ToolsFrom.model_json_schema()],
+                "description": "An MCP catalogue file whose tools every case takes "
+                "(docs/mcp.md); the suite's own `tools` entries win.",
             },
         },
         "$defs": {**definitions, "Case": case},
