@@ -29,6 +29,7 @@ from toolgrade.cli.common import (
 )
 from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
+from toolgrade.cli.mcp_cmd import mcp_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.cli.show_cmd import show
@@ -57,6 +58,7 @@ app.command("calibrate")(calibrate)
 app.command("adjudicate")(adjudicate)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
+app.add_typer(mcp_app, name="mcp")
 
 
 @app.command()
