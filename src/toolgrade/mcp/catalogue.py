@@ -6,6 +6,7 @@ command start without it, and without the `mcp` extra installed.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +52,7 @@ _NO_SDK = "the MCP SDK is not installed: pip install 'toolgrade[mcp]'"
 
 def _client(command: Sequence[str] | None, url: str | None, timeout: float) -> Client:
     try:
-        from mcp import Client, StdioServerParameters
+        from mcp import Client, StdioServerParameters, stdio_client
     except ImportError as exc:
         raise McpServerError(_NO_SDK) from exc
     if url:
@@ -59,7 +60,9 @@ def _client(command: Sequence[str] | None, url: str | None, timeout: float) -> C
     if not command:
         raise McpServerError("give the server's command after `--`, or --url")
     server = StdioServerParameters(command=command[0], args=list(command[1:]))
-    return Client(server, mode="legacy", read_timeout_seconds=timeout)
+    # The server's own stderr goes to the terminal's (a captured sys.stderr has no file).
+    transport = stdio_client(server, errlog=sys.__stderr__ or sys.stderr)
+    return Client(transport, mode="legacy", read_timeout_seconds=timeout)
 
 
 async def _fetch(command: Sequence[str] | None, url: str | None, timeout: float
