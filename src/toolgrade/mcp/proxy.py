@@ -91,11 +91,11 @@ class Proxy:
 
     def _from_agent(self, line: bytes, seq: int) -> None:
         with self.lock:
-            self.record.from_agent(line, seq)
+            self.record.take(line, seq, from_agent=True)
 
     def _from_server(self, line: bytes, seq: int) -> None:
         with self.lock:
-            self.record.from_server(line, seq)
+            self.record.take(line, seq, from_agent=False)
 
     def _close_server_input(self) -> None:
         try:

@@ -1,10 +1,10 @@
 """What `toolgrade mcp record` keeps of an MCP session: its tool calls, their results and the
 catalogue the agent was shown, written as one run line.
 
-Only `tools/call` requests and the responses to them are kept, as their JSON text (a run's
-`messages` in the JSON-RPC log format, docs/mcp.md), so a session of 10k calls costs a few
-megabytes. `tools/list` responses give the catalogue stamp the run carries; every other message
-is forwarded and forgotten.
+Only `tools/call` requests and the responses to them end in the run, as their JSON text (a
+run's `messages` in the JSON-RPC log format, docs/mcp.md); `tools/list` responses give the
+catalogue stamp the run carries. Lines are kept as bytes while the session runs (a session of
+10k calls holds a few megabytes) and read when it ends.
 """
 
 from __future__ import annotations
@@ -33,40 +33,73 @@ def _messages(line: bytes) -> Iterator[dict[str, Any]]:
 
 
 class SessionRecord:
-    """The recorded part of one session, fed each line as it is forwarded."""
+    """The recorded part of one session.
+
+    While the session runs, `take` only keeps each line that may matter (one that carries an
+    `id`), with its place in the forwarding order: it costs a copy, and the two directions'
+    threads may observe in either order (a response can be observed before the request it
+    answers). `run_line` reads the lines in forwarding order when the session ends.
+    """
 
     def __init__(self) -> None:
-        #: The JSON text of each kept message with its place in the forwarding order.
-        self.kept: list[tuple[int, str]] = []
+        self.lines: list[tuple[int, bool, bytes]] = []
+
+    def take(self, line: bytes, seq: int, from_agent: bool) -> None:
+        """A forwarded line, the `seq`-th, sent by the agent (else by the server)."""
+        if b'"id"' in line:  # notifications carry none: forwarded and forgotten
+            self.lines.append((seq, from_agent, line))
+
+    def replay(self) -> tuple[list[str], CatalogueStamp | None]:
+        """The kept messages' JSON text, in order, and the stamp of the last catalogue listed."""
+        replay = _Replay()
+        for _, from_agent, line in sorted(self.lines):
+            for msg in _messages(line):
+                (replay.from_agent if from_agent else replay.from_server)(msg)
+        stamp = CatalogueStamp.of_tools(replay.listing) if replay.listing is not None else None
+        return replay.kept, stamp
+
+    def run_line(self, case_id: str, trial: int, agent: str | None) -> str:
+        """The session as one run line (JSON, without its newline)."""
+        kept, stamp = self.replay()
+        head: dict[str, Any] = {"case_id": case_id, "trial": trial}
+        if agent is not None:
+            head["agent"] = agent
+        head["format"] = "mcp"
+        if stamp is not None:
+            head["catalogue"] = stamp.model_dump()
+        text = json.dumps(head, ensure_ascii=False)
+        return text[:-1] + ', "messages": [' + ", ".join(kept) + "]}"
+
+
+class _Replay:
+    """The session's messages read in order: calls and their responses kept, listings read."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
         self.calls: set[Any] = set()
-        self.listings: dict[Any, list[dict[str, Any]]] = {}
         self.pages: dict[Any, bool] = {}
         self.listing: list[dict[str, Any]] | None = None
 
-    def from_agent(self, line: bytes, seq: int) -> None:
-        """A line the agent sent to the server, the `seq`-th forwarded."""
-        for msg in _messages(line):
-            method, id_ = msg.get("method"), _key(msg.get("id"))
-            if id_ is None:
-                continue
-            if method == TOOLS_CALL:
-                self.calls.add(id_)
-                self.kept.append((seq, json.dumps(msg, ensure_ascii=False)))
-            elif method == TOOLS_LIST:
-                params = msg.get("params")
-                self.pages[id_] = isinstance(params, dict) and bool(params.get("cursor"))
+    def from_agent(self, msg: dict[str, Any]) -> None:
+        method, id_ = msg.get("method"), _key(msg.get("id"))
+        if id_ is None:
+            return
+        if method == TOOLS_CALL:
+            self.calls.add(id_)
+            self.kept.append(json.dumps(msg, ensure_ascii=False))
+        elif method == TOOLS_LIST:
+            params = msg.get("params")
+            self.pages[id_] = isinstance(params, dict) and bool(params.get("cursor"))
 
-    def from_server(self, line: bytes, seq: int) -> None:
-        """A line the server sent to the agent, the `seq`-th forwarded."""
-        for msg in _messages(line):
-            id_ = _key(msg.get("id"))
-            if id_ is None or "method" in msg:
-                continue
-            if id_ in self.calls:
-                self.calls.discard(id_)
-                self.kept.append((seq, json.dumps(msg, ensure_ascii=False)))
-            elif id_ in self.pages:
-                self._listed(self.pages.pop(id_), msg.get("result"))
+    def from_server(self, msg: dict[str, Any]) -> None:
+        id_ = _key(msg.get("id"))
+        if id_ is None or "method" in msg:
+            return
+        if id_ in self.calls:
+            self.calls.discard(id_)
+            self.kept.append(json.dumps(msg, ensure_ascii=False))
+        elif id_ in self.pages:
+            self._listed(self.pages.pop(id_), msg.get("result"))
 
     def _listed(self, next_page: bool, result: Any) -> None:
         tools = result.get("tools") if isinstance(result, dict) else None
@@ -75,24 +108,6 @@ class SessionRecord:
         named = [t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
         # A first page starts the listing afresh; a next page adds to it.
         self.listing = [*(self.listing or []), *named] if next_page else named
-
-    def stamp(self) -> CatalogueStamp | None:
-        """The stamp of the last catalogue the agent was shown, or None if it never listed."""
-        return CatalogueStamp.of_tools(self.listing) if self.listing is not None else None
-
-    def run_line(self, case_id: str, trial: int, agent: str | None) -> str:
-        """The session as one run line (JSON, without its newline)."""
-        head: dict[str, Any] = {"case_id": case_id, "trial": trial}
-        if agent is not None:
-            head["agent"] = agent
-        head["format"] = "mcp"
-        stamp = self.stamp()
-        if stamp is not None:
-            head["catalogue"] = stamp.model_dump()
-        text = json.dumps(head, ensure_ascii=False)
-        # Observed by two threads, the messages are put back in the order they were forwarded.
-        messages = ", ".join(text for _, text in sorted(self.kept))
-        return text[:-1] + ', "messages": [' + messages + "]}"
 
 
 def _key(value: Any) -> Any:
