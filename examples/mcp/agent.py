@@ -4,7 +4,7 @@ Each session launches the recording proxy instead of the server, exactly as a re
 configuration would (`command: toolgrade`, `args: [mcp, record, ..., --, python, server.py]`),
 lists the tools and makes the script's calls. The proxy appends one run per session to --out.
 
-    python examples/mcp/agent.py --out examples/mcp/runs/runs.jsonl
+    python examples/mcp/agent.py --out examples/mcp/runs/runs.jsonl [--refund-v2]
 
 The scripts are written out below so that the example shows passes and failures on purpose:
 `careful` follows each case's route and retries the flaky lookup; `hasty` skips the identity
@@ -80,11 +80,13 @@ async def record_all(out: Path, server: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="runs file to append to")
+    parser.add_argument("--out", type=Path, required=True, help="runs file to write")
+    parser.add_argument("--refund-v2", action="store_true",
+                        help="record against the server with the changed refund schema")
     options = parser.parse_args()
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.unlink(missing_ok=True)  # the example's runs are written afresh
-    server = [sys.executable, str(HERE / "server.py")]
+    server = [sys.executable, str(HERE / "server.py"), *(["--refund-v2"] * options.refund_v2)]
     anyio.run(record_all, options.out, server)
     print(f"recorded {sum(len(c) for c in SCRIPTS.values())} sessions to {options.out}")
 

@@ -9,7 +9,7 @@ grade.
     python examples/mcp/server.py                     # over stdio
     python examples/mcp/server.py --http 8765         # streamable HTTP on 127.0.0.1:8765/mcp
 
-`HELPDESK_REFUND_V2=1` serves a changed `refund` schema (a required `currency`), to show drift.
+`--refund-v2` serves a changed `refund` schema (a required `currency`), to show drift.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -78,8 +77,9 @@ class Helpdesk:
         return {"sent": True}
 
 
-def build_server(backend: Helpdesk | None = None) -> MCPServer:
-    """The helpdesk server over a backend (a fresh one by default)."""
+def build_server(backend: Helpdesk | None = None, refund_v2: bool = False) -> MCPServer:
+    """The helpdesk server over a backend (a fresh one by default); `refund_v2`: the changed
+    refund schema."""
     desk = backend or Helpdesk()
     server = MCPServer("helpdesk", version="1.0.0", log_level="WARNING")
 
@@ -104,7 +104,7 @@ def build_server(backend: Helpdesk | None = None) -> MCPServer:
     def verify_identity(customer_email: str, method: str) -> str:
         return answer("verify_identity", {"customer_email": customer_email, "method": method})
 
-    if os.environ.get("HELPDESK_REFUND_V2"):
+    if refund_v2:
         @tool(annotations=WRITE, description="Refund an order, fully or partly.")
         def refund(order_id: str, amount: float, currency: str, reason: str = "") -> str:
             return answer("refund", {"order_id": order_id, "amount": amount,
@@ -132,8 +132,9 @@ def build_server(backend: Helpdesk | None = None) -> MCPServer:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP")
+    parser.add_argument("--refund-v2", action="store_true", help="serve the changed refund")
     options = parser.parse_args()
-    server = build_server()
+    server = build_server(refund_v2=options.refund_v2)
     if options.http:
         server.run("streamable-http", host="127.0.0.1", port=options.http)
     else:
