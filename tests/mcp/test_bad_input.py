@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builders_foundation import write_jsonl
-from builders_mcp import HELPDESK_TOOLS, call, mcp_tool, write_catalogue, write_mcp_suite
 from typer.testing import CliRunner
 
+from builders_foundation import write_jsonl
+from builders_mcp import HELPDESK_TOOLS, call, mcp_tool, write_catalogue, write_mcp_suite
 from toolgrade.cli.main import app
 
 runner = CliRunner()
