@@ -1,7 +1,8 @@
 """A minimal MCP server over stdio for the proxy tests, with no SDK: line-delimited JSON-RPC.
 
 It answers initialize, tools/list (two pages) and tools/call; a call of `slow` is answered
-after `SLOW_S` seconds, and a call of `fail` with `isError: true`. Every line it reads is
+after `SLOW_S` seconds, a call of `fail` with `isError: true`, and a call of `quit` not at all:
+the server exits. Every line it reads is
 appended, as it came, to the file named by its first argument (to show the proxy changed none).
 """
 
@@ -46,7 +47,10 @@ def main() -> None:
         for line in sys.stdin.buffer:
             seen.write(line)
             seen.flush()
-            reply = answer(json.loads(line))
+            msg = json.loads(line)
+            if (msg.get("params") or {}).get("name") == "quit":
+                return
+            reply = answer(msg)
             if reply is not None:
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()

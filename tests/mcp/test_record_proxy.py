@@ -121,3 +121,17 @@ def test_a_stopped_proxy_writes_what_it_recorded(tmp_path: Path) -> None:
     assert proxy.wait(60) == 128 + signal.SIGTERM
     (run,) = load_runs([tmp_path / "runs.jsonl"])
     assert run.tool_names == ["echo"]
+
+
+def test_a_server_that_exits_ends_the_session_for_the_agent_too(tmp_path: Path) -> None:
+    proxy = _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proxy.stdin is not None and proxy.stdout is not None
+    proxy.stdin.write(SESSION[4])
+    proxy.stdin.flush()
+    proxy.stdout.readline()
+    proxy.stdin.write(b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"quit"}}\n')
+    proxy.stdin.flush()
+    assert proxy.stdout.readline() == b""  # the agent hears the end instead of waiting
+    assert proxy.wait(60) == 0
+    (run,) = load_runs([tmp_path / "runs.jsonl"])
+    assert run.tool_names == ["echo", "quit"]

@@ -74,5 +74,4 @@ def record(
 
         fail("toolgrade: --case must name a case")
     with input_errors_exit():
-        code = run_proxy(command or [], RecordTarget(out_file, case, agent, trial))
-    raise typer.Exit(code)
+        run_proxy(command or [], RecordTarget(out_file, case, agent, trial))  # exits itself

@@ -9,7 +9,9 @@ appended in a single write: a killed agent still leaves a complete, readable las
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import signal
 import subprocess
 import sys
@@ -17,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from toolgrade.errors import ToolgradeError
 from toolgrade.mcp.session import SessionRecord, append_line, next_trial
@@ -42,15 +44,16 @@ Observer = Callable[[bytes, int], None]
 
 
 def _pump(source: IO[bytes], sink: IO[bytes], observe: Observer, order: Iterator[int]) -> None:
-    """Copy lines from `source` to `sink` until end of file; each is observed after it went."""
+    """Copy lines from `source` to `sink` until end of file. Each is observed just before it
+    goes (observing is an append: the record reads the lines when the session ends), so a
+    line the other side received is always in the record."""
     for line in iter(source.readline, b""):
-        seq = next(order)
+        observe(line, next(order))
         try:
             sink.write(line)
             sink.flush()
         except (BrokenPipeError, ValueError, OSError):
             break  # the other side is gone: nothing more can be delivered
-        observe(line, seq)
 
 
 class Proxy:
@@ -73,21 +76,40 @@ class Proxy:
     def run(self) -> int:
         """Forward until the session ends; write the run; the server's exit code."""
         assert self.server.stdin is not None and self.server.stdout is not None
-        to_agent = threading.Thread(
-            target=_pump, args=(self.server.stdout, self.agent_out, self._from_server, self.order),
-            daemon=True)
-        to_agent.start()
-        _pump(self.agent_in, self.server.stdin, self._from_agent, self.order)
-        # The agent is done (or gone): let the server answer what is in flight, then stop it.
-        self._close_server_input()
+        agent_done, server_done = threading.Event(), threading.Event()
+        to_server = self._pump_thread(self.agent_in, self.server.stdin, self._from_agent,
+                                      agent_done)
+        to_agent = self._pump_thread(self.server.stdout, self.agent_out, self._from_server,
+                                     server_done)
+        while not (agent_done.is_set() or server_done.is_set()):
+            agent_done.wait(0.2)  # a short wait: the main thread stays free for signals
+        if agent_done.is_set():
+            # The agent is done (or gone): let the server answer what is in flight, then stop it.
+            self._close(self.server.stdin)
+        else:
+            # The server is gone: say so to the agent, which may still be waiting for answers.
+            self._close(self.agent_out)
         try:
             self.server.wait(SERVER_GRACE_S)
         except subprocess.TimeoutExpired:
             self.server.terminate()
             self.server.wait()
         to_agent.join(SERVER_GRACE_S)
+        del to_server  # may still wait on the agent's input; a daemon, it ends with the process
         self.finish()
         return self.server.returncode or 0
+
+    def _pump_thread(self, source: IO[bytes], sink: IO[bytes], observe: Observer,
+                     done: threading.Event) -> threading.Thread:
+        def pump() -> None:
+            try:
+                _pump(source, sink, observe, self.order)
+            finally:
+                done.set()
+
+        thread = threading.Thread(target=pump, daemon=True)
+        thread.start()
+        return thread
 
     def _from_agent(self, line: bytes, seq: int) -> None:
         with self.lock:
@@ -97,12 +119,10 @@ class Proxy:
         with self.lock:
             self.record.take(line, seq, from_agent=False)
 
-    def _close_server_input(self) -> None:
-        try:
-            assert self.server.stdin is not None
-            self.server.stdin.close()
-        except OSError:
-            pass
+    @staticmethod
+    def _close(stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
     def finish(self) -> None:
         """Write the run line, once (the end of the session or a signal, whichever is first)."""
@@ -121,14 +141,23 @@ class Proxy:
         self.finish()
         if self.server.poll() is None:
             self.server.terminate()
-        raise SystemExit(128 + signum)
+        _leave(128 + signum)
 
 
-def run_proxy(command: Sequence[str], target: RecordTarget) -> int:
-    """Record one session between this process's stdio (the agent) and `command` (the server)."""
+def _leave(code: int) -> NoReturn:
+    """Exit now: a copying thread may still be blocked reading the agent's input, and the
+    interpreter's shutdown would wait on that stream's lock (and abort)."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    os._exit(code)
+
+
+def run_proxy(command: Sequence[str], target: RecordTarget) -> NoReturn:
+    """Record one session between this process's stdio (the agent) and `command` (the server),
+    then exit with the server's exit code (with 128 + N after signal N)."""
     if not command:
         raise ToolgradeError("give the server's command after `--`")
     proxy = Proxy(command, target, sys.stdin.buffer, sys.stdout.buffer)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, proxy.on_signal)
-    return proxy.run()
+    _leave(proxy.run())
