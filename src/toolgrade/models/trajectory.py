@@ -81,8 +81,8 @@ class Trajectory(_Frozen):
     catalogue: CatalogueStamp | None = Field(
         default=None,
         description="The MCP catalogue the run saw (`toolgrade mcp record`).",
-        # Runs from anything else dump as they always have.
-        exclude_if=lambda value: value is None,
+        # Read for drift only, never written back: a run dumps as it always has.
+        exclude=True,
     )
 
     @property
