@@ -113,3 +113,10 @@ def test_tau2_agreement_separates_reward_per_domain(tmp_path: Path) -> None:
         assert 0 < figures["reward_1"] < figures["runs"], domain
         assert figures["aggregate_auc"] >= 0.9, (domain, figures)
         assert figures["action_agreement"] >= 0.97, (domain, figures)
+
+
+def test_the_mcp_proxy_benchmark_records_every_call() -> None:
+    bench = _load("bench_mcp_proxy")
+    figures = bench.measure(200)
+    assert figures["calls_recorded"] == 200
+    assert figures["added_per_message_median_ms"] is not None

@@ -24,6 +24,7 @@ EXAMPLE_INPUTS = {
     "adjudication": ("adjudication/suite.yaml", "adjudication/runs"),
     "adjudication-loop": ("adjudication/loop/suite.yaml", "adjudication/loop/runs"),
     "otel": ("helpdesk/suite.yaml", "otel/exports"),
+    "mcp": ("mcp/suite.yaml", "mcp/runs"),
 }
 #: A judge that passes whatever it is asked: the example runs judged, offline.
 PASSING_SCRIPT = {"default": {"reason": "scripted: fine", "verdict": "pass"}}

@@ -66,6 +66,16 @@ def test_help_loads_neither_the_models_nor_the_checks() -> None:
 
 
 @pytest.mark.parametrize(
+    "args", [("--help",), ("mcp", "--help"), ("mcp", "record", "--help")]
+)
+def test_the_mcp_sdk_is_imported_only_by_a_command_that_talks_to_a_server(
+    args: tuple[str, ...],
+) -> None:
+    imported = _imported_after(_cli(*args))
+    assert imported.isdisjoint({"mcp", "mcp_types", "anyio", "httpx"}), imported
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ("validate", str(EXAMPLE_SUITE)),

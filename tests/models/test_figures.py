@@ -134,7 +134,7 @@ def _typed_dict(value: object, hint: Any, where: str) -> list[str]:
 def judged_lines() -> list[dict[str, Any]]:
     """The helpdesk and adjudication examples graded with a judge asked about everything."""
     lines = []
-    for folder in ("helpdesk", "adjudication"):
+    for folder in ("helpdesk", "adjudication", "mcp"):
         example = ROOT / "examples" / folder
         suite = load_suite(example / "suite.yaml")
         for run in load_runs(run_files([example / "runs"])):

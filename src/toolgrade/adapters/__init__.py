@@ -6,16 +6,20 @@ from typing import Literal
 
 from toolgrade.adapters.anthropic_messages import CALL_BLOCKS, anthropic_to_steps, is_result_block
 from toolgrade.adapters.common import AdapterError, build_call, decode_arguments
+from toolgrade.adapters.mcp_jsonrpc import is_jsonrpc, jsonrpc_to_steps
 from toolgrade.adapters.openai_messages import openai_to_steps
 from toolgrade.jsonio.values import JsonValue
 from toolgrade.models import Step
 
-MessageFormat = Literal["openai", "anthropic"]
+MessageFormat = Literal["openai", "anthropic", "mcp"]
 
 
 def detect_format(messages: list[JsonValue]) -> MessageFormat:
-    """Anthropic when any content block is a call or a result (tool_use, tool_result,
-    server_tool_use, web_search_tool_result, ...); OpenAI otherwise."""
+    """MCP when any message is a JSON-RPC message; Anthropic when any content block is a call
+    or a result (tool_use, tool_result, server_tool_use, web_search_tool_result, ...); OpenAI
+    otherwise."""
+    if is_jsonrpc(messages):
+        return "mcp"
     for msg in messages:
         content = msg.get("content") if isinstance(msg, dict) else None
         if isinstance(content, list) and any(
@@ -31,6 +35,8 @@ def messages_to_steps(
 ) -> list[Step]:
     """Normalised steps from chat messages in the named or detected format."""
     chosen = fmt or detect_format(messages)
+    if chosen == "mcp":
+        return jsonrpc_to_steps(messages)
     return anthropic_to_steps(messages) if chosen == "anthropic" else openai_to_steps(messages)
 
 

@@ -11,6 +11,8 @@ Both conventions are read, old and new attribute names alike (docs/otel.md has t
 - OpenInference: `openinference.span.kind` (`TOOL`, `LLM`, `AGENT`), `tool.name`,
   `tool_call.id`, `input.value` / `output.value`, `llm.input_messages.N.message.role` /
   `.content` / `.contents.M.message_content.text`, `llm.output_messages...`, `agent.name`.
+- MCP: `mcp.method.name` (`tools/call` is a call, other methods are not) with the GenAI tool
+  attributes.
 
 Message contents are judged data: they are only read as text, never interpreted.
 """
@@ -41,6 +43,8 @@ _GENAI_ROLES: dict[str, SpanRole] = {
     "invoke_agent": "agent",
 }
 _OPENINFERENCE_ROLES: dict[str, SpanRole] = {"TOOL": "tool", "LLM": "llm", "AGENT": "agent"}
+#: The MCP method whose spans are tool calls (`mcp.method.name`).
+MCP_TOOLS_CALL = "tools/call"
 #: Attributes of GenAI model calls recorded before `gen_ai.operation.name` existed.
 _OLD_GENAI_MODEL_KEYS = ("gen_ai.system", "gen_ai.provider.name", "gen_ai.request.model")
 
@@ -62,6 +66,12 @@ def classify(span: Span) -> tuple[SpanRole, str]:
     operation = attrs.get("gen_ai.operation.name")
     if isinstance(operation, str) and operation in _GENAI_ROLES:
         return _GENAI_ROLES[operation], f"gen_ai {operation}"
+    method = attrs.get("mcp.method.name")
+    if isinstance(method, str):
+        # The MCP conventions: a tools/call span is a call; initialize, tools/list, ... are not.
+        if method == MCP_TOOLS_CALL:
+            return "tool", "mcp tools/call"
+        return "other", f"mcp {method}"
     if isinstance(kind, str):
         return "other", f"openinference {kind.upper()}"
     if isinstance(operation, str):
@@ -84,13 +94,14 @@ def _where(span: Span, key: str) -> str:
 
 
 def tool_name(span: Span) -> str:
-    """`gen_ai.tool.name` or `tool.name`, else the span name less its `execute_tool ` prefix."""
+    """`gen_ai.tool.name` or `tool.name`, else the span name less its `execute_tool ` (GenAI) or
+    `tools/call ` (MCP) prefix."""
     key, name = _first(span.attributes, "gen_ai.tool.name", "tool.name")
     if key is not None:
         if not isinstance(name, str) or not name:
             raise AdapterError(_where(span, key), "a tool name must be a non-empty string")
         return name
-    fallback = span.name.removeprefix("execute_tool").strip()
+    fallback = span.name.removeprefix("execute_tool").removeprefix(MCP_TOOLS_CALL).strip()
     if not fallback:
         raise AdapterError(
             f"{span.path}.attributes (span {span.span_id})",

@@ -32,6 +32,7 @@ from toolgrade.adapters.otlp_conventions import (
     model_messages,
     requested_calls,
     tool_call_fields,
+    tool_name,
     tool_responses,
 )
 from toolgrade.adapters.otlp_spans import Span
@@ -228,6 +229,33 @@ def _labelled(steps: list[tuple[Step, str]], clusters: dict[str, int]) -> list[S
     return out
 
 
+#: The kind a call's second span is left out as: the MCP server's side of a call the client's
+#: span already records (docs/mcp.md).
+SERVER_SIDE = "mcp server side of a call"
+
+
+def _server_side(span: Span, tree: _Tree) -> bool:
+    """Whether a tool span is the server's execution of the call of the nearest tool span above
+    it (the same tool): with MCP context propagation (openinference-instrumentation-mcp, or the
+    MCP conventions' server spans) the server's span joins the client's trace under it."""
+    parent, seen = span.parent_id, set()
+    while parent is not None and parent in tree.by_id and parent not in seen:
+        if tree.roles[parent] == "tool":
+            return _name_or_none(tree.by_id[parent]) == _name_or_none(span) is not None
+        if tree.roles[parent] == "agent":
+            return False
+        seen.add(parent)
+        parent = tree.by_id[parent].parent_id
+    return False
+
+
+def _name_or_none(span: Span) -> str | None:
+    try:
+        return tool_name(span)
+    except AdapterError:
+        return None
+
+
 def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRun:
     """The run a trace's spans record; raises AdapterError naming the trace or span."""
     trace_id = spans[0].trace_id
@@ -243,7 +271,9 @@ def assemble(spans: list[Span], case_attribute: str = CASE_ATTRIBUTE) -> TraceRu
     for span in sorted(spans, key=lambda s: (s.start, s.order)):
         role = roles[span.span_id]
         owner = tree.owner(span)
-        if role == "agent":
+        if role == "tool" and _server_side(span, tree):
+            left_out[SERVER_SIDE] += 1
+        elif role == "agent":
             if span.span_id not in graded:  # a nested agent: its calls are its own
                 left_out["another agent"] += 1
         elif role == "other":

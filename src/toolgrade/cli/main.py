@@ -31,6 +31,7 @@ from toolgrade.cli.compare_cmd import compare
 from toolgrade.cli.draft_cmd import draft
 from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
+from toolgrade.cli.mcp_cmd import mcp_app
 from toolgrade.cli.report_cmd import report
 from toolgrade.cli.run_cmd import run
 from toolgrade.cli.show_cmd import show
@@ -61,6 +62,7 @@ app.command("compare")(compare)
 app.command("draft")(draft)
 app.add_typer(import_app, name="import")
 app.add_typer(cache_app, name="cache")
+app.add_typer(mcp_app, name="mcp")
 
 
 @app.command()
@@ -115,6 +117,9 @@ def validate(
                 raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
         out.print(coverage_line(loaded.cases.values()))
+        tools = tool_coverage_line(loaded.cases.values())
+        if tools is not None:
+            out.print(tools, markup=False)
     raise typer.Exit(EXIT_OK)
 
 
@@ -126,9 +131,25 @@ def coverage_line(cases: Iterable[Case]) -> str:
     return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
+def tool_coverage_line(cases: Iterable[Case]) -> str | None:
+    """`tool coverage: 6 of 7 catalogue tools expected ...` for a `tools_from` suite, else None."""
+    stamped = [case for case in cases if case.catalogue is not None]
+    if not stamped:
+        return None
+    from toolgrade.scoring.catalogue_figures import CatalogueFigures
+
+    block = CatalogueFigures(stamped).to_json()
+    assert block is not None  # the cases are stamped
+    coverage, catalogue = block["coverage"], block["catalogue"]
+    never = ", ".join(coverage["never_expected"]) or "none"
+    return (f"tool coverage: {coverage['expected']} of {catalogue['tools']} tools of "
+            f"{catalogue['file']} expected by the cases; never expected: {never}")
+
+
 def suite_schema() -> JsonObject:
     """The JSON Schema of a YAML suite file: `cases` (each a case), the shared `tools` and
     `groups` merged into every case, and the `defaults` filled into them."""
+    from toolgrade.loaders.catalogue import ToolsFrom
     from toolgrade.loaders.suite_defaults import SuiteDefaults
     from toolgrade.models import Case
 
@@ -157,6 +178,11 @@ def suite_schema() -> JsonObject:
             "defaults": {
                 **defaults,
                 "description": "Keys filled into every case that leaves them out.",
+            },
+            "tools_from": {
+                "anyOf": [{"type": "string"}, ToolsFrom.model_json_schema()],
+                "description": "An MCP catalogue file whose tools every case takes "
+                "(docs/mcp.md); the suite's own `tools` entries win.",
             },
         },
         "$defs": {**definitions, "Case": case},

@@ -30,6 +30,7 @@ from toolgrade.loaders.fast_runs import STEP_ROLES, might_be_plain, plain_trajec
 from toolgrade.loaders.locate import data_path, dotted, problems_from_validation
 from toolgrade.loaders.otlp import OtlpOptions, OtlpReader, OtlpStats, RunRow, otlp_layout
 from toolgrade.models import Message, Step, ToolCall, ToolResult, Trajectory
+from toolgrade.models.catalogue import CatalogueStamp
 
 #: A value of a decoded JSON line, so JSON already: pydantic checks the objects holding such
 #: values (a `final_state` that is not an object is reported), not each value, which would
@@ -46,11 +47,13 @@ class RunRecord(BaseModel):
     trial: int = Field(default=0, ge=0)
     # An empty name would share "(unnamed)" with runs that give none; say it instead.
     agent: str | None = Field(default=None, min_length=1)
-    format: Literal["openai", "anthropic", "steps"] | None = None
+    format: Literal["openai", "anthropic", "mcp", "steps"] | None = None
     messages: list[Any] | None = None
     steps: list[dict[str, _Decoded]] | None = None
     final_state: dict[str, _Decoded] | None = None
     metadata: dict[str, _Decoded] = Field(default_factory=dict)
+    #: The MCP catalogue the run saw, as `toolgrade mcp record` writes it.
+    catalogue: CatalogueStamp | None = None
 
     @field_validator("trial", mode="before")
     @classmethod
@@ -67,7 +70,7 @@ class RunRecord(BaseModel):
             raise ValueError("a run needs exactly one of 'messages' or 'steps'")
         if self.format == "steps" and self.steps is None:
             raise ValueError("format 'steps' needs a 'steps' list")
-        if self.format in ("openai", "anthropic") and self.messages is None:
+        if self.format in ("openai", "anthropic", "mcp") and self.messages is None:
             raise ValueError(f"format {self.format!r} needs a 'messages' list")
         return self
 
@@ -168,13 +171,17 @@ def to_trajectory(record: RunRecord) -> Trajectory:
     else:
         fmt = None if record.format in (None, "steps") else record.format
         steps = messages_to_steps(record.messages or [], fmt)  # type: ignore[arg-type]
-    return Trajectory(
+    trajectory = Trajectory(
         case_id=record.case_id,
         trial=record.trial,
         agent=record.agent,
         steps=steps,
         final_state=record.final_state,
     )
+    if record.catalogue is None:
+        return trajectory
+    # Set only when given, so a run of any other format has the fields it always had.
+    return trajectory.model_copy(update={"catalogue": record.catalogue})
 
 
 def run_files(paths: Iterable[Path], exclude: Path | None = None) -> list[Path]:

@@ -27,6 +27,7 @@ from toolgrade.json_schema import Draft202012Validator, SchemaError
 from toolgrade.jsonio.lines import binary_problem, iter_jsonl
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.loaders.adjudications import is_adjudications_file
+from toolgrade.loaders.catalogue import TOOLS_FROM_KEY, LoadedCatalogue, read_tools_from
 from toolgrade.loaders.locate import (
     Path_,
     dotted,
@@ -50,7 +51,9 @@ from toolgrade.loaders.yaml_lines import load_yaml_with_lines
 from toolgrade.models import Case
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".jsonl")
-_SUITE_KEYS = {"cases", "tools", "groups", DEFAULTS_KEY}
+_SUITE_KEYS = {"cases", "tools", "groups", DEFAULTS_KEY, TOOLS_FROM_KEY}
+#: The case key the loader fills from `tools_from`: a case may not write it.
+_STAMP_KEY = "catalogue"
 
 #: Extra semantic checks on a validated case: each returns problems as (dotted field, reason).
 CaseValidator = Callable[[Case], list[tuple[str, str]]]
@@ -145,8 +148,14 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             what = "tool name to its spec" if key == "tools" else "group name to its tools"
             reason = f"must be a mapping of {what}, got {type(value).__name__}"
             problems.append(InputProblem(str(path), lines.get((key,)), key, reason))
-    shared = tools if isinstance(tools, dict) else {}
-    problems += shared_tool_problems(str(path), shared, lines, _schema_error)
+    own_shared = tools if isinstance(tools, dict) else {}
+    problems += shared_tool_problems(str(path), own_shared, lines, _schema_error)
+    catalogue = LoadedCatalogue()
+    if TOOLS_FROM_KEY in data:
+        catalogue, found = read_tools_from(data[TOOLS_FROM_KEY], path, lines, _schema_error)
+        problems += found
+    # The suite's own entries win whole over the catalogue's (a suite setting overrides).
+    shared = {**catalogue.tools, **own_shared}
     defaults = NO_DEFAULTS
     if DEFAULTS_KEY in data:
         where = (DEFAULTS_KEY,)
@@ -154,7 +163,8 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             data[DEFAULTS_KEY], str(path), lines, lines.get(where), where
         )
         problems += found
-    merged = [_merge_shared(item, tools, groups) for item in data["cases"]]
+    problems += _stamp_key_problems(str(path), data["cases"], lambda i: lines.get(("cases", i)))
+    merged = [_stamped(_merge_shared(item, shared, groups), catalogue) for item in data["cases"]]
     problems += _free_tool_problems(str(path), merged, defaults, lines, lines.get((DEFAULTS_KEY,)))
     return [
         _RawCase(
@@ -166,6 +176,25 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
             inherited(data["cases"][i], shared),
         )
         for i, item in enumerate(merged)
+    ]
+
+
+def _stamped(case: Any, catalogue: LoadedCatalogue) -> Any:
+    """The case mapping with its suite's catalogue stamp, when the suite has `tools_from`."""
+    if catalogue.stamp is None or not isinstance(case, dict):
+        return case
+    return {**case, _STAMP_KEY: catalogue.stamp.model_dump()}
+
+
+def _stamp_key_problems(
+    file: str, cases: list[Any], line_of: Callable[[int], int | None], in_list: bool = True
+) -> list[InputProblem]:
+    """A case that writes the key `tools_from` fills: unknown to authors, as any other."""
+    return [
+        InputProblem(file, line_of(i), f"cases[{i}].{_STAMP_KEY}" if in_list else _STAMP_KEY,
+                     "unknown key (the suite's tools_from sets it)")
+        for i, case in enumerate(cases)
+        if isinstance(case, dict) and _STAMP_KEY in case
     ]
 
 
@@ -219,6 +248,7 @@ def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
         else:
             own.append((number, value))
         first = False
+    problems += _stamp_key_problems(str(path), [v for _, v in own], lambda i: own[i][0], False)
     problems += _free_tool_problems(str(path), [v for _, v in own], defaults, {}, defaults_line,
                                     [n for n, _ in own])
     return [_RawCase(apply_defaults(value, defaults), str(path), number, (), {})

@@ -18,7 +18,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
+from toolgrade.models.catalogue import SideEffectClass, SuiteCatalogue
 from toolgrade.vocabulary import CHECK_NAMES as CHECK_NAMES
 from toolgrade.vocabulary import CheckName as CheckName
 
@@ -51,6 +53,27 @@ class ToolSpec(StrictModel):
     side_effect: StrictBool = Field(
         default=False, description="Mutating tool: an unauthorized call is a hard fail."
     )
+    destructive: StrictBool = Field(
+        default=False,
+        description="A destructive write (MCP destructiveHint): implies side_effect.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _destructive_writes(cls, data: Any) -> Any:
+        # A destructive tool mutates by definition: say so once, not twice.
+        if isinstance(data, dict) and data.get("destructive") is True:
+            if data.get("side_effect") is False:
+                raise ValueError("destructive: true is a write; it cannot have side_effect: false")
+            return {**data, "side_effect": True}
+        return data
+
+    @property
+    def side_effect_class(self) -> SideEffectClass:
+        """read, write or destructive."""
+        if self.destructive:
+            return "destructive"
+        return "write" if self.side_effect else "read"
 
 
 class SelectionExpectation(StrictModel):
@@ -299,6 +322,8 @@ class Case(StrictModel):
     scoring: Scoring = Field(default_factory=Scoring)
     min_steps: StrictInt | None = Field(default=None, ge=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Set by the suite loader from the suite's `tools_from`, never written in a case.
+    catalogue: SkipJsonSchema[SuiteCatalogue | None] = Field(default=None, exclude=True)
 
     @field_validator("input")
     @classmethod

@@ -63,6 +63,9 @@ class CheckLine(_Line):
     failures: list[FailureLine] = Field(default_factory=list)
     status: Status | None = None
     error: str | None = Field(None, description="The check crashed: the error, as data.")
+    unscored_run: str | None = Field(
+        None, description="Why the whole run was left ungraded (catalogue drift, docs/mcp.md)."
+    )
 
 
 class DecisionLine(CheckLine):
@@ -159,6 +162,10 @@ class ResultLine(_Line):
     judges: dict[str, list[JudgeLogEntry]] = Field(default_factory=dict)
     n_calls: int = 0
     error: str | None = Field(None, description="A crash outside the checks, as data.")
+    catalogue_drift: dict[str, list[str]] | None = Field(
+        None, description="The tools added, removed and changed in the MCP catalogue the run "
+        "saw against the suite's (docs/mcp.md); only where they differ."
+    )
 
 
 def results_schema() -> JsonObject:

@@ -7,6 +7,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgrade.models.catalogue import ToolDrift
 from toolgrade.models.figures.failures import FailureRecord
 from toolgrade.models.figures.record import (
     CheckRecord,
@@ -103,6 +104,9 @@ class TrajectoryResult(BaseModel):
     judges: Mapping[str, object] = Field(default_factory=dict)
     error: str | None = Field(default=None, description="A check that crashed, as data.")
     n_calls: int = 0
+    drift: ToolDrift | None = Field(
+        default=None, description="How the MCP catalogue the run saw differs from the suite's."
+    )
 
     def judge_log(self) -> dict[str, list[JudgeLogEntry]]:
         """`judges` typed: the run's judge calls by dimension (scoring/recording.py)."""
@@ -125,4 +129,6 @@ class TrajectoryResult(BaseModel):
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.drift:
+            out["catalogue_drift"] = self.drift.model_dump()
         return out

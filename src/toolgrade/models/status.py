@@ -30,7 +30,7 @@ AWAITING = "awaiting adjudication"
 class UnscoredItem:
     """One undecided item of a check: what it is (`field`, `route`), where, and why."""
 
-    kind: Literal["field", "route", "recovery quality"]
+    kind: Literal["field", "route", "recovery quality", "run"]
     where: str
     reason: str
 
@@ -44,6 +44,9 @@ def unscored_items(check: str, record: CheckRecord) -> list[UnscoredItem]:
     A block read from a file may be of another version: each value's type is checked."""
     block = block_view(record)
     items: list[UnscoredItem] = []
+    whole_run = block.get("unscored_run")
+    if whole_run:
+        return [UnscoredItem("run", "the run", str(whole_run))]
     for field in block.get("unscored_fields") or []:
         if isinstance(field, dict):
             where = f"{field.get('tool')}.{field.get('field')} at step {field.get('step')}"
@@ -78,7 +81,7 @@ def check_status(check: str, block: CheckRecord) -> Status:
     if not undecided:
         return "fail"
     if check == "selection":
-        return "unscored" if any(i.kind == "route" for i in undecided) else "fail"
+        return "unscored" if any(i.kind in ("route", "run") for i in undecided) else "fail"
     return "fail" if block.get("failures") else "unscored"
 
 
@@ -112,6 +115,7 @@ def hint(reason: str) -> str:
 
 
 _NOUNS = {"field": ("free-text field", "free-text fields"), "route": ("route", "routes"),
+          "run": ("run", "runs"),
           "recovery quality": ("recovery verdict", "recovery verdicts")}
 
 

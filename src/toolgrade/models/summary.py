@@ -330,6 +330,45 @@ class OtlpSummary(SummaryBlock):
     left_out: dict[str, int] = Field(default_factory=dict)
 
 
+class McpCatalogueRef(SummaryBlock):
+    """The catalogue a `tools_from` suite took its tools from."""
+
+    file: str
+    hash: str
+    tools: int
+
+
+class McpCoverage(SummaryBlock):
+    """The share of the catalogue's tools the cases expect and the runs called."""
+
+    expected: int
+    expected_share: Number | None = None
+    called: int
+    called_share: Number | None = None
+    never_expected: list[str] = Field(default_factory=list)
+    never_called: list[str] = Field(default_factory=list)
+    calls: dict[str, int] = Field(default_factory=dict)
+
+
+class McpDrift(SummaryBlock):
+    """Runs that saw another catalogue than the suite's, and per tool how (added, removed,
+    changed: runs)."""
+
+    on_drift: str
+    runs: int
+    recorded: int
+    with_drift: int
+    tools: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+
+class McpSummary(SummaryBlock):
+    """Present for a suite that takes its tools from an MCP catalogue (docs/mcp.md)."""
+
+    catalogue: McpCatalogueRef
+    coverage: McpCoverage
+    drift: McpDrift
+
+
 class JudgeSummary(SummaryBlock):
     """One judge dimension as the run used it: model, usage, status, calibration and items
     (no usage figures when the judge was off)."""
@@ -396,6 +435,7 @@ class RunSummary(SummaryBlock):
     unscored: UnscoredSummary | None = None
     cases_without_runs: list[str] = Field(default_factory=list)
     otlp: OtlpSummary | None = None
+    mcp: McpSummary | None = None
     judges: dict[JudgeDimension, JudgeSummary] = Field(default_factory=dict)
     suite: str | None = None
     suite_sha256: str | None = Field(

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgrade.models.catalogue import CatalogueStamp
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -76,6 +78,12 @@ class Trajectory(_Frozen):
     agent: str | None = None
     steps: list[Step] = Field(default_factory=list)
     final_state: dict[str, Any] | None = None
+    catalogue: CatalogueStamp | None = Field(
+        default=None,
+        description="The MCP catalogue the run saw (`toolgrade mcp record`).",
+        # Read for drift only, never written back: a run dumps as it always has.
+        exclude=True,
+    )
 
     @property
     def calls(self) -> list[tuple[int, ToolCall]]:

@@ -9,6 +9,7 @@ from toolgrade.reporting import check_tables, run_tables
 from toolgrade.reporting.chart_data import Charts, build_charts
 from toolgrade.reporting.charts import ScoreHistogram
 from toolgrade.reporting.digest import Digest
+from toolgrade.reporting.mcp_tables import mcp_tables
 from toolgrade.reporting.runs_section import RunsSection
 from toolgrade.reporting.tables import (
     Card,
@@ -70,7 +71,8 @@ def build_view(
     """
     detail = [check_tables.coverage_table(summary),
               check_tables.per_tool_table(summary), check_tables.per_field_table(summary),
-              check_tables.efficiency_table(summary), check_tables.stages_table(summary)]
+              check_tables.efficiency_table(summary), check_tables.stages_table(summary),
+              *mcp_tables(summary)]
     return ReportView(
         headline=_headline(summary),
         cards=cards(summary),

@@ -18,6 +18,7 @@ from toolgrade.models import (
     Trajectory,
     TrajectoryResult,
 )
+from toolgrade.models.catalogue import ToolDrift, catalogue_drift
 from toolgrade.models.figures import JudgeLogEntry
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.recording import RecordingJudge
@@ -32,6 +33,10 @@ def grade_trajectory(
     decisions: HumanDecisions | None = None,
 ) -> TrajectoryResult:
     """Grade one trajectory with every check; a crashing check is recorded, not raised."""
+    drift = run_drift(case, run)
+    unscored = bool(drift) and case.catalogue is not None and case.catalogue.on_drift == "unscored"
+    if unscored:
+        judge = None  # nothing graded here will count: no judge is asked
     decisions = decisions or HumanDecisions()
     recorder = RecordingJudge(judge, decisions) if judge is not None else None
     ctx = GradeContext(judge=recorder, base_dir=base_dir, decisions=decisions)
@@ -44,7 +49,32 @@ def grade_trajectory(
             detail = "".join(traceback.format_exception_only(exc)).strip()
             errors.append(f"{check.name}: {detail}")
             results[check.name] = _crashed(check.name, detail)
-    return _record(case, run, results, errors, recorder.log if recorder is not None else {})
+    if unscored:
+        assert drift is not None
+        results = _left_unscored(results, drift)
+    record = _record(case, run, results, errors, recorder.log if recorder is not None else {})
+    return record.model_copy(update={"drift": drift}) if drift else record
+
+
+def run_drift(case: Case, run: Trajectory) -> ToolDrift | None:
+    """How the MCP catalogue a run saw differs from its suite's, or None when either is
+    unknown (a suite without `tools_from`, a run not recorded at the protocol)."""
+    if case.catalogue is None or run.catalogue is None:
+        return None
+    return catalogue_drift(case.catalogue, run.catalogue)
+
+
+def _left_unscored(results: dict[CheckName, CheckResult], drift: ToolDrift
+                   ) -> dict[CheckName, CheckResult]:
+    """A run's results when the suite leaves runs with catalogue drift unscored (`on_drift:
+    unscored`): graded against tools it was not shown, no applicable check passes or fails."""
+    shown = ", ".join(f"{name} {kind}" for name, kind in drift.by_tool().items())
+    reason = f"catalogue drift: {shown}"
+    return {
+        name: CheckResult(check=name, applicable=True, score=None, passed=False,
+                          figures={"unscored_run": reason}) if result.applicable else result
+        for name, result in results.items()
+    }
 
 
 def _record(

@@ -87,7 +87,8 @@ def validate_and_grade(
         return _two_passes(start, out_dir, engine, otlp, stats, options)
     assert start.suite is not None  # _pays checked it
     check = RunsCheck(start)
-    summary = SuiteSummary(checks, len(start.suite), multi_agent=True)
+    summary = SuiteSummary(checks, len(start.suite), multi_agent=True,
+                           cases=start.suite.cases.values())
     with _staging(out_dir) as stage:
         total = _expected_runs(start.files) if options.progress is not None else 0
         _pass(start.suite, check, summary, stage, _Pass(engine, otlp, stats, checks, total),

@@ -153,7 +153,8 @@ def grade(
     checks = checks if checks is not None else default_checks()
     out_dir.mkdir(parents=True, exist_ok=True)
     results_path = out_dir / "results.jsonl"
-    summary = SuiteSummary(checks, len(inputs.suite), multi_agent=len(inputs.agents) > 1)
+    summary = SuiteSummary(checks, len(inputs.suite), multi_agent=len(inputs.agents) > 1,
+                           cases=inputs.suite.cases.values())
     transcripts_path = out_dir / TRANSCRIPTS_FILE
     with results_path.open("w", encoding="utf-8") as fh, \
             transcripts_path.open("w", encoding="utf-8") as transcripts:

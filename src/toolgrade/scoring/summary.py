@@ -10,7 +10,7 @@ terms in a part and added term by term, in order, when merged.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
@@ -18,6 +18,7 @@ from toolgrade.checks.arguments.figures import GivenSelection
 from toolgrade.checks.base import can_merge
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator
+from toolgrade.scoring.catalogue_figures import CatalogueFigures
 from toolgrade.scoring.coverage import RATED_CHECKS, KindRates
 from toolgrade.scoring.reliability import ReliabilityAccumulator
 from toolgrade.scoring.unscored import UnscoredAccumulator
@@ -113,7 +114,8 @@ class SuiteSummary:
     """
 
     def __init__(
-        self, checks: list[Check], n_cases: int, multi_agent: bool = False, *, part: bool = False
+        self, checks: list[Check], n_cases: int, multi_agent: bool = False, *, part: bool = False,
+        cases: Iterable[Case] = (),
     ) -> None:
         self.n_cases = n_cases
         self.multi_agent = multi_agent
@@ -130,6 +132,8 @@ class SuiteSummary:
         self.adjudication = AdjudicationAccumulator()
         self.unscored = UnscoredAccumulator()
         self.kind_rates = KindRates()
+        #: Coverage and drift of a `tools_from` suite (`cases`: the suite's, for coverage).
+        self.catalogue = CatalogueFigures(cases)
         self.errors = 0
 
     def add(self, case: Case, run: Trajectory, record: TrajectoryResult) -> None:
@@ -147,6 +151,7 @@ class SuiteSummary:
         self.reliability.add(self._reliability_key(record), record.aggregate.passed)
         self.adjudication.add(case, record)
         self.unscored.add(record)
+        self.catalogue.add(case, run, record)
         # Crashed checks, not trajectories: the headline and junit.xml's errors count checks.
         self.errors += sum(
             1 for r in record.checks.values() if r.applicable and r.passed is None
@@ -173,6 +178,7 @@ class SuiteSummary:
         self.reliability.merge(part.reliability)
         self.adjudication.merge(part.adjudication)
         self.unscored.merge(part.unscored)
+        self.catalogue.merge(part.catalogue)
         self.errors += part.errors
 
     def _agent(self, agent: str | None) -> _AgentTally:
@@ -211,4 +217,8 @@ class SuiteSummary:
         if self.unscored.used:
             # Likewise only where something was left undecided.
             out["unscored"] = self.unscored.to_json()
+        mcp = self.catalogue.to_json()
+        if mcp is not None:
+            # Only for a suite that takes its tools from an MCP catalogue (`tools_from`).
+            out["mcp"] = mcp
         return out

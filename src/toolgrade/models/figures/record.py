@@ -25,7 +25,8 @@ Status = Literal["pass", "fail", "unscored", "n/a", "error"]
 
 class CheckRecord(TypedDict, total=False):
     """What every check writes for a run (`status` is absent from lines written before it
-    existed; `error`, among the figures, when the check crashed)."""
+    existed; `error`, among the figures, when the check crashed; `unscored_run` when the
+    whole run was left ungraded, as for catalogue drift)."""
 
     applicable: bool
     score: float | None
@@ -33,6 +34,7 @@ class CheckRecord(TypedDict, total=False):
     failures: list[FailureRecord]
     status: Status
     error: str
+    unscored_run: str
 
 
 class SelectionRecord(CheckRecord, SelectionFigures, total=False):
@@ -109,6 +111,7 @@ class ResultRecord(TypedDict):
     judges: dict[str, list[JudgeLogEntry]]
     n_calls: int
     error: NotRequired[str]
+    catalogue_drift: NotRequired[dict[str, list[str]]]
 
 
 def block_view(block: CheckRecord) -> BlockView:
