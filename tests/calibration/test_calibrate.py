@@ -361,3 +361,39 @@ def test_a_label_written_twice_is_refused_not_read_as_the_last(tmp_path: Path) -
     with pytest.raises(InputError) as caught:
         load_set(path, "argument_equivalence")
     assert f"{path}:1: not valid JSON: duplicate key 'label'" in str(caught.value)
+
+
+def test_fit_stores_the_band_fitted_to_the_target_kappa() -> None:
+    # Clear items far from the cut, and a coin-flip middle: the band leaves the middle out.
+    rng = random.Random(11)
+    items, p = [], {}
+    for i in range(100):
+        label = "pass" if i % 2 else "fail"
+        items.append(make_item(i, label))
+        if i < 60:
+            p[f"it-{i}"] = rng.uniform(0.8, 1.0) if label == "pass" else rng.uniform(0.0, 0.2)
+        else:
+            p[f"it-{i}"] = rng.uniform(0.4, 0.6)
+    record = calibrate(
+        items, by_id({k: "fail" for k in p}, p), dimension="argument_equivalence", model="m",
+        set_sha256="0" * 64, fit_threshold=True,
+    )
+    assert record.schema_version == 2
+    assert record.band_target_kappa == 0.8 and record.band_bound == "cv_decided_kappa_ci_low"
+    assert record.band is not None and record.band[0] < 0.5 < record.band[1]
+    assert record.cv_decided_kappa_ci is not None and record.cv_decided_kappa_ci[0] >= 0.8
+    assert record.cv_coverage is not None and 0.45 <= record.cv_coverage <= 0.75
+    assert record.cv_kappa is not None and record.cv_kappa < 0.8  # the plain kappa at the cut
+    assert [level.level for level in record.band_levels][:2] == [1.0, 0.95]
+
+
+def test_a_target_no_level_reaches_gives_the_band_that_decides_nothing() -> None:
+    rng = random.Random(2)
+    items = [make_item(i, "pass" if i % 2 else "fail") for i in range(40)]
+    p = {f"it-{i}": rng.random() for i in range(40)}
+    record = calibrate(
+        items, by_id({k: "fail" for k in p}, p), dimension="argument_equivalence", model="m",
+        set_sha256="0" * 64, fit_threshold=True, target_kappa=0.8,
+    )
+    assert record.band == (0.0, 1.0) and record.cv_coverage == 0.0
+    assert record.cv_decided_kappa is None

@@ -158,3 +158,20 @@ def test_a_run_judging_as_fitted_is_held_to_the_cross_validated_interval() -> No
     assert unfitted is not None and "kappa 95% CI lower bound 0.050" in unfitted
     strict = check_floor(record, 0.5, fitted=True)
     assert strict is not None and "cross-validated kappa 95% CI lower bound 0.450" in strict
+
+
+def test_a_version_1_record_still_loads_with_no_band(tmp_path: Path) -> None:
+    import json
+
+    from toolgrade.calibration.records import RECORD_SCHEMA_VERSION, read_record
+
+    data = json.loads(_record().model_dump_json())
+    data["schema_version"] = 1
+    for key in ("band", "band_target_kappa", "band_bound", "cv_coverage", "cv_decided_kappa",
+                "cv_decided_kappa_ci", "band_levels"):
+        data.pop(key)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    old = read_record(path)
+    assert old.schema_version == 1 and RECORD_SCHEMA_VERSION == 2
+    assert old.band is None and old.cv_coverage is None and old.band_levels == []

@@ -26,7 +26,9 @@ from toolgrade.models.calibration_data import CalibrationSummary
 #: Environment variable naming the records directory (below the settings, above the default).
 CALIBRATION_DIR_ENV = "TOOLGRADE_CALIBRATION_DIR"
 DEFAULT_CALIBRATION_DIR = Path("~/.cache/toolgrade/calibration")
-RECORD_SCHEMA_VERSION = 1
+#: 2: the abstention band (`band`, `cv_coverage`, `cv_decided_kappa`, ...). A version-1 record
+#: still loads: it has no band, so its judge decides every item, as before.
+RECORD_SCHEMA_VERSION = 2
 
 
 class TagFigures(BaseModel):
@@ -55,6 +57,19 @@ class Disagreement(BaseModel):
     verdicts: list[str]
     tags: list[str] = Field(default_factory=list)
     reason: str = ""
+
+
+class BandLevel(BaseModel):
+    """One coverage level of a fitted band: what cross-validation measured at it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: float = Field(description="Abstain on at most (1 - level) of the items.")
+    band: tuple[float, float] | None = Field(
+        description="The band fitted at this level on every item (None: no band).")
+    cv_coverage: float
+    cv_decided_kappa: float | None
+    cv_decided_kappa_ci: tuple[float, float] | None
 
 
 class CalibrationRecord(BaseModel):
@@ -122,6 +137,25 @@ class CalibrationRecord(BaseModel):
         default=None,
         description="`calibrate --fit`: the logistic combination of P(pass) and the "
         "dimension's signals; the cuts and the cv_* figures are then on the combined P(pass).",
+    )
+    band: tuple[float, float] | None = Field(
+        default=None,
+        description="`calibrate --fit`: the abstention band on the final P(pass); a verdict "
+        "inside it is unscored, reason uncertain. None: the judge decides every item.",
+    )
+    band_target_kappa: float | None = Field(
+        default=None, description="The decided-items kappa the band was fitted to.")
+    band_bound: str | None = Field(
+        default=None, description="The figure the target was read against "
+        "(cv_decided_kappa_ci_low: the lower 95% bound of the cross-validated decided kappa).")
+    cv_coverage: float | None = Field(
+        default=None, description="Cross-validated share of items the band decides.")
+    cv_decided_kappa: float | None = Field(
+        default=None, description="Cross-validated kappa on the items the band decides.")
+    cv_decided_kappa_ci: tuple[float, float] | None = None
+    band_levels: list[BandLevel] = Field(
+        default_factory=list,
+        description="Every coverage level tried (a settings `target_kappa` picks among them).",
     )
     template_hash: str | None = None
     toolgrade_version: str | None = None

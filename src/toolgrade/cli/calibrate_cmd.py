@@ -182,6 +182,8 @@ def summary_table(record: CalibrationRecord) -> Table:
                 f"on all items, {record.cv_threshold:.3f}",
             )
         )
+    if record.band_target_kappa is not None:
+        rows.append(("abstention band", _band_line(record)))
     if record.combination is not None:
         weights = ", ".join(f"{name} {weight:+.2f}" for name, weight in
                             zip(record.combination.features, record.combination.weights,
@@ -198,6 +200,16 @@ def summary_table(record: CalibrationRecord) -> Table:
     for label, value in rows:
         table.add_row(label, value)
     return table
+
+
+def _band_line(record: CalibrationRecord) -> str:
+    """`[0.31, 0.62]: decides 58% at kappa 0.86 [0.80, 0.93] (cross-validated, target 0.8)`."""
+    band = "none" if record.band is None else f"[{record.band[0]:.3f}, {record.band[1]:.3f}]"
+    ci = record.cv_decided_kappa_ci
+    shown = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    return (f"{band}: decides {_fmt(record.cv_coverage, 2)} of items at kappa "
+            f"{_fmt(record.cv_decided_kappa)}{shown} (cross-validated; target "
+            f"{record.band_target_kappa:.2f} on the interval's lower bound)")
 
 
 def calibrate(
@@ -227,6 +239,15 @@ def calibrate(
             "signals, with its cut, cross-validated (logprob mode); stored in the record.",
         ),
     ] = False,
+    target_kappa: Annotated[
+        float | None,
+        typer.Option(
+            "--target-kappa", min=-1.0, max=1.0,
+            help="With --fit/--fit-threshold: the decided-items kappa the abstention band is "
+            "fitted to (its cross-validated lower 95% bound); default: the dimension's "
+            "`target_kappa` setting, else 0.8.",
+        ),
+    ] = None,
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Judge cache folder.")
     ] = None,
@@ -269,7 +290,7 @@ def calibrate(
         judges = _Judges(judge_settings, dim)
         try:
             first = judges.new()
-            record = _run(loaded, first, judges, repeats, fit_threshold, fit)
+            record = _run(loaded, first, judges, repeats, fit_threshold, fit, target_kappa)
         finally:
             judges.close()
         out.print(summary_table(record))
@@ -309,14 +330,19 @@ def _run(
     repeats: int,
     fit_threshold: bool,
     fit: bool = False,
+    target_kappa: float | None = None,
 ) -> CalibrationRecord:
     """Run the calibration under a progress bar; threshold-fitting problems exit 2."""
+    from toolgrade.calibration.band import DEFAULT_TARGET_KAPPA
     from toolgrade.calibration.calibrate import CalibrationError
     from toolgrade.calibration.calibrate import calibrate as run_calibration
     from toolgrade.judging.signals import signal_source
 
     dimension, model = judges.dimension, judges.model()
     settings = judges.settings.for_dimension(dimension)
+    if target_kappa is None:
+        target_kappa = settings.target_kappa if settings.target_kappa is not None \
+            else DEFAULT_TARGET_KAPPA
     columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"judging {dimension}", total=len(loaded.items) * repeats)
@@ -334,6 +360,7 @@ def _run(
                 threshold=settings.threshold if settings.mode == "logprob" else None,
                 set_source=loaded.source,
                 signal_source=signal_source(dimension) if fit else None,
+                target_kappa=target_kappa,
             )
         except CalibrationError as exc:
             fail(f"toolgrade: {exc}", EXIT_INPUT)
