@@ -26,7 +26,7 @@ from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import CacheStorageError, Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_layered import open_cache
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
-from toolgrade.judging.combine import combine
+from toolgrade.judging.combine import NOTHING_DECIDED, abstain, combine, decides_nothing
 from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
 from toolgrade.judging.retry_after import RetryAfterWait, retry_after_s
@@ -165,6 +165,12 @@ class JudgeEngine:
             return settled.model_copy(
                 update={"model": model, "template_hash": template.template_hash}
             )
+        if decides_nothing(settings):
+            # A band over every P(pass): no answer of the model could be decided, so it is
+            # not asked (the local model's seconds per item buy nothing).
+            self._count(dim, unscored=1)
+            return Verdict.unscored(NOTHING_DECIDED, model=model,
+                                    template_hash=template.template_hash)
         key = cache_key(
             model=model,
             sampling=self._sampling(settings),
@@ -185,7 +191,7 @@ class JudgeEngine:
             return verdict
         try:
             verdict = self._resolve(dim, settings, model, template, key, request.inputs)
-            verdict = combine(dim, settings, request.inputs, verdict)
+            verdict = abstain(settings, combine(dim, settings, request.inputs, verdict))
         except BaseException as exc:  # free the waiters (they get the same error), re-raise
             future.set_exception(exc)
             raise
