@@ -6,6 +6,7 @@ Thin: it loads settings, builds the judge through `toolgrade.judging.build_judge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
@@ -33,6 +34,7 @@ class _DimensionChanges(TypedDict, total=False):
     model: str
     mode: Literal["logprob"]
     combination: None
+    band: None
 
 
 class _JudgeChanges(TypedDict, total=False):
@@ -54,12 +56,22 @@ def _judge_settings(
     no_cache: bool,
     logprob: bool,
     raw: bool = False,
+    find: Callable[[str, JudgeDimension], object] | None = None,
 ) -> JudgeSettings:
     """The settings' judge table with the command's options applied to this dimension.
 
-    `raw` drops a configured combination: `--fit` fits on the model's own P(pass).
+    Without fitting, the judge is configured as `run` configures it (`judging.defaults.
+    configured`: the record's mode, cut, combination and band where the settings leave them
+    unset), so the record measures the judge `run` uses; `find` looks records up (tests).
+    `raw` (`--fit`) drops a configured combination and band: the fit is on the model's own
+    P(pass).
     """
+    from toolgrade.judging.defaults import configured
     from toolgrade.settings import DimensionSettings
+
+    if not logprob and not raw:
+        with_model = base if model is None else base.model_copy(update={"model": model})
+        base = configured(with_model, find=find)
 
     override = base.dimensions.get(dimension) or DimensionSettings()
     changes: _DimensionChanges = {"enabled": True}  # calibrating a dimension judges it
@@ -67,6 +79,7 @@ def _judge_settings(
         changes["model"] = model
     if logprob:
         changes["mode"] = "logprob"
+        changes["band"] = None  # a fit sees every item's P(pass), in a band or not
     if raw:
         changes["combination"] = None
     dims = dict(base.dimensions)

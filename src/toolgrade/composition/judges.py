@@ -234,11 +234,10 @@ def setup_judges(
     if not judge_settings.enabled:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (--no-judge)")
     from toolgrade.judging import build_judge
-    from toolgrade.judging.defaults import apply_local_defaults
-    from toolgrade.judging.factory import resolve_models
+    from toolgrade.judging.defaults import configured
 
     # No settings for a local-model dimension: run it as its shipped record measured it.
-    judge_settings = apply_local_defaults(judge_settings, resolve_models(judge_settings), notify)
+    judge_settings = configured(judge_settings, notify)
     engine = build_judge(judge_settings, notify=notify)
     if engine is None:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")

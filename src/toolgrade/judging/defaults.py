@@ -111,6 +111,20 @@ def _banded_choice(
                          reason=reason)
 
 
+def configured(
+    settings: JudgeSettings,
+    notify: Callable[[str], None] | None = None,
+    find: Callable[[str, JudgeDimension], Any] | None = None,
+) -> JudgeSettings:
+    """Each dimension's judge configuration (mode, cut, combination, band, on or off) from the
+    settings plus the calibration records: the one function `run`, `calibrate` and the pytest
+    plugin build their judges through, so `calibrate` with no settings measures exactly the
+    judge `run` uses."""
+    from toolgrade.judging.factory import resolve_models
+
+    return apply_local_defaults(settings, resolve_models(settings), notify, find)
+
+
 def apply_local_defaults(
     settings: JudgeSettings,
     models: dict[JudgeDimension, str | None],
