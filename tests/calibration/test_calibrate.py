@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders_calibration import by_id, flip_on_hard, make_item, write_set
+from builders_calibration import by_id, flip_on_hard, inputs_for, make_item, write_set
 from toolgrade.calibration.agreement import best_threshold, stratified_folds
 from toolgrade.calibration.calibrate import (
     CalibrationError,
@@ -397,3 +397,20 @@ def test_a_target_no_level_reaches_gives_the_band_that_decides_nothing() -> None
     )
     assert record.band == (0.0, 1.0) and record.cv_coverage == 0.0
     assert record.cv_decided_kappa is None
+
+
+def test_several_sets_load_together_and_an_id_in_two_is_refused(tmp_path: Path) -> None:
+    from toolgrade.calibration.calibrate import load_sets
+
+    def line(n: int) -> dict[str, object]:
+        return {"id": f"it-{n}", "inputs": inputs_for("argument_equivalence", f"it-{n}"),
+                "label": "pass"}
+
+    one = write_set(tmp_path / "one.jsonl", [line(1), line(2)])
+    two = write_set(tmp_path / "two.jsonl", [line(3)])
+    both = load_sets([one, two], "argument_equivalence")
+    assert [i.id for i in both.items] == ["it-1", "it-2", "it-3"]
+    assert both.sha256 != load_sets([one], "argument_equivalence").sha256
+    clash = write_set(tmp_path / "clash.jsonl", [line(2)])
+    with pytest.raises(InputError, match="also in"):
+        load_sets([one, clash], "argument_equivalence")

@@ -7,8 +7,10 @@ items it never saw:
 
 - A coverage level q in `COVERAGE_LEVELS` is a rule: "abstain on at most (1 - q) of the
   items". On a set of items scored by a combination and cut fitted on them, the band at level q
-  is the interval around the cut, bounded by midpoints between neighbouring scores, that leaves
-  out at most that many items and maximises kappa on the items it decides.
+  is an interval holding the cut, bounded by midpoints between neighbouring scores, that leaves
+  out that many items (fewer only where tied scores force it), placed where kappa on the items
+  it decides is highest: left to choose, a fold whose training items happen to separate would
+  fit no band at all and decide its held-out hard items.
 - Each fold's items are judged by a scorer, cut and band all fitted on the other folds. At each
   level the out-of-fold verdicts give the cross-validated coverage (share of items decided) and
   the decided items' kappa with its paired bootstrap 95% interval.
@@ -101,8 +103,9 @@ def fit_band(
     max_abstain: int,
     fixed: Sequence[bool] | None = None,
 ) -> tuple[float, float] | None:
-    """The band around `cut` leaving out at most `max_abstain` of the items that maximises
-    kappa on the items it decides (ties: fewer left out); None when it leaves out none."""
+    """The band around `cut` leaving out as many items as it may (`max_abstain`, fewer only
+    where tied P(pass) values force it), placed where kappa on the items it decides is highest
+    (ties: the one nearest centred on the cut); None when it leaves out none."""
     fixed_mask = np.zeros(len(human), dtype=bool) if fixed is None else np.asarray(fixed, bool)
     h = np.asarray(human, dtype=bool)
     s = np.asarray(scores, dtype=np.float64)
@@ -112,16 +115,26 @@ def fit_band(
     fixed_pass = int(np.sum(h[fixed_mask]))
     fixed_fail = int(np.sum(fixed_mask)) - fixed_pass
     a, b, kappas = _window_kappas(hs, ss, cut, fixed_pass, fixed_fail)
-    allowed = (b - a) <= max_abstain
-    keys = np.where(allowed & ~np.isnan(kappas), kappas, -np.inf)
-    if not np.any(np.isfinite(keys)):
+    width = b - a
+    usable = (width <= max_abstain) & ~np.isnan(kappas)
+    if not np.any(usable):
         return None
-    # Highest kappa, then fewest left out (lexsort's last key is the primary one).
-    best = int(np.lexsort(((b - a), -keys))[0])
-    if b[best] == a[best]:
+    # The level is a coverage: leave out as many as allowed (ties of P(pass) may force fewer),
+    # placed where the decided items agree best; then nearest centred on the cut.
+    widest = int(width[usable].max())
+    if widest == 0:
         return None
-    low = min(_boundary(ss, int(a[best])), cut)
-    high = max(_boundary(ss, int(b[best])), cut)
+    kc = int(np.sum(ss < cut))
+    off_centre = np.abs((a + b) - 2 * kc)
+    candidates = np.flatnonzero(usable & (width == widest))
+    best = int(candidates[np.lexsort((off_centre[candidates], -kappas[candidates]))[0]])
+    low, high = _boundary(ss, int(a[best])), _boundary(ss, int(b[best]))
+    # The band reaches the cut where no scored item lies between them (a P(pass) equal to the
+    # cut is a pass the window did not leave out, so it stays outside).
+    if int(b[best]) > kc:
+        low = min(low, cut)
+    if int(a[best]) < kc:
+        high = max(high, cut) if kc == ss.size or ss[kc] > cut else high
     return (low, high)
 
 

@@ -178,6 +178,28 @@ def load_set(path: Path | None, dimension: str) -> CalibrationSet:
     return parse_set(data, dimension=dimension, source=str(path))
 
 
+def load_sets(paths: Sequence[Path], dimension: str) -> CalibrationSet:
+    """Several sets measured together (e.g. a team's set and the items it adjudicated since):
+    their items in order, one hash over their bytes; an id in two files is refused."""
+    if len(paths) < 2:
+        return load_set(paths[0] if paths else None, dimension)
+    loaded = [load_set(path, dimension) for path in paths]
+    seen: dict[str, str] = {}
+    problems: list[InputProblem] = []
+    for one in loaded:
+        for item in one.items:
+            if item.id in seen:
+                problems.append(InputProblem(one.source, None, "id",
+                                             f"{item.id!r} is also in {seen[item.id]}"))
+            seen.setdefault(item.id, one.source)
+    if problems:
+        raise InputError(problems)
+    digest = sha256_hex("".join(one.sha256 for one in loaded).encode())
+    return CalibrationSet(items=[i for one in loaded for i in one.items],
+                          source=" + ".join(one.source for one in loaded), sha256=digest,
+                          provenance=loaded[0].provenance)
+
+
 @dataclass
 class ItemOutcome:
     """The verdicts one item received, one per repeat."""

@@ -233,7 +233,9 @@ def calibrate(
         str | None, typer.Option("--model", "-m", help="Judge model (any litellm string).")
     ] = None,
     set_path: Annotated[
-        Path | None, typer.Option("--set", help="A labelled JSONL set (default: the shipped one).")
+        list[Path] | None,
+        typer.Option("--set", help="A labelled JSONL set (default: the shipped one); repeat "
+                     "to measure several together."),
     ] = None,
     repeats: Annotated[
         int, typer.Option("--repeats", min=1, help="Ask each item K times (flip rate).")
@@ -272,7 +274,7 @@ def calibrate(
     config: Annotated[Path | None, typer.Option("--config", help="Settings file (TOML).")] = None,
 ) -> None:
     """Measure a judge's agreement with a labelled calibration set and write the record."""
-    from toolgrade.calibration.calibrate import load_set
+    from toolgrade.calibration.calibrate import load_sets
     from toolgrade.calibration.records import calibration_dir, record_json, write_record
     from toolgrade.settings import load_settings
 
@@ -284,7 +286,7 @@ def calibrate(
         dim: JudgeDimension = dimension
         if out_path is not None and out_path.is_dir():
             fail(f"toolgrade: --out {out_path} is a folder; name the record's file")
-        loaded = load_set(set_path, dim)
+        loaded = load_sets(set_path or [], dim)
         settings = load_settings(config)
         judge = with_cache_options(settings.judge, cache_backend, cache_url)
         settings = settings.model_copy(update={"judge": judge})
