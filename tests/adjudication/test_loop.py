@@ -49,8 +49,8 @@ def test_the_loop_end_to_end(loop: Path) -> None:
     first = _run()
     assert first["items"] == {"decided_locally": 1, "escalated": 1, "decided_by_people": 0,
                               "left_for_people": 1}
-    assert "1 decided locally, 1 escalated, 0 decided by people, 1 left for people" \
-        in str(first["console"])
+    assert "1 decided locally, 1 escalated, 0 decided by people, 1 left for people; " \
+        "coverage 0.33" in str(first["console"])
     items = _listed()
     assert [(i["number"], i["left_for_people"]) for i in items] == [(1, False), (2, True)]
     assert items[1]["inputs"]["actual"] == "they do not fit"  # type: ignore[index]
