@@ -276,6 +276,7 @@ def calibrate(
     """Measure a judge's agreement with a labelled calibration set and write the record."""
     from toolgrade.calibration.calibrate import load_sets
     from toolgrade.calibration.records import calibration_dir, record_json, write_record
+    from toolgrade.judging.combine import decides_nothing
     from toolgrade.settings import load_settings
 
     with input_errors_exit():
@@ -310,6 +311,13 @@ def calibrate(
             judges.close()
         out.print(summary_table(record))
         out.print(f"judge usage: {judges.usage()}", markup=False)
+        if record.observations == 0 and decides_nothing(judge_settings.for_dimension(dim)):
+            fail(
+                f"toolgrade: the {dim} judge as run configures it decides no item (its band "
+                "covers every P(pass)), so there is nothing to measure; the record was not "
+                "written. Measure the model itself with --fit",
+                EXIT_FAILED,
+            )
         if record.observations == 0:
             # A record of nothing would replace a good one, and floors would then refuse the
             # judge: an outage or a bad key must not wipe a calibration.
