@@ -165,6 +165,10 @@ def summary_table(record: CalibrationRecord) -> Table:
             "confusion (human x judge)",
             "  ".join(f"{key} {count}" for key, count in c.items()),
         ),
+        ("decided (coverage)",
+         f"{record.observations} of {record.n * record.repeats} verdicts "
+         f"({_fmt(record.observations / max(1, record.n * record.repeats), 2)}); the figures "
+         "below are on the decided ones"),
         ("raw agreement", _fmt(record.agreement)),
         ("Cohen's kappa [95% CI]", f"{_fmt(record.kappa)} {ci}"),
         ("Gwet's AC1", _fmt(record.ac1)),
