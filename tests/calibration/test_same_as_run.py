@@ -63,3 +63,25 @@ def test_calibrate_and_run_judge_an_item_identically_with_no_settings(
     for p_pass in (0.05, 0.45, 0.95):  # fail, uncertain, pass
         assert _verdict(calibrating, dimension, p_pass) == _verdict(run, dimension, p_pass)
     assert _verdict(run, dimension, 0.45)[0] == "unscored"
+
+
+def test_run_and_the_plugin_build_their_judges_through_the_same_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolgrade.composition.judges import setup_judges
+    from toolgrade.judging import defaults
+    from toolgrade.settings import Settings
+
+    seen: list[JudgeSettings] = []
+
+    def spy(settings: JudgeSettings, notify: object = None, find: object = None) -> JudgeSettings:
+        seen.append(settings)
+        return configured(settings, find=_find)
+
+    monkeypatch.setattr(defaults, "configured", spy)
+    monkeypatch.setattr(factory, "_local_model", lambda: LOCAL_MODEL)
+    monkeypatch.setattr(factory, "_local_module", lambda: None)  # no runtime: nothing loads
+    setup = setup_judges(Settings(judge=JudgeSettings(use_cache=False)), notify=lambda m: None)
+    assert len(seen) == 1  # `run` (and the pytest plugin, which calls setup_judges)
+    used = setup.settings.for_dimension("alternate_route")
+    assert (used.mode, used.threshold, used.band) == ("logprob", 0.41, (0.3, 0.6))
