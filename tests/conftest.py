@@ -10,3 +10,8 @@ from hypothesis import settings
 
 settings.register_profile("toolgrade", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("toolgrade")
+
+import os  # noqa: E402
+
+# The judge's delimiter secret is injected, so no test writes one into the user's config.
+os.environ.setdefault("TOOLGRADE_DELIMITER_SECRET", "toolgrade-tests")

@@ -49,8 +49,8 @@ def test_the_loop_end_to_end(loop: Path) -> None:
     first = _run()
     assert first["items"] == {"decided_locally": 1, "escalated": 1, "decided_by_people": 0,
                               "left_for_people": 1}
-    assert "1 decided locally, 1 escalated, 0 decided by people, 1 left for people" \
-        in str(first["console"])
+    assert "1 decided locally, 1 escalated, 0 decided by people, 1 left for people; " \
+        "coverage 0.33" in str(first["console"])
     items = _listed()
     assert [(i["number"], i["left_for_people"]) for i in items] == [(1, False), (2, True)]
     assert items[1]["inputs"]["actual"] == "they do not fit"  # type: ignore[index]
@@ -141,3 +141,32 @@ def test_an_export_where_a_file_stands_is_an_error(loop: Path) -> None:
     result = runner.invoke(app, ["adjudicate", "out", "--export-set", "taken"])
     assert result.exit_code == 2 and "--export-set taken: cannot create the folder" \
         in result.output
+
+
+def _band(set_args: list[str], out: str) -> dict[str, object]:
+    result = runner.invoke(app, ["calibrate", "--dimension", "argument_equivalence", *set_args,
+                                 "--model", "scripted/p_pass_script.json", "--fit-threshold",
+                                 "--out", out])
+    assert result.exit_code == 0, result.output
+    record: dict[str, object] = json.loads(Path(out).read_text())
+    return record
+
+
+def test_the_grown_set_refits_the_band(loop: Path) -> None:
+    _run()
+    items = _listed()
+    assert runner.invoke(app, ["adjudicate", "out", "--reject", "1", "--accept",
+                               str(items[1]["key"]), "--by", "ana"]).exit_code == 0
+    assert runner.invoke(app, ["adjudicate", "out", "--export-set", "sets"]).exit_code == 0
+    team = _band(["--set", "team_set.jsonl"], "team.json")
+    grown = _band(["--set", "team_set.jsonl", "--set", "sets/argument_equivalence.jsonl"],
+                  "grown.json")
+    assert (team["n"], grown["n"]) == (16, 18) and team["set_sha256"] != grown["set_sha256"]
+    assert team["band"] == pytest.approx([0.69, 0.87])
+    assert grown["band"] == pytest.approx([0.285, 0.69])
+    for record in (team, grown):
+        ci = record["cv_decided_kappa_ci"]
+        assert isinstance(ci, list) and ci[0] >= 0.8 and record["band_target_kappa"] == 0.8
+    # The two hard items people decided (P(pass) 0.50 and 0.49) now fall inside the band.
+    low, high = grown["band"]  # type: ignore[misc]
+    assert low <= 0.49 and high >= 0.5

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders_calibration import by_id, flip_on_hard, make_item, write_set
+from builders_calibration import by_id, flip_on_hard, inputs_for, make_item, write_set
 from toolgrade.calibration.agreement import best_threshold, stratified_folds
 from toolgrade.calibration.calibrate import (
     CalibrationError,
@@ -361,3 +361,56 @@ def test_a_label_written_twice_is_refused_not_read_as_the_last(tmp_path: Path) -
     with pytest.raises(InputError) as caught:
         load_set(path, "argument_equivalence")
     assert f"{path}:1: not valid JSON: duplicate key 'label'" in str(caught.value)
+
+
+def test_fit_stores_the_band_fitted_to_the_target_kappa() -> None:
+    # Clear items far from the cut, and a coin-flip middle: the band leaves the middle out.
+    rng = random.Random(11)
+    items, p = [], {}
+    for i in range(100):
+        label = "pass" if i % 2 else "fail"
+        items.append(make_item(i, label))
+        if i < 60:
+            p[f"it-{i}"] = rng.uniform(0.8, 1.0) if label == "pass" else rng.uniform(0.0, 0.2)
+        else:
+            p[f"it-{i}"] = rng.uniform(0.4, 0.6)
+    record = calibrate(
+        items, by_id({k: "fail" for k in p}, p), dimension="argument_equivalence", model="m",
+        set_sha256="0" * 64, fit_threshold=True,
+    )
+    assert record.schema_version == 2
+    assert record.band_target_kappa == 0.8 and record.band_bound == "cv_decided_kappa_ci_low"
+    assert record.band is not None and record.band[0] < 0.5 < record.band[1]
+    assert record.cv_decided_kappa_ci is not None and record.cv_decided_kappa_ci[0] >= 0.8
+    assert record.cv_coverage is not None and 0.45 <= record.cv_coverage <= 0.75
+    assert record.cv_kappa is not None and record.cv_kappa < 0.8  # the plain kappa at the cut
+    assert [level.level for level in record.band_levels][:2] == [1.0, 0.95]
+
+
+def test_a_target_no_level_reaches_gives_the_band_that_decides_nothing() -> None:
+    rng = random.Random(2)
+    items = [make_item(i, "pass" if i % 2 else "fail") for i in range(40)]
+    p = {f"it-{i}": rng.random() for i in range(40)}
+    record = calibrate(
+        items, by_id({k: "fail" for k in p}, p), dimension="argument_equivalence", model="m",
+        set_sha256="0" * 64, fit_threshold=True, target_kappa=0.8,
+    )
+    assert record.band == (0.0, 1.0) and record.cv_coverage == 0.0
+    assert record.cv_decided_kappa is None
+
+
+def test_several_sets_load_together_and_an_id_in_two_is_refused(tmp_path: Path) -> None:
+    from toolgrade.calibration.calibrate import load_sets
+
+    def line(n: int) -> dict[str, object]:
+        return {"id": f"it-{n}", "inputs": inputs_for("argument_equivalence", f"it-{n}"),
+                "label": "pass"}
+
+    one = write_set(tmp_path / "one.jsonl", [line(1), line(2)])
+    two = write_set(tmp_path / "two.jsonl", [line(3)])
+    both = load_sets([one, two], "argument_equivalence")
+    assert [i.id for i in both.items] == ["it-1", "it-2", "it-3"]
+    assert both.sha256 != load_sets([one], "argument_equivalence").sha256
+    clash = write_set(tmp_path / "clash.jsonl", [line(2)])
+    with pytest.raises(InputError, match="also in"):
+        load_sets([one, clash], "argument_equivalence")

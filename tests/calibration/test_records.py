@@ -158,3 +158,50 @@ def test_a_run_judging_as_fitted_is_held_to_the_cross_validated_interval() -> No
     assert unfitted is not None and "kappa 95% CI lower bound 0.050" in unfitted
     strict = check_floor(record, 0.5, fitted=True)
     assert strict is not None and "cross-validated kappa 95% CI lower bound 0.450" in strict
+
+
+def test_a_version_1_record_still_loads_with_no_band(tmp_path: Path) -> None:
+    import json
+
+    from toolgrade.calibration.records import RECORD_SCHEMA_VERSION, read_record
+
+    data = json.loads(_record().model_dump_json())
+    data["schema_version"] = 1
+    for key in ("band", "band_target_kappa", "band_bound", "cv_coverage", "cv_decided_kappa",
+                "cv_decided_kappa_ci", "band_levels"):
+        data.pop(key)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    old = read_record(path)
+    assert old.schema_version == 1 and RECORD_SCHEMA_VERSION == 2
+    assert old.band is None and old.cv_coverage is None and old.band_levels == []
+
+
+def _banded(**changes: object) -> CalibrationRecord:
+    fields: dict[str, object] = {
+        "cv_threshold": 0.4, "cv_kappa": 0.5, "cv_kappa_ci": (0.3, 0.7), "band": (0.3, 0.6),
+        "band_target_kappa": 0.8, "cv_coverage": 0.55, "cv_decided_kappa": 0.9,
+        "cv_decided_kappa_ci": (0.82, 0.97)}
+    return _record(**{**fields, **changes})
+
+
+def test_with_its_band_a_floor_reads_the_cross_validated_decided_kappa() -> None:
+    from toolgrade.calibration.records import in_use
+
+    record = _banded()
+    figures = in_use(record, fitted=True, band=(0.3, 0.6))
+    assert (figures.coverage, figures.decided_kappa_ci, figures.floor_reads) == (
+        0.55, (0.82, 0.97), "cv_decided_kappa")
+    assert figures.plain_kappa == 0.5 and figures.plain_cut == 0.4
+    assert check_floor(record, 0.8, fitted=True, band=(0.3, 0.6)) is None
+    refused = check_floor(record, 0.85, fitted=True, band=(0.3, 0.6))
+    assert refused is not None and "cross-validated decided kappa 95% CI lower bound 0.820" \
+        in refused
+    # No band: the plain cross-validated kappa is what the floor reads.
+    assert in_use(record, fitted=True).floor_reads == "cv_kappa"
+
+
+def test_a_band_that_decides_nothing_is_not_refused_by_a_floor() -> None:
+    record = _banded(band=(0.0, 1.0), cv_coverage=0.0, cv_decided_kappa=None,
+                     cv_decided_kappa_ci=None)
+    assert check_floor(record, 0.8, fitted=True, band=(0.0, 1.0)) is None

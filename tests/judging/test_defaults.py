@@ -90,3 +90,54 @@ def test_a_records_combination_becomes_the_default_and_settings_still_override_i
     chosen = JudgeSettings(dimensions={"recovery_quality": DimensionSettings(threshold=0.6)})
     kept = apply_local_defaults(chosen, LOCAL, said.append, lambda model, dim: records.get(dim))
     assert kept.for_dimension("recovery_quality").combination is None
+
+
+def _banded(dimension: str, coverage: float, band: tuple[float, float] | None,
+            ci: tuple[float, float] | None) -> CalibrationRecord:
+    levels = [
+        {"level": 1.0, "band": None, "cv_coverage": 1.0, "cv_decided_kappa": 0.5,
+         "cv_decided_kappa_ci": (0.35, 0.65)},
+        {"level": 0.6, "band": (0.25, 0.4), "cv_coverage": 0.62, "cv_decided_kappa": 0.75,
+         "cv_decided_kappa_ci": (0.62, 0.88)},
+        {"level": 0.4, "band": (0.2, 0.5), "cv_coverage": 0.41, "cv_decided_kappa": 0.9,
+         "cv_decided_kappa_ci": (0.81, 0.97)},
+    ]
+    return record(dimension, (0.35, 0.65), band=band, band_target_kappa=0.8,
+                  band_bound="cv_decided_kappa_ci_low", cv_coverage=coverage,
+                  cv_decided_kappa=None if ci is None else 0.9, cv_decided_kappa_ci=ci,
+                  band_levels=levels)
+
+
+def test_the_records_band_is_applied_and_the_floor_reads_the_decided_kappa() -> None:
+    banded = {"argument_equivalence": _banded("argument_equivalence", 0.41, (0.2, 0.5),
+                                              (0.81, 0.97)),
+              "recovery_quality": _banded("recovery_quality", 0.0, (0.0, 1.0), None)}
+    said: list[str] = []
+    out = apply_local_defaults(JudgeSettings(kappa_floor=0.7), LOCAL, said.append,
+                               lambda m, d: banded.get(d))
+    ae = out.for_dimension("argument_equivalence")
+    assert (ae.enabled, ae.band, ae.threshold) == (True, (0.2, 0.5), 0.31)
+    # Deciding nothing keeps the dimension on: its items go, uncertain, to people.
+    rq = out.for_dimension("recovery_quality")
+    assert rq.enabled and rq.band == (0.0, 1.0)
+    assert said == []
+
+
+def test_a_target_kappa_in_the_settings_picks_the_records_level() -> None:
+    banded = _banded("argument_equivalence", 0.41, (0.2, 0.5), (0.81, 0.97))
+    table = DimensionSettings(target_kappa=0.6)
+    out = apply_local_defaults(JudgeSettings(dimensions={"argument_equivalence": table}),
+                               LOCAL, None, lambda m, d: banded)
+    assert out.for_dimension("argument_equivalence").band == (0.25, 0.4)
+    harsh = apply_local_defaults(JudgeSettings(target_kappa=0.95), LOCAL, None,
+                                 lambda m, d: banded)
+    assert harsh.for_dimension("argument_equivalence").band == (0.0, 1.0)
+
+
+def test_a_band_in_the_settings_wins_over_the_records() -> None:
+    banded = _banded("argument_equivalence", 0.41, (0.2, 0.5), (0.81, 0.97))
+    table = DimensionSettings(band=(0.1, 0.9))
+    out = apply_local_defaults(JudgeSettings(dimensions={"argument_equivalence": table}),
+                               LOCAL, None, lambda m, d: banded)
+    ae = out.for_dimension("argument_equivalence")
+    assert ae.band == (0.1, 0.9) and ae.mode == "logprob"

@@ -134,3 +134,19 @@ def test_cv_kappa_is_shown_beside_the_records_own_kappa() -> None:
               "cv_kappa_ci": [0.5, 0.81], "cv_threshold": 0.345}
     assert cv_kappa_text(record) == "; cross-validated 0.66 [0.50, 0.81] at cut 0.345"
     assert cv_kappa_text({"kappa": 0.42, "kappa_ci": [0.25, 0.58]}) == ""
+
+
+def test_the_judges_calibration_shows_the_configuration_in_use_and_what_the_floor_reads() -> None:
+    from toolgrade.reporting.tables import calibration_text
+
+    record = {"kappa": -0.02, "kappa_ci": [-0.07, 0.0], "n": 83, "in_use": {
+        "coverage": 0.41, "decided_kappa": 0.9, "decided_kappa_ci": [0.81, 0.97],
+        "plain_kappa": 0.71, "plain_kappa_ci": [0.54, 0.85], "cut": 0.589, "band": [0.3, 0.7],
+        "target_kappa": 0.8, "floor_reads": "cv_decided_kappa"}}
+    text = calibration_text(record)
+    assert text == ("decides 41% at kappa 0.90 [0.81, 0.97], the rest uncertain; plain kappa "
+                    "0.71 [0.54, 0.85] at cut 0.589 (cross-validated, n 83); floor reads the "
+                    "decided kappa")
+    assert "-0.02" not in text  # the uncut raw kappa is not shown beside it
+    nothing = {**record, "in_use": {**record["in_use"], "coverage": 0.0}}  # type: ignore[dict-item]
+    assert calibration_text(nothing).startswith("decides no item")

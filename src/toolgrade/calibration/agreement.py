@@ -127,6 +127,11 @@ def _kappa_vectorised(a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray
     return np.asarray(kappa, dtype=np.float64)
 
 
+def kappa_of_tables(a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray) -> FloatArray:
+    """Cohen's kappa of many 2x2 tables [[a, b], [c, d]] at once; NaN where undefined."""
+    return _kappa_vectorised(a, b, c, d)
+
+
 def bootstrap_kappa_ci(
     item_tables: NDArray[np.int64],
     *,

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from toolgrade.calibration import agreement as ag
+from toolgrade.calibration import band as bd
 from toolgrade.calibration.combination_fit import (
     FitRow,
     feature_names,
@@ -26,6 +27,7 @@ from toolgrade.calibration.combination_fit import (
     score_row,
 )
 from toolgrade.calibration.records import (
+    BandLevel,
     CalibrationRecord,
     Disagreement,
     TagFigures,
@@ -176,6 +178,28 @@ def load_set(path: Path | None, dimension: str) -> CalibrationSet:
     return parse_set(data, dimension=dimension, source=str(path))
 
 
+def load_sets(paths: Sequence[Path], dimension: str) -> CalibrationSet:
+    """Several sets measured together (e.g. a team's set and the items it adjudicated since):
+    their items in order, one hash over their bytes; an id in two files is refused."""
+    if len(paths) < 2:
+        return load_set(paths[0] if paths else None, dimension)
+    loaded = [load_set(path, dimension) for path in paths]
+    seen: dict[str, str] = {}
+    problems: list[InputProblem] = []
+    for one in loaded:
+        for item in one.items:
+            if item.id in seen:
+                problems.append(InputProblem(one.source, None, "id",
+                                             f"{item.id!r} is also in {seen[item.id]}"))
+            seen.setdefault(item.id, one.source)
+    if problems:
+        raise InputError(problems)
+    digest = sha256_hex("".join(one.sha256 for one in loaded).encode())
+    return CalibrationSet(items=[i for one in loaded for i in one.items],
+                          source=" + ".join(one.source for one in loaded), sha256=digest,
+                          provenance=loaded[0].provenance)
+
+
 @dataclass
 class ItemOutcome:
     """The verdicts one item received, one per repeat."""
@@ -292,6 +316,41 @@ class ThresholdFit:
     cv_kappa_ci: tuple[float, float] | None = None
     cv_agreement: float | None = None
     combination: Combination | None = None
+    band: BandFit | None = None
+
+
+@dataclass(frozen=True)
+class BandFit:
+    """The abstention band chosen for a target kappa, and every level's figures
+    (`calibration.band`)."""
+
+    target_kappa: float
+    band: tuple[float, float] | None
+    cv_coverage: float
+    cv_decided_kappa: float | None
+    cv_decided_kappa_ci: tuple[float, float] | None
+    levels: list[BandLevel]
+
+
+def fit_band(
+    labels: Sequence[bool],
+    fixed: Sequence[bool],
+    folds: list[list[int]],
+    scorer: bd.FoldScorer,
+    target_kappa: float,
+    seed: int = ag.BOOTSTRAP_SEED,
+) -> BandFit:
+    """The band of widest cross-validated coverage whose decided kappa's lower 95% bound
+    reaches `target_kappa`; none reaching it: the band that decides nothing (coverage 0)."""
+    points = bd.band_curve(labels, fixed, folds, scorer, seed)
+    levels = [BandLevel(level=p.level, band=p.band, cv_coverage=p.cv_coverage,
+                        cv_decided_kappa=p.cv_decided_kappa,
+                        cv_decided_kappa_ci=p.cv_decided_kappa_ci) for p in points]
+    chosen = bd.choose(points, target_kappa)
+    if chosen is None:
+        return BandFit(target_kappa, bd.EVERYTHING, 0.0, None, None, levels)
+    return BandFit(target_kappa, chosen.band, chosen.cv_coverage, chosen.cv_decided_kappa,
+                   chosen.cv_decided_kappa_ci, levels)
 
 
 class _CvFigures(TypedDict):
@@ -322,7 +381,9 @@ def _cv_figures(
 
 
 def fit_split_threshold(
-    outcomes: Sequence[ItemOutcome], seed: int = ag.BOOTSTRAP_SEED
+    outcomes: Sequence[ItemOutcome],
+    seed: int = ag.BOOTSTRAP_SEED,
+    target_kappa: float = bd.DEFAULT_TARGET_KAPPA,
 ) -> ThresholdFit:
     """The cut maximising kappa over all items, with what it can be trusted to reach: kappa on
     a seeded stratified half at a cut fitted on the other (`holdout_kappa`) and the k-fold
@@ -348,9 +409,34 @@ def fit_split_threshold(
     split = (cut, fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table))
     if folds < 2:
         return ThresholdFit(*split)
-    oof, _ = ag.out_of_fold_verdicts(labels, [p for _, p in usable], folds, seed=seed)
+    scores = [p for _, p in usable]
+    oof, _ = ag.out_of_fold_verdicts(labels, scores, folds, seed=seed)
     cv: _CvFit = {"cv_threshold": full_cut, "cv_folds": folds, **_cv_figures(labels, oof, seed)}
-    return ThresholdFit(*split, **cv)
+    band = fit_band(labels, [False] * len(labels), ag.stratified_folds(labels, folds, seed),
+                    _cut_scorer(labels, scores), target_kappa, seed)
+    return ThresholdFit(*split, **cv, band=band)
+
+
+def _cut_scorer(labels: Sequence[bool], scores: Sequence[float]) -> bd.FoldScorer:
+    """Scores as they are, the cut fitted on the training items (`--fit-threshold`)."""
+    p = np.asarray(scores, dtype=np.float64)
+
+    def scorer(train: Sequence[int]) -> tuple[bd.FloatArray, float]:
+        cut, _ = ag.best_threshold([labels[i] for i in train], [scores[i] for i in train])
+        return p, cut
+
+    return scorer
+
+
+def _combination_scorer(rows: Sequence[FitRow], features: list[str]) -> bd.FoldScorer:
+    """Every row scored by the combination and cut fitted on the training rows (`--fit`)."""
+
+    def scorer(train: Sequence[int]) -> tuple[bd.FloatArray, float]:
+        combination, cut, _ = fit_with_cut([rows[i] for i in train], features)
+        scores = np.array([score_row(combination, r) for r in rows], dtype=np.float64)
+        return scores, cut
+
+    return scorer
 
 
 @dataclass(frozen=True)
@@ -363,7 +449,10 @@ class SignalSource:
 
 
 def fit_combined_threshold(
-    outcomes: Sequence[ItemOutcome], source: SignalSource, seed: int = ag.BOOTSTRAP_SEED
+    outcomes: Sequence[ItemOutcome],
+    source: SignalSource,
+    seed: int = ag.BOOTSTRAP_SEED,
+    target_kappa: float = bd.DEFAULT_TARGET_KAPPA,
 ) -> ThresholdFit:
     """Fit the combination of P(pass) and signals with its cut (`calibrate --fit`): on a
     stratified half checked on the other, and k-fold cross-validated; the shipped pair is
@@ -390,10 +479,12 @@ def fit_combined_threshold(
     hold_j = [score_row(half, r) >= half_cut for r in hold]
     table = ag.confusion_table([r.human_pass for r in hold], hold_j)
     full = fit_combination(rows, features, folds, seed)
+    band = fit_band(labels, [r.settled for r in rows], ag.stratified_folds(labels, folds, seed),
+                    _combination_scorer(rows, features), target_kappa, seed)
     return ThresholdFit(
         full.threshold, full.fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table),
         cv_threshold=full.threshold, cv_folds=folds, combination=full.combination,
-        **_cv_figures(labels, full.cv_verdicts, seed),
+        **_cv_figures(labels, full.cv_verdicts, seed), band=band,
     )
 
 
@@ -481,12 +572,25 @@ def summarise(
         cv_kappa_ci=fit.cv_kappa_ci if fit else None,
         cv_agreement=fit.cv_agreement if fit else None,
         combination=fit.combination if fit else None,
+        **_band_fields(fit.band if fit else None),
         template_hash=template,
         mode=mode,
         toolgrade_version=_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         disagreements=_disagreements(outcomes),
     )
+
+
+def _band_fields(band: BandFit | None) -> dict[str, Any]:
+    """The record's band fields (all unset without a fit)."""
+    if band is None:
+        return {}
+    return {
+        "band": band.band, "band_target_kappa": band.target_kappa,
+        "band_bound": bd.TARGET_BOUND, "cv_coverage": band.cv_coverage,
+        "cv_decided_kappa": band.cv_decided_kappa,
+        "cv_decided_kappa_ci": band.cv_decided_kappa_ci, "band_levels": band.levels,
+    }
 
 
 def _version() -> str | None:
@@ -513,6 +617,7 @@ def calibrate(
     set_source: str | None = None,
     seed: int = ag.BOOTSTRAP_SEED,
     signal_source: SignalSource | None = None,
+    target_kappa: float = bd.DEFAULT_TARGET_KAPPA,
 ) -> CalibrationRecord:
     """Judge every item `repeats` times and return the calibration record.
 
@@ -520,7 +625,8 @@ def calibrate(
     (needs verdicts carrying `p_pass`). A judge call that raises is recorded as unscored.
     `judge_factory` gives each repeat after the first a fresh judge (see `run_judge`).
     `signal_source` fits the combination of P(pass) and signals instead of a bare cut
-    (`calibrate --fit`; implies fitting).
+    (`calibrate --fit`; implies fitting). Either fit also fits the abstention band to
+    `target_kappa` on the decided items (`calibration.band`).
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
@@ -540,9 +646,10 @@ def calibrate(
     )
     fit = None
     if signal_source is not None:
-        fit = fit_combined_threshold(outcomes, signal_source, seed=seed)
+        fit = fit_combined_threshold(outcomes, signal_source, seed=seed,
+                                     target_kappa=target_kappa)
     elif fit_threshold:
-        fit = fit_split_threshold(outcomes, seed=seed)
+        fit = fit_split_threshold(outcomes, seed=seed, target_kappa=target_kappa)
     return summarise(
         outcomes,
         dimension=dimension,

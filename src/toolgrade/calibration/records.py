@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -26,7 +27,9 @@ from toolgrade.models.calibration_data import CalibrationSummary
 #: Environment variable naming the records directory (below the settings, above the default).
 CALIBRATION_DIR_ENV = "TOOLGRADE_CALIBRATION_DIR"
 DEFAULT_CALIBRATION_DIR = Path("~/.cache/toolgrade/calibration")
-RECORD_SCHEMA_VERSION = 1
+#: 2: the abstention band (`band`, `cv_coverage`, `cv_decided_kappa`, ...). A version-1 record
+#: still loads: it has no band, so its judge decides every item, as before.
+RECORD_SCHEMA_VERSION = 2
 
 
 class TagFigures(BaseModel):
@@ -55,6 +58,19 @@ class Disagreement(BaseModel):
     verdicts: list[str]
     tags: list[str] = Field(default_factory=list)
     reason: str = ""
+
+
+class BandLevel(BaseModel):
+    """One coverage level of a fitted band: what cross-validation measured at it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: float = Field(description="Abstain on at most (1 - level) of the items.")
+    band: tuple[float, float] | None = Field(
+        description="The band fitted at this level on every item (None: no band).")
+    cv_coverage: float
+    cv_decided_kappa: float | None
+    cv_decided_kappa_ci: tuple[float, float] | None
 
 
 class CalibrationRecord(BaseModel):
@@ -122,6 +138,25 @@ class CalibrationRecord(BaseModel):
         default=None,
         description="`calibrate --fit`: the logistic combination of P(pass) and the "
         "dimension's signals; the cuts and the cv_* figures are then on the combined P(pass).",
+    )
+    band: tuple[float, float] | None = Field(
+        default=None,
+        description="`calibrate --fit`: the abstention band on the final P(pass); a verdict "
+        "inside it is unscored, reason uncertain. None: the judge decides every item.",
+    )
+    band_target_kappa: float | None = Field(
+        default=None, description="The decided-items kappa the band was fitted to.")
+    band_bound: str | None = Field(
+        default=None, description="The figure the target was read against "
+        "(cv_decided_kappa_ci_low: the lower 95% bound of the cross-validated decided kappa).")
+    cv_coverage: float | None = Field(
+        default=None, description="Cross-validated share of items the band decides.")
+    cv_decided_kappa: float | None = Field(
+        default=None, description="Cross-validated kappa on the items the band decides.")
+    cv_decided_kappa_ci: tuple[float, float] | None = None
+    band_levels: list[BandLevel] = Field(
+        default_factory=list,
+        description="Every coverage level tried (a settings `target_kappa` picks among them).",
     )
     template_hash: str | None = None
     toolgrade_version: str | None = None
@@ -252,6 +287,65 @@ def record_mismatch(
     return None
 
 
+class BandChoice(BaseModel):
+    """The band a run judges with, picked from a record for a target kappa, and what
+    cross-validation measured at it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    band: tuple[float, float] | None
+    target_kappa: float
+    cv_coverage: float
+    cv_decided_kappa: float | None
+    cv_decided_kappa_ci: tuple[float, float] | None
+
+
+def band_for_target(record: CalibrationRecord, target: float | None) -> BandChoice | None:
+    """The record's band for `target` (None: the one it was fitted to): the level of widest
+    cross-validated coverage whose decided kappa's lower bound reaches it, else the band that
+    decides nothing. None for a record with no band fitted (format 1, or no `--fit`)."""
+    if record.band_target_kappa is None or record.cv_coverage is None:
+        return None
+    if target is None or abs(target - record.band_target_kappa) < 1e-12:
+        return BandChoice(band=record.band, target_kappa=record.band_target_kappa,
+                          cv_coverage=record.cv_coverage,
+                          cv_decided_kappa=record.cv_decided_kappa,
+                          cv_decided_kappa_ci=record.cv_decided_kappa_ci)
+    reaching = [lv for lv in record.band_levels
+                if lv.cv_decided_kappa_ci is not None and lv.cv_decided_kappa_ci[0] >= target]
+    if not reaching:
+        return BandChoice(band=(0.0, 1.0), target_kappa=target, cv_coverage=0.0,
+                          cv_decided_kappa=None, cv_decided_kappa_ci=None)
+    best = max(reaching, key=lambda lv: (lv.cv_coverage, lv.cv_decided_kappa or -1.0, lv.level))
+    return BandChoice(band=best.band, target_kappa=target, cv_coverage=best.cv_coverage,
+                      cv_decided_kappa=best.cv_decided_kappa,
+                      cv_decided_kappa_ci=best.cv_decided_kappa_ci)
+
+
+def band_figures(record: CalibrationRecord, band: tuple[float, float] | None
+                 ) -> BandChoice | None:
+    """What the record measured at `band`, when `band` is the record's or one of its levels';
+    None when the record never measured it."""
+    chosen = band_for_target(record, None)
+    if chosen is None:
+        return None
+    if _same_band(chosen.band, band):
+        return chosen
+    for level in record.band_levels:
+        if _same_band(level.band, band):
+            return BandChoice(band=level.band, target_kappa=chosen.target_kappa,
+                              cv_coverage=level.cv_coverage,
+                              cv_decided_kappa=level.cv_decided_kappa,
+                              cv_decided_kappa_ci=level.cv_decided_kappa_ci)
+    return None
+
+
+def _same_band(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return abs(a[0] - b[0]) < 1e-9 and abs(a[1] - b[1]) < 1e-9
+
+
 def judges_as_fitted(record: CalibrationRecord, threshold: float, combination: Any) -> bool:
     """True when a run judges at the record's fitted cut with its combination (or none), so
     the record's cross-validated figures describe that judge."""
@@ -266,15 +360,64 @@ def judges_as_fitted(record: CalibrationRecord, threshold: float, combination: A
 DECIDING_KAPPA_FLOOR = 0.6
 
 
+@dataclass(frozen=True)
+class InUse:
+    """The figures that describe the judge a run builds: coverage, the kappa on the items it
+    decides with its interval, the plain kappa at its cut, and which of them a floor reads."""
+
+    coverage: float | None
+    decided_kappa: float | None
+    decided_kappa_ci: tuple[float, float] | None
+    plain_kappa: float | None
+    plain_kappa_ci: tuple[float, float] | None
+    plain_cut: float | None
+    floor_reads: str
+    band: tuple[float, float] | None = None
+    target_kappa: float | None = None
+
+
+def in_use(
+    record: CalibrationRecord, *, fitted: bool = False, band: tuple[float, float] | None = None
+) -> InUse:
+    """The record's figures for a judge run at its fitted cut (`fitted`) with `band`: the
+    cross-validated decided kappa where the band is one the record measured; the
+    cross-validated plain kappa at a fitted cut without one; else the record's own kappa."""
+    if fitted and record.cv_kappa_ci is not None:
+        plain = (record.cv_kappa, record.cv_kappa_ci, record.cv_threshold)
+        banded = band_figures(record, band) if band is not None else None
+        if banded is not None:
+            return InUse(banded.cv_coverage, banded.cv_decided_kappa,
+                         banded.cv_decided_kappa_ci, *plain, "cv_decided_kappa",
+                         band=banded.band, target_kappa=banded.target_kappa)
+        if band is None:
+            return InUse(1.0, record.cv_kappa, record.cv_kappa_ci, *plain, "cv_kappa")
+    cut = record.threshold
+    return InUse(1.0 if band is None else None, record.kappa, record.kappa_ci, record.kappa,
+                 record.kappa_ci, cut, "kappa", band=band)
+
+
+#: How a judges table names the figure a floor reads.
+FLOOR_FIGURES = {
+    "cv_decided_kappa": "cross-validated decided kappa",
+    "cv_kappa": "cross-validated kappa",
+    "kappa": "kappa",
+}
+
+
 def check_floor(
-    record: CalibrationRecord | None, floor: float | None, *, fitted: bool = False
+    record: CalibrationRecord | None,
+    floor: float | None,
+    *,
+    fitted: bool = False,
+    band: tuple[float, float] | None = None,
 ) -> str | None:
     """Why a judge must be refused under `floor`, or None when it may be used.
 
     Refused when a floor is configured and there is no record, no interval, more than half
     of the record's verdicts unscored (its kappa then measures only the items the judge chose to
-    answer), or the interval's lower bound under the floor. `fitted` (the run judges as the
-    record was fitted, `judges_as_fitted`): the cross-validated interval is the one checked.
+    answer), or the interval's lower bound under the floor. The interval read is `in_use`'s:
+    with a band the record measured, the cross-validated decided kappa's (a band that decides
+    no item decides nothing a floor could refuse); at a fitted cut, the cross-validated one.
     """
     if floor is None:
         return None
@@ -290,11 +433,14 @@ def check_floor(
             f"{where}: {record.unscored} of {asked} verdicts on its calibration set were "
             f"unscored, so its kappa covers too few items to trust; floor {floor:.2f} unmet"
         )
-    ci, kappa, which = record.kappa_ci, record.kappa, "kappa"
-    if fitted and record.cv_kappa_ci is not None:
-        ci, kappa, which = record.cv_kappa_ci, record.cv_kappa, "cross-validated kappa"
+    figures = in_use(record, fitted=fitted, band=band)
+    if figures.floor_reads == "cv_decided_kappa" and figures.coverage == 0.0:
+        return None
+    ci, kappa = figures.decided_kappa_ci, figures.decided_kappa
+    which = FLOOR_FIGURES[figures.floor_reads]
     if ci is None:
-        return f"{where}: kappa interval undefined on its calibration set; floor {floor:.2f} unmet"
+        return f"{where}: {which} interval undefined on its calibration set; " \
+            f"floor {floor:.2f} unmet"
     low = ci[0]
     if low < floor:
         return (
@@ -305,10 +451,18 @@ def check_floor(
     return None
 
 
-def summary_for_run(record: CalibrationRecord | None) -> CalibrationSummary | None:
-    """The short form `toolgrade run` puts under summary.json judges.<dimension>.calibration."""
+def summary_for_run(
+    record: CalibrationRecord | None,
+    *,
+    fitted: bool = False,
+    band: tuple[float, float] | None = None,
+) -> CalibrationSummary | None:
+    """The short form `toolgrade run` puts under summary.json judges.<dimension>.calibration:
+    the record's figures, and under `in_use` those of the configuration the run judges with
+    (`in_use`)."""
     if record is None:
         return None
+    figures = in_use(record, fitted=fitted, band=band)
     return {
         "kappa": record.kappa,
         "kappa_ci": list(record.kappa_ci) if record.kappa_ci else None,
@@ -327,4 +481,19 @@ def summary_for_run(record: CalibrationRecord | None) -> CalibrationSummary | No
         "cv_threshold": record.cv_threshold,
         "cv_kappa": record.cv_kappa,
         "cv_kappa_ci": list(record.cv_kappa_ci) if record.cv_kappa_ci else None,
+        "in_use": {
+            "coverage": figures.coverage,
+            "decided_kappa": figures.decided_kappa,
+            "decided_kappa_ci": _listed(figures.decided_kappa_ci),
+            "plain_kappa": figures.plain_kappa,
+            "plain_kappa_ci": _listed(figures.plain_kappa_ci),
+            "cut": figures.plain_cut,
+            "band": _listed(figures.band),
+            "target_kappa": figures.target_kappa,
+            "floor_reads": figures.floor_reads,
+        },
     }
+
+
+def _listed(pair: tuple[float, float] | None) -> list[float] | None:
+    return list(pair) if pair is not None else None

@@ -6,6 +6,7 @@ Thin: it loads settings, builds the judge through `toolgrade.judging.build_judge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
@@ -33,6 +34,7 @@ class _DimensionChanges(TypedDict, total=False):
     model: str
     mode: Literal["logprob"]
     combination: None
+    band: None
 
 
 class _JudgeChanges(TypedDict, total=False):
@@ -54,12 +56,22 @@ def _judge_settings(
     no_cache: bool,
     logprob: bool,
     raw: bool = False,
+    find: Callable[[str, JudgeDimension], object] | None = None,
 ) -> JudgeSettings:
     """The settings' judge table with the command's options applied to this dimension.
 
-    `raw` drops a configured combination: `--fit` fits on the model's own P(pass).
+    Without fitting, the judge is configured as `run` configures it (`judging.defaults.
+    configured`: the record's mode, cut, combination and band where the settings leave them
+    unset), so the record measures the judge `run` uses; `find` looks records up (tests).
+    `raw` (`--fit`) drops a configured combination and band: the fit is on the model's own
+    P(pass).
     """
+    from toolgrade.judging.defaults import configured
     from toolgrade.settings import DimensionSettings
+
+    if not logprob and not raw:
+        with_model = base if model is None else base.model_copy(update={"model": model})
+        base = configured(with_model, find=find)
 
     override = base.dimensions.get(dimension) or DimensionSettings()
     changes: _DimensionChanges = {"enabled": True}  # calibrating a dimension judges it
@@ -67,6 +79,7 @@ def _judge_settings(
         changes["model"] = model
     if logprob:
         changes["mode"] = "logprob"
+        changes["band"] = None  # a fit sees every item's P(pass), in a band or not
     if raw:
         changes["combination"] = None
     dims = dict(base.dimensions)
@@ -152,6 +165,10 @@ def summary_table(record: CalibrationRecord) -> Table:
             "confusion (human x judge)",
             "  ".join(f"{key} {count}" for key, count in c.items()),
         ),
+        ("decided (coverage)",
+         f"{record.observations} of {record.n * record.repeats} verdicts "
+         f"({_fmt(record.observations / max(1, record.n * record.repeats), 2)}); the figures "
+         "below are on the decided ones"),
         ("raw agreement", _fmt(record.agreement)),
         ("Cohen's kappa [95% CI]", f"{_fmt(record.kappa)} {ci}"),
         ("Gwet's AC1", _fmt(record.ac1)),
@@ -182,6 +199,8 @@ def summary_table(record: CalibrationRecord) -> Table:
                 f"on all items, {record.cv_threshold:.3f}",
             )
         )
+    if record.band_target_kappa is not None:
+        rows.append(("abstention band", _band_line(record)))
     if record.combination is not None:
         weights = ", ".join(f"{name} {weight:+.2f}" for name, weight in
                             zip(record.combination.features, record.combination.weights,
@@ -200,6 +219,16 @@ def summary_table(record: CalibrationRecord) -> Table:
     return table
 
 
+def _band_line(record: CalibrationRecord) -> str:
+    """`[0.31, 0.62]: decides 58% at kappa 0.86 [0.80, 0.93] (cross-validated, target 0.8)`."""
+    band = "none" if record.band is None else f"[{record.band[0]:.3f}, {record.band[1]:.3f}]"
+    ci = record.cv_decided_kappa_ci
+    shown = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    return (f"{band}: decides {_fmt(record.cv_coverage, 2)} of items at kappa "
+            f"{_fmt(record.cv_decided_kappa)}{shown} (cross-validated; target "
+            f"{record.band_target_kappa:.2f} on the interval's lower bound)")
+
+
 def calibrate(
     dimension: Annotated[
         str, typer.Option("--dimension", "-d", help=f"One of: {', '.join(JUDGE_DIMENSIONS)}.")
@@ -208,7 +237,9 @@ def calibrate(
         str | None, typer.Option("--model", "-m", help="Judge model (any litellm string).")
     ] = None,
     set_path: Annotated[
-        Path | None, typer.Option("--set", help="A labelled JSONL set (default: the shipped one).")
+        list[Path] | None,
+        typer.Option("--set", help="A labelled JSONL set (default: the shipped one); repeat "
+                     "to measure several together."),
     ] = None,
     repeats: Annotated[
         int, typer.Option("--repeats", min=1, help="Ask each item K times (flip rate).")
@@ -227,6 +258,15 @@ def calibrate(
             "signals, with its cut, cross-validated (logprob mode); stored in the record.",
         ),
     ] = False,
+    target_kappa: Annotated[
+        float | None,
+        typer.Option(
+            "--target-kappa", min=-1.0, max=1.0,
+            help="With --fit/--fit-threshold: the decided-items kappa the abstention band is "
+            "fitted to (its cross-validated lower 95% bound); default: the dimension's "
+            "`target_kappa` setting, else 0.8.",
+        ),
+    ] = None,
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Judge cache folder.")
     ] = None,
@@ -238,8 +278,9 @@ def calibrate(
     config: Annotated[Path | None, typer.Option("--config", help="Settings file (TOML).")] = None,
 ) -> None:
     """Measure a judge's agreement with a labelled calibration set and write the record."""
-    from toolgrade.calibration.calibrate import load_set
+    from toolgrade.calibration.calibrate import load_sets
     from toolgrade.calibration.records import calibration_dir, record_json, write_record
+    from toolgrade.judging.combine import decides_nothing
     from toolgrade.settings import load_settings
 
     with input_errors_exit():
@@ -250,7 +291,7 @@ def calibrate(
         dim: JudgeDimension = dimension
         if out_path is not None and out_path.is_dir():
             fail(f"toolgrade: --out {out_path} is a folder; name the record's file")
-        loaded = load_set(set_path, dim)
+        loaded = load_sets(set_path or [], dim)
         settings = load_settings(config)
         judge = with_cache_options(settings.judge, cache_backend, cache_url)
         settings = settings.model_copy(update={"judge": judge})
@@ -269,11 +310,18 @@ def calibrate(
         judges = _Judges(judge_settings, dim)
         try:
             first = judges.new()
-            record = _run(loaded, first, judges, repeats, fit_threshold, fit)
+            record = _run(loaded, first, judges, repeats, fit_threshold, fit, target_kappa)
         finally:
             judges.close()
         out.print(summary_table(record))
         out.print(f"judge usage: {judges.usage()}", markup=False)
+        if record.observations == 0 and decides_nothing(judge_settings.for_dimension(dim)):
+            fail(
+                f"toolgrade: the {dim} judge as run configures it decides no item (its band "
+                "covers every P(pass)), so there is nothing to measure; the record was not "
+                "written. Measure the model itself with --fit",
+                EXIT_FAILED,
+            )
         if record.observations == 0:
             # A record of nothing would replace a good one, and floors would then refuse the
             # judge: an outage or a bad key must not wipe a calibration.
@@ -309,14 +357,19 @@ def _run(
     repeats: int,
     fit_threshold: bool,
     fit: bool = False,
+    target_kappa: float | None = None,
 ) -> CalibrationRecord:
     """Run the calibration under a progress bar; threshold-fitting problems exit 2."""
+    from toolgrade.calibration.band import DEFAULT_TARGET_KAPPA
     from toolgrade.calibration.calibrate import CalibrationError
     from toolgrade.calibration.calibrate import calibrate as run_calibration
     from toolgrade.judging.signals import signal_source
 
     dimension, model = judges.dimension, judges.model()
     settings = judges.settings.for_dimension(dimension)
+    if target_kappa is None:
+        target_kappa = settings.target_kappa if settings.target_kappa is not None \
+            else DEFAULT_TARGET_KAPPA
     columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"judging {dimension}", total=len(loaded.items) * repeats)
@@ -334,6 +387,7 @@ def _run(
                 threshold=settings.threshold if settings.mode == "logprob" else None,
                 set_source=loaded.source,
                 signal_source=signal_source(dimension) if fit else None,
+                target_kappa=target_kappa,
             )
         except CalibrationError as exc:
             fail(f"toolgrade: {exc}", EXIT_INPUT)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -310,7 +310,7 @@ def run(
                 _say_where_graded(engine)
     if not quiet:
         print_scorecard(out, output.summary)
-        for line in _items_lines(output.judge_items, out_dir):
+        for line in _items_lines(output.judge_items, out_dir, _record_figures(output.summary)):
             out.print(line, markup=False)
         out.print(
             f"wrote {out_dir}/results.jsonl, summary.json, report.md, report.html, junit.xml, "
@@ -322,15 +322,32 @@ def run(
     raise typer.Exit(EXIT_OK if all(g.passed for g in gates) else EXIT_GATE)
 
 
-def _items_lines(items: Mapping[str, Mapping[str, int]], out_dir: Path) -> list[str]:
-    """The console's account of where judge items went, one line per dimension asked, and
+def _record_figures(summary: Any) -> dict[str, str]:
+    """Per dimension, what its calibration record says of the configuration in use."""
+    from toolgrade.reporting.tables import calibration_text
+
+    shown: dict[str, str] = {}
+    for dim, block in (getattr(summary, "judges", None) or {}).items():
+        calibration = getattr(block, "calibration", None)
+        if isinstance(calibration, dict) and isinstance(calibration.get("in_use"), dict):
+            shown[dim] = calibration_text(calibration)
+    return shown
+
+
+def _items_lines(items: Mapping[str, Mapping[str, int]], out_dir: Path,
+                 records: Mapping[str, str] | None = None) -> list[str]:
+    """The console's account of where judge items went, one line per dimension asked (with
+    this run's coverage, the share the judge decided itself, and its record's figures), and
     where to decide those left for people."""
-    lines = [
-        f"judge items ({dim}): {c['decided_locally']} decided locally, {c['escalated']} "
-        f"escalated, {c['decided_by_people']} decided by people, {c['left_for_people']} left "
-        "for people"
-        for dim, c in items.items()
-    ]
+    lines = []
+    for dim, c in items.items():
+        total = sum(c.values())
+        coverage = f"; coverage {c['decided_locally'] / total:.2f}" if total else ""
+        record = f"; record: {records[dim]}" if records and dim in records else ""
+        lines.append(
+            f"judge items ({dim}): {c['decided_locally']} decided locally, {c['escalated']} "
+            f"escalated, {c['decided_by_people']} decided by people, {c['left_for_people']} left "
+            f"for people{coverage}{record}")
     if any(c["left_for_people"] for c in items.values()):
         lines.append(f"decide those left for people with `toolgrade adjudicate {out_dir}`")
     return lines

@@ -101,14 +101,15 @@ def _deciding_problem(
 
 
 def _deciding_reason(
-    record: CalibrationRecord | None, floor: float, mismatch: str | None, fitted: bool
+    record: CalibrationRecord | None, floor: float, mismatch: str | None, fitted: bool,
+    band: tuple[float, float] | None = None,
 ) -> str | None:
     from toolgrade.calibration.records import check_floor
 
     if record is None:
         reason = "no calibration record for this model"
         return f"{mismatch}; {reason}" if mismatch else reason
-    found = check_floor(record, floor, fitted=fitted)
+    found = check_floor(record, floor, fitted=fitted, band=band)
     return f"{mismatch}; {found}" if found and mismatch else found
 
 
@@ -143,11 +144,12 @@ def _calibration(
         model = model_for(dimension)
         record, mismatch = _matching_record(directory, model, dimension, dim_settings.mode,
                                             template_hash_for(dimension))
-        found[dimension] = summary_for_run(record)
         fitted = record is not None and judges_as_fitted(
             record, dim_settings.threshold, dim_settings.combination)
+        band = dim_settings.band if dim_settings.mode == "logprob" else None
+        found[dimension] = summary_for_run(record, fitted=fitted, band=band)
         if dim_settings.kappa_floor is not None:
-            reason = check_floor(record, dim_settings.kappa_floor, fitted=fitted)
+            reason = check_floor(record, dim_settings.kappa_floor, fitted=fitted, band=band)
             if reason is not None and mismatch is not None:
                 reason = f"{mismatch}; {reason}"
             if reason is not None:
@@ -156,7 +158,7 @@ def _calibration(
         if cases and model != "unconfigured":  # no model: unscored verdicts, which never pass
             floor = dim_settings.kappa_floor
             why = _deciding_reason(record, DECIDING_KAPPA_FLOOR if floor is None else floor,
-                                   mismatch, fitted)
+                                   mismatch, fitted, band)
             if why is not None:
                 undecidable.append(_deciding_problem(dimension, model, cases, why, directory))
                 below[dimension] = (model, len(cases))
@@ -232,11 +234,10 @@ def setup_judges(
     if not judge_settings.enabled:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (--no-judge)")
     from toolgrade.judging import build_judge
-    from toolgrade.judging.defaults import apply_local_defaults
-    from toolgrade.judging.factory import resolve_models
+    from toolgrade.judging.defaults import configured
 
     # No settings for a local-model dimension: run it as its shipped record measured it.
-    judge_settings = apply_local_defaults(judge_settings, resolve_models(judge_settings), notify)
+    judge_settings = configured(judge_settings, notify)
     engine = build_judge(judge_settings, notify=notify)
     if engine is None:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")

@@ -5,10 +5,13 @@ mode, a configuration no shipped record describes. Instead, for each dimension t
 judges and the settings leave unconfigured (no `mode`, `threshold` or `enabled` in its table,
 none at the top level), the shipped calibration record decides: its mode, its fitted P(pass)
 cut and, where `calibrate --fit` stored one, its combination of P(pass) with the deterministic
-signals are used, so the record shown beside the verdicts is the one that measured them; and a
-dimension whose record's kappa lower bound (the cross-validated one where the record has it)
-is under the floor stays off, with a one-line reason. A settings file still overrides all of
-this: any key set there is kept as written.
+signals are used, and its abstention band (picked at the settings' `target_kappa` where one is
+set, among the levels the record measured), so the record shown beside the verdicts is the one
+that measured them; and a dimension whose record's kappa lower bound (the cross-validated
+decided kappa's where the record has a band, else the cross-validated kappa's) is under the
+floor stays off, with a one-line reason. A band that decides nothing keeps the dimension on:
+its items all go, `uncertain`, to the escalation judge or to people. A settings file still
+overrides all of this: any key set there is kept as written.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class DefaultChoice:
     enabled: bool
     reason: str
     combination: Any = None
+    band: tuple[float, float] | None = None
 
 
 def _user_chose(settings: JudgeSettings, dimension: JudgeDimension) -> bool:
@@ -50,12 +54,19 @@ def kappa_low(record: Any) -> float | None:
     return float(ci[0]) if ci else None
 
 
-def choice_from_record(record: Any, floor: float) -> DefaultChoice:
+def choice_from_record(
+    record: Any, floor: float, target_kappa: float | None = None
+) -> DefaultChoice:
     """The configuration a shipped record supports, and whether it clears `floor`."""
+    from toolgrade.calibration.records import band_for_target
+
     mode = record.mode or "reasoned"
     cut = record.cv_threshold if record.cv_threshold is not None else record.fitted_threshold
-    low = kappa_low(record)
     combination = getattr(record, "combination", None)  # absent from older records' fakes
+    banded = band_for_target(record, target_kappa) if hasattr(record, "band_levels") else None
+    if banded is not None and mode == "logprob":
+        return _banded_choice(record, banded, mode, cut, combination, floor)
+    low = kappa_low(record)
     if low is None or low < floor:
         shown = "undefined" if low is None else f"{low:.2f}"
         return DefaultChoice(
@@ -72,6 +83,46 @@ def choice_from_record(record: Any, floor: float) -> DefaultChoice:
         + (f", cut {cut:.3f}" if cut is not None else "")
         + f" (calibrated kappa {kappa:.2f}, lower bound {low:.2f})",
     )
+
+
+def _banded_choice(
+    record: Any, banded: Any, mode: str, cut: float | None, combination: Any, floor: float
+) -> DefaultChoice:
+    """A record with a band: the floor reads the cross-validated decided kappa's lower bound."""
+    dim = record.dimension
+    if banded.cv_coverage <= 0.0:
+        return DefaultChoice(
+            mode, cut, True, combination=combination, band=banded.band, reason=
+            f"{dim}: decides no item (no band reached decided kappa {banded.target_kappa:.2f}); "
+            "every item goes to the escalation judge or to people",
+        )
+    ci = banded.cv_decided_kappa_ci
+    low = float(ci[0]) if ci else None
+    enabled = low is not None and low >= floor
+    shown = "undefined" if low is None else f"{low:.2f}"
+    reason = (
+        f"{dim}: {mode} mode, decides {banded.cv_coverage:.0%} of items at decided kappa "
+        f"{banded.cv_decided_kappa:.2f} (lower bound {shown}), the rest uncertain"
+        if enabled else
+        f"{dim}: off by default: the local judge's decided kappa has a lower bound of {shown}, "
+        f"under the floor {floor:.2f} (switch it on with `enabled = true` in "
+        f"[judge.dimensions.{dim}])")
+    return DefaultChoice(mode, cut, enabled, combination=combination, band=banded.band,
+                         reason=reason)
+
+
+def configured(
+    settings: JudgeSettings,
+    notify: Callable[[str], None] | None = None,
+    find: Callable[[str, JudgeDimension], Any] | None = None,
+) -> JudgeSettings:
+    """Each dimension's judge configuration (mode, cut, combination, band, on or off) from the
+    settings plus the calibration records: the one function `run`, `calibrate` and the pytest
+    plugin build their judges through, so `calibrate` with no settings measures exactly the
+    judge `run` uses."""
+    from toolgrade.judging.factory import resolve_models
+
+    return apply_local_defaults(settings, resolve_models(settings), notify, find)
 
 
 def apply_local_defaults(
@@ -98,11 +149,14 @@ def apply_local_defaults(
         record = find(model, dimension)
         if record is None:
             continue
-        choice = choice_from_record(record, floor)
+        dim_settings = settings.for_dimension(dimension)
+        choice = choice_from_record(record, floor, dim_settings.target_kappa)
         base = tables.get(dimension) or DimensionSettings()
         tables[dimension] = base.model_copy(update={
             "mode": choice.mode, "threshold": choice.threshold, "enabled": choice.enabled,
             "combination": choice.combination,
+            # A band the settings name wins over the record's.
+            "band": base.band if base.band is not None else choice.band,
         })
         if not choice.enabled and notify is not None:
             notify(choice.reason)

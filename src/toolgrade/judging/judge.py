@@ -1,9 +1,10 @@
 """The judge engine: one `JudgePort` serving all four dimensions, each with its own template.
 
 For each request: in-run memo (identical requests are made once, even concurrently) -> verdict
-cache (disk, Redis, or both: `[cache] backend`) -> render (random delimiters) -> model call under
-a concurrency bound, with tenacity retries on transient provider errors -> parse; a reply that
-does not parse is asked again once, then recorded `unscored`. `judge()` never raises for model or
+cache (disk, Redis, or both: `[cache] backend`) -> render (delimiters derived from the content
+and the installation's secret, `judging.delimiter`) -> model call under a concurrency bound,
+with tenacity retries on transient provider errors -> parse; a reply that does not parse is
+asked again once, then recorded `unscored`. `judge()` never raises for model or
 provider failures, and never turns a failure into a pass.
 """
 
@@ -26,7 +27,8 @@ from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import CacheStorageError, Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_layered import open_cache
 from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
-from toolgrade.judging.combine import combine
+from toolgrade.judging.combine import NOTHING_DECIDED, abstain, combine, decides_nothing
+from toolgrade.judging.delimiter import content_token, installation_secret
 from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
 from toolgrade.judging.retry_after import RetryAfterWait, retry_after_s
@@ -96,8 +98,10 @@ class JudgeEngine:
         wait: wait_base | None = None,
         presettle: Settler | None = settle,
         role: str | None = None,
+        delimiter_secret: bytes | None = None,
     ) -> None:
         self._settings = settings
+        self._secret = delimiter_secret  # None: the installation's, read at the first render
         self._role = role  # part of the cache key (an escalation judge's verdicts stay its own)
         self._presettle = presettle
         self._client = client
@@ -165,6 +169,12 @@ class JudgeEngine:
             return settled.model_copy(
                 update={"model": model, "template_hash": template.template_hash}
             )
+        if decides_nothing(settings):
+            # A band over every P(pass): no answer of the model could be decided, so it is
+            # not asked (the local model's seconds per item buy nothing).
+            self._count(dim, unscored=1)
+            return Verdict.unscored(NOTHING_DECIDED, model=model,
+                                    template_hash=template.template_hash)
         key = cache_key(
             model=model,
             sampling=self._sampling(settings),
@@ -185,7 +195,7 @@ class JudgeEngine:
             return verdict
         try:
             verdict = self._resolve(dim, settings, model, template, key, request.inputs)
-            verdict = combine(dim, settings, request.inputs, verdict)
+            verdict = abstain(settings, combine(dim, settings, request.inputs, verdict))
         except BaseException as exc:  # free the waiters (they get the same error), re-raise
             future.set_exception(exc)
             raise
@@ -258,7 +268,9 @@ class JudgeEngine:
                     return cached
         stamp = {"model": model, "template_hash": template.template_hash}
         try:
-            prompt = template.render(inputs, answer_mode=settings.mode)
+            token = content_token(self._delimiter_secret(), template.template_hash,
+                                  settings.mode, inputs)
+            prompt = template.render(inputs, answer_mode=settings.mode, token=token)
         except PromptError as exc:
             self._count(dim, errors=1)
             return Verdict.unscored(
@@ -268,6 +280,11 @@ class JudgeEngine:
         if verdict.scored and self._cache is not None:
             self._cache_set(key, verdict)
         return verdict
+
+    def _delimiter_secret(self) -> bytes:
+        if self._secret is None:
+            self._secret = installation_secret()
+        return self._secret
 
     def _cache_get(self, key: str) -> JsonObject | None:
         """The stored record; None when absent or when the cache cannot be read (a miss)."""

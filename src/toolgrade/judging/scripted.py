@@ -7,6 +7,9 @@
 A request is answered by the first rule whose `when` text occurs in its user message (the
 judged data), else by `default`. An object reply is sent as JSON (a well-formed verdict); a
 string is sent as it is, so a script can also show an unparseable reply becoming `unscored`.
+A reply `{"p_pass": 0.7}` answers a log-probability judge: "yes" and "no" with those
+probabilities as the first token's top log-probabilities (so a scripted judge can be fitted a
+cut and a band, `toolgrade calibrate --fit-threshold`).
 PATH is relative to the working folder. No network, no model: such a judge is a stand-in, and
 it has no calibration record unless one is made for it.
 """
@@ -14,6 +17,7 @@ it has no calibration record unless one is made for it.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, JsonValue, SkipValidation, ValidationError
@@ -53,10 +57,16 @@ def load_script(model: str) -> _Script:
         raise ConfigError(f"judge model {model}: {path} is not a judge script: {exc}") from exc
 
 
-def _answer(script: _Script, request: ChatRequest) -> str:
+def _answer(script: _Script, request: ChatRequest) -> ChatReply:
     data = next((str(m["content"]) for m in request.messages if m["role"] == "user"), "")
     reply = next((r.reply for r in script.rules if r.when in data), script.default)
-    return reply if isinstance(reply, str) else json.dumps(reply)
+    if isinstance(reply, dict) and isinstance(p := reply.get("p_pass"), int | float):
+        p_pass = min(max(float(p), 1e-9), 1.0 - 1e-9)
+        top = (("yes", math.log(p_pass)), ("no", math.log(1.0 - p_pass)))
+        return ChatReply(text="yes" if p_pass >= 0.5 else "no", prompt_tokens=0,
+                         completion_tokens=0, top_logprobs=top)
+    text = reply if isinstance(reply, str) else json.dumps(reply)
+    return ChatReply(text=text, prompt_tokens=0, completion_tokens=0)
 
 
 class ScriptedRouter:
@@ -71,4 +81,4 @@ class ScriptedRouter:
         script = self._scripts.get(request.model)
         if script is None:
             return self._inner.complete(request)
-        return ChatReply(text=_answer(script, request), prompt_tokens=0, completion_tokens=0)
+        return _answer(script, request)

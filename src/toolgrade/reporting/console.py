@@ -23,7 +23,7 @@ from toolgrade.models.summary import (
     RunSummary,
     SelectionSummary,
 )
-from toolgrade.reporting.tables import cv_kappa_text
+from toolgrade.reporting.tables import calibration_text
 from toolgrade.vocabulary import JudgeDimension
 
 
@@ -165,14 +165,13 @@ def _print_judges(console: Console, judges: Mapping[JudgeDimension, JudgeSummary
         "unscored",
         "errors",
         "tokens",
-        "kappa [95% CI]",
+        "calibration (configuration in use)",
     ):
         table.add_column(column)
     for dimension, block in judges.items():
         calib = block.calibration or {}
         if calib:
-            ci = [round(x, 2) for x in calib.get("kappa_ci") or []]
-            kappa = f"{fmt(calib.get('kappa'), 2)} {ci}{cv_kappa_text(calib)}"
+            kappa = calibration_text(calib)
         else:
             kappa = "-" if block.model is None else "not calibrated"
         table.add_row(

@@ -15,7 +15,7 @@ from toolgrade.models.summary import (
 from toolgrade.reporting.digest import Digest, FailureExample
 from toolgrade.reporting.run_view import run_label
 from toolgrade.reporting.runs_section import RunsSection
-from toolgrade.reporting.tables import DASH, Table, anchor, cv_kappa_text, fmt
+from toolgrade.reporting.tables import DASH, Table, anchor, calibration_text, fmt
 from toolgrade.scoring.reliability import MAX_K
 
 #: pass@k / pass^k columns shown when trials allow them (all k would not fit a page).
@@ -150,13 +150,7 @@ def _case_of(key: str, digest: Digest, agents: set[str]) -> str | None:
 
 
 def _calibration(record: Any) -> str:
-    if not isinstance(record, dict) or record.get("kappa") is None:
-        return "not calibrated"
-    ci = record.get("kappa_ci") or []
-    interval = f" [{fmt(ci[0], 2)}, {fmt(ci[1], 2)}]" if len(ci) == 2 else ""
-    return f"kappa {fmt(record['kappa'], 2)}{interval} (n {fmt(record.get('n'))})" + cv_kappa_text(
-        record
-    )
+    return calibration_text(record)
 
 
 

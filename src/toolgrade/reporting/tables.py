@@ -218,3 +218,39 @@ def cv_kappa_text(record: dict[str, Any]) -> str:
     cut = record.get("cv_threshold")
     at = f" at cut {fmt(cut, 3)}" if cut is not None else ""
     return f"; cross-validated {fmt(record['cv_kappa'], 2)}{interval}{at}"
+
+
+def _interval(ci: Any) -> str:
+    return f" [{fmt(ci[0], 2)}, {fmt(ci[1], 2)}]" if isinstance(ci, list) and len(ci) == 2 else ""
+
+
+def calibration_text(record: Any) -> str:
+    """A judge's calibration as the judges tables show it: the figures of the configuration in
+    use (coverage, decided kappa [CI], the plain kappa at the cut) and which one the floor
+    reads; never the kappa of a cut the run does not judge at. Summaries from before
+    `in_use` keep their old text."""
+    if not isinstance(record, dict) or record.get("kappa") is None:
+        return "not calibrated"
+    figures = record.get("in_use")
+    if not isinstance(figures, dict):
+        ci = record.get("kappa_ci") or []
+        interval = f" [{fmt(ci[0], 2)}, {fmt(ci[1], 2)}]" if len(ci) == 2 else ""
+        return (f"kappa {fmt(record['kappa'], 2)}{interval} (n {fmt(record.get('n'))})"
+                + cv_kappa_text(record))
+    reads = figures.get("floor_reads")
+    cut = figures.get("cut")
+    at = f" at cut {fmt(cut, 3)}" if cut is not None else ""
+    plain = f"{fmt(figures.get('plain_kappa'), 2)}{_interval(figures.get('plain_kappa_ci'))}{at}"
+    n = f"n {fmt(record.get('n'))}"
+    if reads == "cv_decided_kappa":
+        coverage = figures.get("coverage") or 0.0
+        if coverage <= 0.0:
+            return (f"decides no item (no band reached decided kappa "
+                    f"{fmt(figures.get('target_kappa'), 2)}); plain kappa {plain} "
+                    f"(cross-validated, {n})")
+        return (f"decides {coverage:.0%} at kappa {fmt(figures.get('decided_kappa'), 2)}"
+                f"{_interval(figures.get('decided_kappa_ci'))}, the rest uncertain; plain "
+                f"kappa {plain} (cross-validated, {n}); floor reads the decided kappa")
+    if reads == "cv_kappa":
+        return f"decides all at kappa {plain} (cross-validated, {n}); floor reads it"
+    return f"decides all at kappa {plain} ({n}); floor reads it"

@@ -50,6 +50,23 @@ class DimensionSettings(_Settings):
         "(weights as `toolgrade calibrate --fit` stores them in the record; `threshold` is "
         "then the cut on the combined P(pass)).",
     )
+    band: tuple[StrictFloat, StrictFloat] | None = Field(
+        default=None,
+        description="Logprob mode: the abstention band [low, high] on the final P(pass); a "
+        "verdict inside it is unscored, reason uncertain (default: the calibration record's).",
+    )
+    target_kappa: StrictFloat | None = Field(
+        default=None, ge=-1.0, le=1.0,
+        description="The decided-items kappa the band is fitted to (`calibrate --fit`) and "
+        "picked at from the record's levels (`run`); default 0.8.",
+    )
+
+    @field_validator("band")
+    @classmethod
+    def _ordered_band(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        if value is not None and not 0.0 <= value[0] <= value[1] <= 1.0:
+            raise ValueError("band is [low, high] with 0 <= low <= high <= 1")
+        return value
 
 
 class JudgeSettings(_Settings):
@@ -120,6 +137,14 @@ class JudgeSettings(_Settings):
     combination: Combination | None = Field(
         default=None, description="Set per dimension only: [judge.dimensions.D] combination."
     )
+    band: tuple[float, float] | None = Field(
+        default=None, description="Set per dimension only: [judge.dimensions.D] band."
+    )
+    target_kappa: StrictFloat | None = Field(
+        default=None, ge=-1.0, le=1.0,
+        description="The decided-items kappa every dimension's band is fitted to and picked "
+        "at (a dimension's own `target_kappa` wins); default 0.8.",
+    )
 
     @field_validator("combination")
     @classmethod
@@ -127,6 +152,16 @@ class JudgeSettings(_Settings):
         # Each dimension has its own signals: one set of weights cannot serve all four.
         if value is not None:
             raise ValueError("set a combination per dimension: [judge.dimensions.D] combination")
+        return value
+
+    @field_validator("band")
+    @classmethod
+    def _band_per_dimension_only(
+        cls, value: tuple[float, float] | None
+    ) -> tuple[float, float] | None:
+        # A band is fitted on one dimension's P(pass): it means nothing on another's.
+        if value is not None:
+            raise ValueError("set a band per dimension: [judge.dimensions.D] band")
         return value
 
     @field_validator("cache_dir", "calibration_dir")
