@@ -203,9 +203,9 @@ def test_repeated_ids_become_trials_and_empty_results_have_no_calls(
     assert all(r["agent"] == "model-x" for r in runs)
 
 
-def test_undecodable_result_is_a_raw_call(runs: list[dict[str, Any]]) -> None:
+def test_undecodable_result_is_an_unparsed_step(runs: list[dict[str, Any]]) -> None:
     second = [r for r in runs if r["case_id"] == "simple_python_1"][1]
-    assert second["steps"] == [{"tool": "math.factorial",
+    assert second["steps"] == [{"tool": "(unparsed)",
                                 "args": "Sure! The factorial of 5 is 120.", "group": 0}]
 
 

@@ -182,14 +182,32 @@ def integer_valued(values: JsonValue, declared: JsonValue) -> bool:
     return kind == "integer" and bool(rest) and all(_is_int(v) for v in rest)
 
 
+def float_items(values: JsonValue, declared: JsonValue) -> bool:
+    """Whether BFCL checks these acceptable values as lists of Python floats: the parameter is
+    an array of `float`, the parameter may not be left out, and every acceptable value is a
+    list of floats. BFCL's checker then fails an int item (`[1, 3]` for `[1.0, 3.0]`: its
+    nested type check is `type(item) == float`, with no int-to-float allowance as at the top
+    level), where JSON Schema and toolgrade's default accept it."""
+    if not isinstance(values, list) or not isinstance(declared, dict) or OPTIONAL in values:
+        return False
+    items = declared.get("items")
+    if declared.get("type") != "array" or not isinstance(items, dict) or items.get(
+            "type") != "number":
+        return False
+    return bool(values) and all(
+        isinstance(v, list) and bool(v) and all(isinstance(x, float) for x in v)
+        for v in values)
+
+
 def _is_int(value: JsonValue) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _typed(comparator: JsonValue, values: JsonValue, declared: JsonValue) -> JsonValue:
     """The comparator with `strict: true` (integers and floats kept apart) where BFCL checks
-    the values' Python type (`integer_valued`)."""
-    if (integer_valued(values, declared) and isinstance(comparator, dict)
+    the values' Python type (`integer_valued`, `float_items`)."""
+    if ((integer_valued(values, declared) or float_items(values, declared))
+            and isinstance(comparator, dict)
             and ("exact" in comparator or "one_of" in comparator)):
         return {**comparator, "strict": True}
     return comparator
