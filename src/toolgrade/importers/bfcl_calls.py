@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from toolgrade.importers.raw_calls import RawCall, call_fields, parse_raw_calls
+from toolgrade.importers.raw_calls import DECLINING_NAMES, RawCall, call_fields, parse_raw_calls
 from toolgrade.importers.written import CallStepLine, StepLine
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.vocabulary import UNPARSED_TOOL
@@ -124,7 +124,8 @@ def encoded_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
     calls = parse_raw_calls(text)
     if calls is None:
         raise _Undecodable
-    return [_raw_call(call, resolver) for call in calls]
+    return [_raw_call(call, resolver) for call in calls
+            if call.name not in DECLINING_NAMES or call.name in resolver.names]
 
 
 def _is_unparseable(step: StepLine) -> bool:
@@ -138,7 +139,9 @@ def decode_result(
 
     Undecodable output becomes one step holding the text (tool `(unparsed)`, graded
     `unparseable_call`), except when the case expects no call (irrelevance): there BFCL reads
-    undecodable output as the model answering in text, so it becomes an assistant message.
+    undecodable output as the model answering in text, so it becomes an assistant message;
+    so does an output holding a call whose arguments cannot be read, which BFCL's decoder
+    refuses as a whole.
     """
     try:
         steps: list[StepLine]
@@ -148,6 +151,8 @@ def decode_result(
             steps = [*json_calls(result, resolver)]
         else:
             raise _Undecodable
+        if no_tool and any(_is_unparseable(s) for s in steps):
+            raise _Undecodable  # BFCL's decoder refuses the whole output: the model's text
     except _Undecodable:
         raw = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         if no_tool:

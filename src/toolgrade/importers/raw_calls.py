@@ -7,9 +7,10 @@ with examples):
   separated by `;` or new lines, and the same quoted as strings `['f(a=1)', "g(b='x')"]`;
 - JSON call objects `{"name": ..., "arguments"/"parameters": {...}}`, alone, in a list, under
   `{"tool_calls": [...]}`, or one after another, after a `<function_call>`, `<tool_call>`,
-  `[TOOL_CALLS]`, `<|python_tag|>` or `<|im_start|>` marker (closing tags ignored);
+  `[TOOL_CALLS]` or `<|python_tag|>` marker (closing tags and end-of-turn tokens ignored);
 - a name line followed by a JSON object of arguments (`get_weather\\n{"city": "Paris"}`);
-- any of these inside a Markdown code fence, with prose before or after it, or before prose.
+- any of these inside a Markdown code fence, with prose before or after it, or before prose
+  (Python calls there only as a bracketed list `[f(a=1)]`).
 
 Values are read with `json` or from Python's syntax tree; nothing is ever evaluated (arithmetic
 on number literals is computed, a name or expression the model wrote for a value is kept as its
@@ -34,8 +35,13 @@ from toolgrade.jsonio.values import JsonObject, JsonValue
 #: Markers some chat templates put before (or around) calls; removed before reading.
 _MARKERS = re.compile(
     r"</?tool_call>|</?function_call>|</?functioncall>|\[TOOL_CALLS\]|<\|python_tag\|>"
-    r"|<\|im_start\|>(?:assistant)?|<\|im_end\|>|<\|eot_id\|>|<\|end\|>")
-_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>)|\Z)", re.DOTALL)
+    r"|<\|im_end\|>|<\|eot_id\|>|<\|end\|>")
+_BLOCK = re.compile(
+    r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>|<\|im_start\|>|<\|im_end\|>)|\Z)", re.DOTALL)
+#: Names some models call to say that no function fits (NexusRaven's `out_of_domain`,
+#: granite's `no_function`): such a call, to a function the catalogue does not declare, is
+#: the model declining to call anything.
+DECLINING_NAMES = frozenset({"no_function", "out_of_domain"})
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _NAME_LINE = re.compile(r"\A\s*([A-Za-z_][\w.-]*)\s*\n\s*(\{.*\})\s*\Z", re.DOTALL)
 _ARGUMENT_KEYS = ("arguments", "parameters", "args")
@@ -71,8 +77,10 @@ def parse_raw_calls(text: str) -> list[RawCall] | None:
 
 def _first_reading(text: str) -> list[RawCall] | None:
     """The calls of the first candidate text that some reader reads, or None."""
-    for candidate in _candidates(text):
-        for reader in (_python_calls, _json_calls, _name_line_call):
+    for candidate, embedded in _candidates(text):
+        readers = (_bracketed_calls, _json_calls) if embedded else (
+            _python_calls, _json_calls, _name_line_call)
+        for reader in readers:
             try:
                 return reader(candidate)
             except (_NotCalls, RecursionError, MemoryError):
@@ -90,16 +98,28 @@ def _block_calls(text: str) -> list[RawCall]:
     return calls
 
 
-def _candidates(text: str) -> Iterator[str]:
-    """The texts that may hold the calls: the whole text, then each code fence's content,
-    then the text before the first blank line (calls followed by prose)."""
+def _candidates(text: str) -> Iterator[tuple[str, bool]]:
+    """The texts that may hold the calls, each with whether it is embedded in prose: the
+    whole text, then each code fence's content, then the text before the first blank line
+    (calls followed by prose)."""
     cleaned = _MARKERS.sub("\n", text).replace("\\_", "_").strip()
-    yield cleaned
-    for fenced in _FENCE.findall(cleaned):
-        yield textwrap.dedent(fenced).strip()
+    yield cleaned, False
+    for fence in _FENCE.finditer(cleaned):
+        # A fence that is the whole text is the text itself; one beside prose is embedded.
+        alone = fence.group(0) == cleaned
+        yield textwrap.dedent(fence.group(1)).strip(), not alone
     head = cleaned.split("\n\n", 1)[0].strip()
     if head != cleaned:
-        yield head
+        yield head, True
+
+
+def _bracketed_calls(text: str) -> list[RawCall]:
+    """Python calls in a text embedded in prose or a fence: only a bracketed list of calls
+    (`[f(a=1)]`) is read as calls there; a bare `f(a=1)` beside prose is often an example
+    the model shows, not a call it makes."""
+    if not (text.startswith("[") and text.endswith("]")):
+        raise _NotCalls
+    return _python_calls(text)
 
 
 def _python_calls(text: str) -> list[RawCall]:
