@@ -20,6 +20,7 @@ from typing import Any
 
 from toolgrade.errors import InputError
 from toolgrade.importers import import_bfcl
+from toolgrade.importers.raw_calls import parse_raw_calls
 from toolgrade.scoring.runner import grade, validate_inputs
 
 PREFIX = "gorilla_openfunctions_v1_test_"
@@ -42,6 +43,16 @@ class Verdict:
     toolgrade: bool | None = None
     failures: tuple[str, ...] = ()
     output: str = ""
+
+    @property
+    def read_by_design(self) -> bool:
+        """BFCL's decoder for this model could not read the output, and toolgrade's reader
+        reads it as calls with readable arguments: a form read on purpose (a code fence, a
+        quoted call list, JSON call objects; docs/importers.md), counted apart."""
+        if not self.error_type.startswith("ast_decoder"):
+            return False
+        calls = parse_raw_calls(self.output)
+        return bool(calls) and all(c.arguments is not None for c in calls or [])
 
 
 def is_leaderboard(data: Path) -> bool:
@@ -111,41 +122,57 @@ def _rate(rows: list[Verdict]) -> tuple[int, float]:
     return len(scored), same / len(scored) if scored else 0.0
 
 
+def _figures(rows: list[Verdict]) -> dict[str, Any]:
+    count, rate = _rate(rows)
+    apart = [r for r in rows if r.read_by_design]
+    main_count, main_rate = _rate([r for r in rows if not r.read_by_design])
+    return {"n": count, "agreement": round(rate, 4), "read_by_design": len(apart),
+            "n_without": main_count, "agreement_without": round(main_rate, 4)}
+
+
 def report(verdicts: list[Verdict], show: int) -> tuple[list[str], dict[str, Any]]:
-    """Printed lines and figures: agreement per model, per category, overall; disagreements
-    by kind (BFCL's error type and toolgrade's failures)."""
+    """Printed lines and figures: agreement per model, per category, overall (on every
+    output, and without the outputs read by design that BFCL's decoder could not read);
+    disagreements by kind (BFCL's error type and toolgrade's failures)."""
     by_model: dict[str, list[Verdict]] = defaultdict(list)
     by_category: dict[str, list[Verdict]] = defaultdict(list)
     for v in verdicts:
         by_model[v.model].append(v)
         by_category[v.category].append(v)
-    n, overall = _rate(verdicts)
-    figures: dict[str, Any] = {"overall": {"n": n, "agreement": round(overall, 4)}}
-    lines = [f"\n{'model':44} {'n':>6} {'agree':>8}  per category"]
+    figures: dict[str, Any] = {"overall": _figures(verdicts), "per_model": {},
+                               "per_category": {}}
+    head = (f"{'n':>6} {'agree':>8} {'apart':>6} {'agree w/o':>10}")
+    lines = [f"\n{'model':42} {head}  per category (all outputs)"]
     for model, rows in sorted(by_model.items()):
-        count, rate = _rate(rows)
+        f = figures["per_model"][model] = _figures(rows)
         cats = {c: _rate([r for r in rows if r.category == c])[1] for c in CATEGORIES}
-        figures.setdefault("per_model", {})[model] = {"n": count, "agreement": round(rate, 4),
-                                                      **{c: round(x, 4) for c, x in cats.items()}}
-        lines.append(f"{model:44} {count:>6} {100 * rate:>7.2f}%  "
+        f.update({c: round(x, 4) for c, x in cats.items()})
+        lines.append(_line(model, f) + "  "
                      + " ".join(f"{SHORT[c]}={100 * x:.1f}" for c, x in cats.items()))
-    lines.append(f"\n{'category':44} {'n':>6} {'agree':>8}")
+    lines.append(f"\n{'category':42} {head}")
     for category, rows in sorted(by_category.items()):
-        count, rate = _rate(rows)
-        figures.setdefault("per_category", {})[category] = {"n": count,
-                                                            "agreement": round(rate, 4)}
-        lines.append(f"{category:44} {count:>6} {100 * rate:>7.2f}%")
-    lines.append(f"{'ALL':44} {n:>6} {100 * overall:>7.2f}%")
+        f = figures["per_category"][category] = _figures(rows)
+        lines.append(_line(category, f))
+    lines.append(_line("ALL", figures["overall"]))
+    lines.append("(apart: outputs BFCL's decoder for that model could not read and toolgrade "
+                 "reads by design; 'agree w/o' leaves them out)")
     wrong = [v for v in verdicts if v.toolgrade is not None and v.toolgrade != v.reference]
-    kinds = Counter((v.reference, v.error_type, ",".join(sorted(set(v.failures))))
-                    for v in wrong)
+    kinds = Counter((v.reference, v.error_type, ",".join(sorted(set(v.failures))),
+                     v.read_by_design) for v in wrong)
     lines.append(f"\n{len(wrong)} disagreements by kind (BFCL verdict, BFCL error, toolgrade "
-                 "failures):")
+                 "failures, read by design):")
     lines += [f"  {count:>5}  BFCL {'pass' if ref else 'fail'} {err:45} tg [{fails}]"
-              for (ref, err, fails), count in kinds.most_common(25)]
+              f"{' apart' if apart else ''}"
+              for (ref, err, fails, apart), count in kinds.most_common(25)]
     lines.append(f"\nfirst {show} disagreements:")
     lines += [f"  {v.model} {v.case_id}: BFCL {v.reference} ({v.error_type}), toolgrade "
               f"{v.toolgrade} {sorted(set(v.failures))}: {v.output[:160]!r}"
               for v in wrong[:show]]
-    figures["disagreements"] = [v.__dict__ for v in wrong]
+    figures["disagreements"] = [{**v.__dict__, "read_by_design": v.read_by_design}
+                                for v in wrong]
     return lines, figures
+
+
+def _line(name: str, f: dict[str, Any]) -> str:
+    return (f"{name:42} {f['n']:>6} {100 * f['agreement']:>7.2f}% {f['read_by_design']:>6} "
+            f"{100 * f['agreement_without']:>9.2f}%")

@@ -22,6 +22,7 @@ from toolgrade.importers.bfcl import bfcl_category, map_schema
 from toolgrade.importers.bfcl_answers import acceptable
 from toolgrade.loaders import load_runs, load_suite
 from toolgrade.models import Case
+from toolgrade.scoring.runner import grade, validate_inputs
 
 
 @pytest.fixture(scope="module")
@@ -320,3 +321,32 @@ def test_a_key_written_twice_is_refused_not_read_as_the_last(tmp_path: Path) -> 
     with pytest.raises(InputError) as err:
         import_bfcl(bad, BFCL_ANSWERS, None, tmp_path / "out")
     assert f"{bad}:2: not valid JSON: duplicate key 'id'" in str(err.value)
+
+
+def test_a_float_array_holding_ints_fails_like_bfcl(tmp_path: Path) -> None:
+    # BFCL's nested type check is `type(item) == float`, with no int allowance below the top
+    # level: `interval=[1, 3]` fails where the answer lists [1.0, 3.0].
+    from toolgrade.importers.bfcl_answers import expected_call
+    schema = {"properties": {"xs": {"type": "array", "items": {"type": "number"}}}}
+    assert expected_call("f", {"xs": [[1.0, 3.0]]}, schema)["args"]["xs"] == {
+        "exact": [1.0, 3.0], "strict": True}
+    # Optional ("" among the values) or int answers: BFCL lets ints through, so no strict.
+    assert "strict" not in expected_call("f", {"xs": [[1.0, 3.0], ""]}, schema)["args"]["xs"]
+    assert "strict" not in expected_call("f", {"xs": [[1, 3]]}, schema)["args"]["xs"]
+    function = {"name": "integrate", "description": "", "parameters": {
+        "type": "dict", "required": ["interval"], "properties": {
+            "interval": {"type": "array", "items": {"type": "float"}}}}}
+    questions, answers, results = (tmp_path / name for name in ("q.json", "a.json", "r.json"))
+    questions.write_text(json.dumps({"id": "simple_python_0", "question": [[{
+        "role": "user", "content": "integrate"}]], "function": [function]}) + "\n")
+    answers.write_text(json.dumps({"id": "simple_python_0", "ground_truth": [
+        {"integrate": {"interval": [[1.0, 3.0]]}}]}) + "\n")
+    results.write_text("".join(json.dumps({"id": "simple_python_0", "result": text}) + "\n"
+                               for text in ("[integrate(interval=[1, 3])]",
+                                            "[integrate(interval=[1.0, 3.0])]")))
+    import_bfcl(questions, answers, results, tmp_path / "out")
+    inputs = validate_inputs(tmp_path / "out" / "suite.jsonl", [tmp_path / "out" / "runs.jsonl"])
+    graded = [json.loads(line) for line in grade(inputs, tmp_path / "graded")
+              .results_path.read_text().splitlines()]
+    assert [r["aggregate"]["passed"] for r in sorted(graded, key=lambda r: r["trial"])] == [
+        False, True]

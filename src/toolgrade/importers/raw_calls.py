@@ -10,7 +10,8 @@ with examples):
   `[TOOL_CALLS]` or `<|python_tag|>` marker (closing tags and end-of-turn tokens ignored);
 - a name line followed by a JSON object of arguments (`get_weather\\n{"city": "Paris"}`);
 - any of these inside a Markdown code fence, with prose before or after it, or before prose
-  (Python calls there only as a bracketed list `[f(a=1)]`).
+  (Python calls there only as a bracketed list `[f(a=1)]`); a bracketed list of calls that
+  opens the text, whatever follows it.
 
 Values are read with `json` or from Python's syntax tree; nothing is ever evaluated (arithmetic
 on number literals is computed, a name or expression the model wrote for a value is kept as its
@@ -27,6 +28,7 @@ import math
 import operator
 import re
 import textwrap
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -78,8 +80,8 @@ def parse_raw_calls(text: str) -> list[RawCall] | None:
 def _first_reading(text: str) -> list[RawCall] | None:
     """The calls of the first candidate text that some reader reads, or None."""
     for candidate, embedded in _candidates(text):
-        readers = (_bracketed_calls, _json_calls) if embedded else (
-            _python_calls, _json_calls, _name_line_call)
+        readers = (_bracketed_calls, _json_calls, _leading_list) if embedded else (
+            _python_calls, _json_calls, _name_line_call, _leading_list)
         for reader in readers:
             try:
                 return reader(candidate)
@@ -122,13 +124,35 @@ def _bracketed_calls(text: str) -> list[RawCall]:
     return _python_calls(text)
 
 
+#: How many closing brackets are tried as the end of a leading call list.
+_MAX_LIST_ENDS = 64
+
+
+def _leading_list(text: str) -> list[RawCall]:
+    """A bracketed list of calls that opens the text, prose or stray characters after it
+    (`[f(a=1)]. This calls f...`): the shortest prefix ending in `]` that is such a list."""
+    if not text.startswith("["):
+        raise _NotCalls
+    ends = [i for i, char in enumerate(text) if char == "]"][:_MAX_LIST_ENDS]
+    for end in ends:
+        try:
+            calls = _bracketed_calls(text[:end + 1])
+        except (_NotCalls, RecursionError, MemoryError):
+            continue
+        if calls:
+            return calls
+    raise _NotCalls
+
+
 def _python_calls(text: str) -> list[RawCall]:
     """Python statements that are each a call, a list or tuple of calls, or a list of strings
     that each hold one call."""
     if not text:
         raise _NotCalls
     try:
-        module = ast.parse(text, mode="exec")
+        with warnings.catch_warnings():  # a model's stray "\," is its text, not our warning
+            warnings.simplefilter("ignore")
+            module = ast.parse(text, mode="exec")
     except (SyntaxError, ValueError):
         raise _NotCalls from None
     if not module.body:
@@ -199,9 +223,10 @@ _MAX_EXPONENT = 64
 
 def python_value(node: ast.expr, source: str) -> JsonValue:
     """A Python argument value as JSON, read as BFCL's decoder reads it: literals as they are
-    (tuples as lists), arithmetic on numbers computed (`3 * 10**6`), and an expression naming
-    the model's own variables (`data`, `data['sales']`, `np.array(x)`) kept as its text.
-    ValueError for what has no JSON form (sets, bytes, complex, non-text dict keys)."""
+    (tuples as lists), arithmetic on numbers computed (`3 * 10**6`), and a variable, an index
+    into one or a call without keywords kept as the text the model wrote (`data`,
+    `data['sales']`, `np.array(x)`). ValueError for what has no such reading: sets, bytes,
+    attributes (`momentum.x`), lambdas, arithmetic on variables, comparisons."""
     if isinstance(node, ast.Constant):
         return _constant(node.value)
     if isinstance(node, ast.List | ast.Tuple):
@@ -213,13 +238,14 @@ def python_value(node: ast.expr, source: str) -> JsonValue:
         return {str(k): python_value(v, source) for k, v in zip(keys, node.values, strict=True)}
     if isinstance(node, ast.UnaryOp | ast.BinOp):
         number = _arithmetic(node)
-        if number is not None:
-            return number
+        if number is None:
+            raise ValueError("arithmetic on something other than numbers")
+        return number
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Set | ast.JoinedStr | ast.Starred):
-        raise ValueError(f"no JSON form: {type(node).__name__}")
-    return ast.get_source_segment(source, node) or ast.unparse(node)
+    if isinstance(node, ast.Subscript) or (isinstance(node, ast.Call) and not node.keywords):
+        return ast.get_source_segment(source, node) or ast.unparse(node)
+    raise ValueError(f"no JSON reading: {type(node).__name__}")
 
 
 def _constant(value: object) -> JsonValue:
