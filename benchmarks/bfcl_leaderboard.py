@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgrade.adapters.raw_calls import parse_raw_calls
 from toolgrade.errors import InputError
 from toolgrade.importers import import_bfcl
-from toolgrade.importers.raw_calls import parse_raw_calls
 from toolgrade.scoring.runner import grade, validate_inputs
 
 PREFIX = "gorilla_openfunctions_v1_test_"

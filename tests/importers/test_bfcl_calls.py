@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolgrade.adapters.raw_calls import to_json_value
 from toolgrade.importers.bfcl_calls import NameResolver, decode_result
-from toolgrade.importers.raw_calls import to_json_value
 
 RESOLVER = NameResolver(["spotify.play", "math.factorial", "get_weather"])
 

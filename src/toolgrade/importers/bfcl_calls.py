@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from toolgrade.importers.raw_calls import DECLINING_NAMES, RawCall, call_fields, parse_raw_calls
+from toolgrade.adapters.raw_calls import DECLINING_NAMES, RawCall, call_fields, parse_raw_calls
 from toolgrade.importers.written import CallStepLine, StepLine
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.vocabulary import UNPARSED_TOOL

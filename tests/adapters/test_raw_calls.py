@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolgrade.adapters.raw_calls import RawCall, parse_raw_calls
 from toolgrade.importers.bfcl_calls import NameResolver, decode_result
-from toolgrade.importers.raw_calls import RawCall, parse_raw_calls
 
 
 def _named(text: str) -> list[tuple[str, object]]:
