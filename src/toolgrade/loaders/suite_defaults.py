@@ -3,10 +3,10 @@
 A YAML suite writes them at the top (`defaults: {selection: {allow_reads: true}}`); a JSONL
 suite writes them as its first line (`{"defaults": {...}}`), for the cases of that file. Today
 the free-call keys of `expected.selection` (`allowed`, `allow_reads`, `allow_failed`) and the
-case keys `grounding` and `text_calls` can be defaulted. A selection default fills a key a case leaves out, only
-in cases that have an `expected.selection` (it never makes the check applicable) and not in
-`no_tool: true` cases (which allow no call at all); `grounding` is filled into every case
-without its own. A case's own value wins whole (an own `allowed` list replaces the default
+case keys `grounding` and `text_calls` can be defaulted. A selection default fills a key a
+case leaves out, only in cases that have an `expected.selection` (it never makes the check
+applicable) and not in `no_tool: true` cases (which allow no call at all); `grounding` and
+`text_calls` are filled into every case without its own. A case's own value wins whole (an own `allowed` list replaces the default
 list, an own `grounding` the default one).
 """
 
