@@ -48,8 +48,12 @@ class Verdict:
     def read_by_design(self) -> bool:
         """BFCL's decoder for this model could not read the output, and toolgrade's reader
         reads it as calls with readable arguments: a form read on purpose (a code fence, a
-        quoted call list, JSON call objects; docs/importers.md), counted apart."""
-        if not self.error_type.startswith("ast_decoder"):
+        quoted call list, JSON call objects, calls followed by prose; docs/importers.md),
+        counted apart. On relevance BFCL passes exactly the outputs its decoder found no call
+        in, so a pass there whose text the reader reads as calls is the same case."""
+        decoder_failed = self.error_type.startswith("ast_decoder") or (
+            self.category == "relevance" and self.reference)
+        if not decoder_failed:
             return False
         calls = parse_raw_calls(self.output)
         return bool(calls) and all(c.arguments is not None for c in calls or [])

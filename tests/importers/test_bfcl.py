@@ -105,9 +105,10 @@ def test_string_constraints_bfcl_does_not_check_leave_the_schema() -> None:
 def test_optional_string_parameter_becomes_one_of_with_absent(
         cases: dict[str, dict[str, Any]]) -> None:
     args = cases["simple_python_0"]["expected"]["arguments"][0]["args"]
-    # Integer parameters: strict, as BFCL's Python type check (5.0 fails there).
+    # Integer parameters: strict, as BFCL's Python type check (5.0 fails there). An optional
+    # string also takes "": BFCL finds it among the values, where "" marks "optional".
     assert args == {"base": {"exact": 10, "strict": True}, "height": {"exact": 5, "strict": True},
-                    "unit": {"one_of": ["units", {"absent": True}], "normalize": True}}
+                    "unit": {"one_of": ["units", {"absent": True}, ""], "normalize": True}}
 
 
 def test_nested_dicts_are_compared_field_by_field(cases: dict[str, dict[str, Any]]) -> None:
@@ -139,7 +140,7 @@ def test_variable_values_are_compared_as_written_like_bfcl() -> None:
     assert call["args"] == {
         "year": {"one_of": ["dontcare", {"absent": True}]},
         "x": {"exact": "data['sales']"},
-        "genre": {"one_of": ["dontcare", {"absent": True}], "normalize": True},
+        "genre": {"one_of": ["dontcare", {"absent": True}, ""], "normalize": True},
         "any": {"exact": "v", "normalize": True},
         "smoke": {"one_of": [False, "no"]}}  # the first value's type decides, as in BFCL
 

@@ -4,7 +4,8 @@ Open and prompted models emit their calls as text. The forms read (docs/importer
 with examples):
 
 - Python call syntax: a list `[f(a=1), g(b="x")]`, bare calls `f(a=1)`, calls ended or
-  separated by `;` or new lines, and the same quoted as strings `['f(a=1)', "g(b='x')"]`;
+  separated by `;` or new lines, and the same quoted as strings (`['f(a=1)', "g(b='x')"]`,
+  `'f(a=1)'`);
 - JSON call objects `{"name": ..., "arguments"/"parameters": {...}}`, alone, in a list, under
   `{"tool_calls": [...]}`, or one after another, after a `<function_call>`, `<tool_call>`,
   `[TOOL_CALLS]` or `<|python_tag|>` marker (closing tags and end-of-turn tokens ignored);
@@ -168,6 +169,8 @@ def _python_calls(text: str) -> list[RawCall]:
 def _expression_calls(node: ast.expr, source: str) -> list[RawCall]:
     if isinstance(node, ast.Call):
         return [_python_call(node, source)]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _quoted_calls(node.value)  # one call written as a string: 'f(a=1)'
     if isinstance(node, ast.List | ast.Tuple):
         elements = [e for e in node.elts
                     if not (isinstance(e, ast.Constant) and e.value is None)]

@@ -132,16 +132,19 @@ def acceptable(values: JsonValue, lenient: bool = True) -> JsonValue:
     return _acceptable(_as_list(values), lenient)
 
 
-def _acceptable(values: list[JsonValue], lenient: bool = True) -> JsonValue:
+def _acceptable(values: list[JsonValue], lenient: bool = True, empty_text: bool = False
+                ) -> JsonValue:
     optional = OPTIONAL in values
     rest = [v for v in values if v != OPTIONAL]
     if not rest:
-        return {"absent": True}
+        return {"one_of": [{"absent": True}, ""]} if empty_text else {"absent": True}
     if len(rest) == 1 and not optional:
         return _single(rest[0], lenient)
     options = [_nested(v) for v in rest]
     if optional:
         options.append({"absent": True})
+        if empty_text:
+            options.append("")
     comparator: JsonObject = {"one_of": options}
     if lenient and _has_string(rest):
         comparator["normalize"] = True
@@ -213,15 +216,23 @@ def _typed(comparator: JsonValue, values: JsonValue, declared: JsonValue) -> Jso
     return comparator
 
 
+def _comparator(values: JsonValue, declared: JsonObject) -> JsonValue:
+    """A parameter's comparator. An optional string parameter also takes `""`: BFCL's checker
+    finds an empty string among the acceptable values, where `""` marks the parameter
+    optional, so `mission=''` passes there as if it were left out."""
+    kind = declared.get("type")
+    return _acceptable(_as_list(values), lenient=not is_variable(values, kind),
+                       empty_text=kind == "string")
+
+
 def expected_call(name: str, params: Mapping[str, JsonValue], schema: JsonObject
                   ) -> ExpectedCallLine:
     """One expected call from the question's declared (not yet widened) schema. Parameters
     the answer does not mention must be left out, as in BFCL."""
     # `bfcl.map_schema` made the schema: its `properties`, when set, are each an object.
     properties = cast(dict[str, JsonObject], schema.get("properties", {}))
-    args = {param: _typed(acceptable(values, lenient=not is_variable(
-                values, properties.get(param, {}).get("type"))), values,
-                properties.get(param, {}))
+    args = {param: _typed(_comparator(values, properties.get(param, {})), values,
+                          properties.get(param, {}))
             for param, values in params.items()}
     for prop in properties:
         args.setdefault(prop, {"absent": True})

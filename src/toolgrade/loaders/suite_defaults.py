@@ -6,8 +6,8 @@ the free-call keys of `expected.selection` (`allowed`, `allow_reads`, `allow_fai
 case keys `grounding` and `text_calls` can be defaulted. A selection default fills a key a
 case leaves out, only in cases that have an `expected.selection` (it never makes the check
 applicable) and not in `no_tool: true` cases (which allow no call at all); `grounding` and
-`text_calls` are filled into every case without its own. A case's own value wins whole (an own `allowed` list replaces the default
-list, an own `grounding` the default one).
+`text_calls` are filled into every case without its own. A case's own value wins whole (an
+own `allowed` list replaces the default list, an own `grounding` the default one).
 """
 
 from __future__ import annotations
