@@ -66,6 +66,18 @@ def test_values_read_as_bfcl_reads_them() -> None:
         assert calls == [RawCall("f", None, text[1:-1])], text
 
 
+def test_a_made_up_next_turn_is_not_read_and_an_unclosed_list_is() -> None:
+    # What follows a turn-start token is a turn the model made up, not its reply.
+    assert parse_raw_calls('<|im_start|>\n{"name": "f", "arguments": {}}\n<|im_start|>') is None
+    assert _named('<tool_call>{"name": "f", "arguments": {}}\n<|im_start|>assistant\n'
+                  '<tool_call>{"name": "g", "arguments": {}}') == [("f", {})]
+    assert _named("\n\n[f(a=1), g(b='x')") == F_G  # the closing bracket left out
+
+
+def test_bitwise_on_integers_and_number_keys_read_as_python_does() -> None:
+    assert _named("[f(c=3 * 10^8, d={1: 0})]") == [("f", {"c": 22, "d": {"1": 0}})]
+
+
 def test_empty_lists_are_no_call_and_prose_is_none() -> None:
     assert parse_raw_calls("[]") == []
     assert parse_raw_calls("[None]") == []

@@ -14,6 +14,8 @@ with examples):
   (Python calls there only as a bracketed list `[f(a=1)]`); a bracketed list of calls that
   opens the text, whatever follows it.
 
+What follows a turn-start token (`<|im_start|>`, `<|start_header_id|>`) is a turn the model made
+up, not its reply, and is not read; a call list missing its closing bracket is read closed.
 Values are read with `json` or from Python's syntax tree; nothing is ever evaluated (arithmetic
 on number literals is computed, a name or expression the model wrote for a value is kept as its
 text, as BFCL's decoder does). Text in none of
@@ -39,6 +41,9 @@ from toolgrade.jsonio.values import JsonObject, JsonValue
 _MARKERS = re.compile(
     r"</?tool_call>|</?function_call>|</?functioncall>|\[TOOL_CALLS\]|<\|python_tag\|>"
     r"|<\|im_end\|>|<\|eot_id\|>|<\|end\|>")
+#: Tokens that open a chat turn: what follows one is a turn the model made up (a new
+#: "assistant" or "user" message), not its reply, so it is never read for calls.
+_TURN_START = re.compile(r"<\|im_start\|>|<\|start_header_id\|>")
 _BLOCK = re.compile(
     r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>|<\|im_start\|>|<\|im_end\|>)|\Z)", re.DOTALL)
 #: Names some models call to say that no function fits (NexusRaven's `out_of_domain`,
@@ -73,6 +78,7 @@ def parse_raw_calls(text: str) -> list[RawCall] | None:
     None when the text holds no calls in any known form."""
     if not isinstance(text, str) or len(text) > _MAX_TEXT:
         return None
+    text = _TURN_START.split(text, maxsplit=1)[0]
     if "<tool_call>" in text:
         return _block_calls(text)
     return _first_reading(text)
@@ -147,7 +153,16 @@ def _leading_list(text: str) -> list[RawCall]:
 
 def _python_calls(text: str) -> list[RawCall]:
     """Python statements that are each a call, a list or tuple of calls, or a list of strings
-    that each hold one call."""
+    that each hold one call; a call list missing its closing bracket is read closed."""
+    try:
+        return _python_statements(text)
+    except _NotCalls:
+        if text.startswith("[") and not text.endswith("]"):
+            return _python_statements(text + "]")
+        raise
+
+
+def _python_statements(text: str) -> list[RawCall]:
     if not text:
         raise _NotCalls
     try:
@@ -220,6 +235,10 @@ _ARITHMETIC: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
+#: Bitwise operators, on integers only (`10^8` is Python's exclusive or, as BFCL reads it).
+_BITWISE: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.BitXor: operator.xor, ast.BitOr: operator.or_, ast.BitAnd: operator.and_,
+}
 #: Largest exponent computed in a value such as `3 * 10**6`: bigger ones stay text.
 _MAX_EXPONENT = 64
 
@@ -236,8 +255,9 @@ def python_value(node: ast.expr, source: str) -> JsonValue:
         return [python_value(element, source) for element in node.elts]
     if isinstance(node, ast.Dict):
         keys = [python_value(k, source) if k is not None else None for k in node.keys]
-        if not all(isinstance(k, str) for k in keys):
-            raise ValueError("a dict key that is not text")
+        if not all(isinstance(k, str) or _is_number(k) for k in keys):
+            raise ValueError("a dict key that is not text or a number")
+        # Number keys become text, as JSON writes them: {1: 0} reads {"1": 0}.
         return {str(k): python_value(v, source) for k, v in zip(keys, node.values, strict=True)}
     if isinstance(node, ast.UnaryOp | ast.BinOp):
         number = _arithmetic(node)
@@ -249,6 +269,10 @@ def python_value(node: ast.expr, source: str) -> JsonValue:
     if isinstance(node, ast.Subscript) or (isinstance(node, ast.Call) and not node.keywords):
         return ast.get_source_segment(source, node) or ast.unparse(node)
     raise ValueError(f"no JSON reading: {type(node).__name__}")
+
+
+def _is_number(value: JsonValue) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _constant(value: object) -> JsonValue:
@@ -268,6 +292,11 @@ def _arithmetic(node: ast.expr) -> int | float | None:
         operand = _arithmetic(node.operand)
         return None if operand is None else (-operand if isinstance(node.op, ast.USub)
                                              else operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BITWISE:
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if isinstance(left, int) and isinstance(right, int):
+            return _BITWISE[type(node.op)](left, right)
+        return None
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         left, right = _arithmetic(node.left), _arithmetic(node.right)
         if left is None or right is None:
