@@ -1,6 +1,12 @@
 """How often toolgrade's pass/fail on imported BFCL data agrees with BFCL's own checker rules.
 
     python benchmarks/bfcl_agreement.py [DATA_DIR] [--seed N] [--json FILE] [--show N]
+    python benchmarks/bfcl_agreement.py LEADERBOARD_DIR [--model NAME] [--json FILE]
+
+A DATA_DIR in the 2024 leaderboard layout (data/, result/<model>/, score/<model>/; see
+bfcl_leaderboard.py) is measured on the models' real outputs against the leaderboard's own
+verdicts, printed per model and per category.
+
 
 DATA_DIR holds BFCL question files `BFCL_v4_<category>.json` and `possible_answer/` (default:
 /work/shared/fixtures/bfcl). For every AST category found (simple, multiple, parallel,
@@ -27,6 +33,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import bfcl_leaderboard  # noqa: E402
 from bfcl_checker import check_entry  # noqa: E402
 from bfcl_results import KNOWN_DIFFERENCES, Output, outputs_for  # noqa: E402
 
@@ -171,7 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--json", type=Path, help="write every figure and disagreement here")
     parser.add_argument("--show", type=int, default=15, help="disagreements to print")
+    parser.add_argument("--model", action="append", help="leaderboard layout: only this model")
     args = parser.parse_args(argv)
+    if bfcl_leaderboard.is_leaderboard(args.data):
+        return _leaderboard(args)
     rows, notes = measure(args.data, args.seed)
     main_rows = [r for r in rows if r.variant not in KNOWN_DIFFERENCES]
     figures = {
@@ -194,6 +204,16 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     if args.json:
         figures["disagreements"] = [r.__dict__ for r in disagreements]
+        args.json.write_text(json.dumps(figures, indent=2, default=list), encoding="utf-8")
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    """Agreement with the leaderboard's own verdicts on real outputs, per model and category."""
+    verdicts, notes = bfcl_leaderboard.measure(args.data, args.model)
+    lines, figures = bfcl_leaderboard.report(verdicts, args.show)
+    print("\n".join(lines + [f"import: {note}" for note in notes]))
+    if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=list), encoding="utf-8")
     return 0
 

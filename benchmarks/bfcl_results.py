@@ -178,6 +178,26 @@ def _float_param(functions: list[dict[str, Any]], calls: list[dict[str, Any]]
     return None
 
 
+def _float_array_param(functions: list[dict[str, Any]], calls: list[dict[str, Any]]
+                       ) -> list[dict[str, Any]] | None:
+    """The calls with the first array-of-float argument holding whole floats written as ints
+    ([1.0, 3.0] -> [1, 3]): BFCL's nested type check fails them where the answer lists
+    floats, unlike an int for a float at the top level."""
+    copied = json.loads(json.dumps(calls))
+    types = {f["name"]: f.get("parameters", {}).get("properties", {}) for f in functions}
+    for call in copied:
+        for name, args in call.items():
+            for param, value in args.items():
+                declared = types.get(name, {}).get(param, {})
+                if (declared.get("type") == "array"
+                        and (declared.get("items") or {}).get("type") == "float"
+                        and isinstance(value, list) and value
+                        and all(type(x) is float and x.is_integer() for x in value)):
+                    args[param] = [int(x) for x in value]
+                    return copied
+    return None
+
+
 def perturbed(calls: list[dict[str, Any]], functions: list[dict[str, Any]]
               ) -> dict[str, list[dict[str, Any]] | None]:
     """Wrong answers derived from correct calls (None where one does not apply)."""
@@ -194,6 +214,7 @@ def perturbed(calls: list[dict[str, Any]], functions: list[dict[str, Any]]
         "extra_call": [*calls, calls[0]],
         "float_for_int": _integer_param(functions, calls),
         "int_for_float": _float_param(functions, calls),
+        "ints_in_float_array": _float_array_param(functions, calls),
     }
 
 

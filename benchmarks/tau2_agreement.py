@@ -1,6 +1,12 @@
 """How far an imported tau2 suite agrees with tau2's reward, per domain, on runs written here.
 
     python benchmarks/tau2_agreement.py [--seed N] [--json FILE]
+    python benchmarks/tau2_agreement.py RESULTS.json [RESULTS.json ...] [--json FILE]
+
+Given real tau2 results files (as written by tau2-bench, with tau2's own `reward_info`), each
+file is imported and graded with no judge and one line of figures is printed per file: the AUC
+of the aggregate score against tau2's reward, how often `passed` equals reward 1, and the
+import summary's notes on what could not be reproduced. Without files:
 
 Writes tau2-format results files (tasks and simulations in tau2's layout) for three domains and
 prints one JSON object of figures per domain:
@@ -377,12 +383,53 @@ def _action_agreement(folder: Path, graded: list[dict[str, Any]],
     return agree, total
 
 
+def measure_file(path: Path, work: Path) -> dict[str, Any]:
+    """Import and grade one real results file; figures against tau2's own rewards."""
+    folder = work / path.stem
+    summary = import_tau2(path, folder)
+    graded = grade_folder(folder)
+    sims = {(s["task_id"], s.get("trial", 0)): s for s in json.loads(path.read_text())[
+        "simulations"]}
+    labels, scores, passed = [], [], []
+    for result in graded:
+        sim = sims.get((result["case_id"], result["trial"]))
+        if sim is None or not sim.get("reward_info"):
+            continue
+        labels.append(int(sim["reward_info"]["reward"] >= 1.0))
+        scores.append(result["aggregate"]["score"] or 0.0)
+        passed.append(bool(result["aggregate"]["passed"]))
+    return {"file": path.name, "runs": len(labels), "reward_1": sum(labels),
+            "aggregate_auc": auc(scores, labels),
+            "pass_agrees_with_reward": round(sum(p == bool(y) for p, y in zip(
+                passed, labels, strict=True)) / len(labels), 4) if labels else None,
+            "passed": sum(passed), "notes": list(summary.notes)}
+
+
+def _real_files(files: list[Path], json_out: Path | None) -> int:
+    report = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for path in files:
+            figures = measure_file(path, Path(scratch))
+            report.append(figures)
+            auc_text = "-" if figures["aggregate_auc"] is None else (
+                f"{figures['aggregate_auc']:.3f}")
+            print(f"{figures['file']:40} runs {figures['runs']:>4}  reward-1 "
+                  f"{figures['reward_1']:>4}  passed {figures['passed']:>4}  AUC {auc_text}  "
+                  f"pass=reward {figures['pass_agrees_with_reward']}")
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the figures (and write them to --json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", type=Path, help="real tau2 results files")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
+    if args.files:
+        return _real_files(args.files, args.json)
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         report = {"airline": measure("airline", _airline_tasks(), False, work, args.seed),

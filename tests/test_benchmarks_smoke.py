@@ -120,3 +120,16 @@ def test_the_mcp_proxy_benchmark_records_every_call() -> None:
     figures = bench.measure(200)
     assert figures["calls_recorded"] == 200
     assert figures["added_per_message_median_ms"] is not None
+
+
+def test_tau2_agreement_reads_a_real_results_file(tmp_path: Path) -> None:
+    import random
+    bench = _load("tau2_agreement")
+    tasks = bench._airline_tasks()
+    from toolgrade.importers.tau_domains import WRITE_TOOLS
+    sims = bench.simulations(tasks, WRITE_TOOLS["airline"], False, random.Random(0))
+    path = tmp_path / "airline.json"
+    path.write_text(json.dumps(bench.results_file("airline", tasks, sims, False)))
+    figures = bench.measure_file(path, tmp_path)
+    assert figures["runs"] == len(sims) and 0 < figures["reward_1"] < figures["runs"]
+    assert figures["aggregate_auc"] >= 0.9

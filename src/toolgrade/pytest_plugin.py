@@ -202,6 +202,7 @@ def _grade(
     *, allow_empty: bool = False,
 ) -> list[TrajectoryResult]:
     from toolgrade.composition.judges import setup_judges
+    from toolgrade.scoring.grading import as_graded
     from toolgrade.scoring.runner import grade_trajectory, require_runs, validate_inputs
     from toolgrade.settings import load_settings
 
@@ -230,7 +231,7 @@ def _grade(
     try:
         for run in pending:
             case = inputs.suite.cases[run.case_id]
-            records.append(grade_trajectory(case, run, checks, judges.engine,
+            records.append(grade_trajectory(case, as_graded(case, run), checks, judges.engine,
                                             inputs.suite.base_dir, inputs.decisions))
             progress.tick(len(records))
     finally:

@@ -19,7 +19,8 @@ SelectionFailure = Literal[
 ]
 ArgumentsFailure = Literal[
     "missing_required", "type_mismatch", "out_of_range", "hallucinated_param",
-    "unparseable_arguments", "wrong_value", "missing_expected_arg", "ungrounded_value"
+    "unparseable_arguments", "wrong_value", "missing_expected_arg", "ungrounded_value",
+    "unparseable_call"
 ]
 OrderingFailure = Literal[
     "order_violation", "loop", "redundant_call", "over_budget"
@@ -37,6 +38,10 @@ FAILURES_BY_CHECK: dict[CheckName, tuple[FailureName, ...]] = {
     "ordering": get_args(OrderingFailure),
     "recovery": get_args(RecoveryFailure),
 }
+
+#: The tool name of a step holding model text that was meant as tool calls but could not be
+#: read as any (docs/importers.md); the arguments check reports it as `unparseable_call`.
+UNPARSED_TOOL = "(unparsed)"
 
 JudgeDimension = Literal[
     "argument_equivalence", "alternate_route", "recovery_quality", "result_interpretation"

@@ -270,3 +270,24 @@ def test_validate_prints_the_coverage_per_kind(inputs: tuple[Path, Path]) -> Non
     result = runner.invoke(app, ["validate", str(suite)])
     assert result.exit_code == 0
     assert "coverage: no_tool " in result.output and "misleading_identifier 0" in result.output
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_text_calls_flag_reads_calls_written_in_assistant_text(tmp_path: Path, jobs: str) -> None:
+    case = {"id": "c", "tools": {"get_weather": {"parameters": {"type": "object"}}},
+            "expected": {"selection": {"tools": ["get_weather"]}}}
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text(json.dumps(case) + "\n")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"case_id": "c", "format": "openai", "messages": [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": "[get_weather(city='Paris')]"}]}) + "\n")
+    verdicts = []
+    for flag in ([], ["--text-calls"]):
+        out = tmp_path / f"out{len(flag)}"
+        result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(out), "-q",
+                                     "--no-judge", "--jobs", jobs, *flag])
+        assert result.exit_code in (0, 1), result.output
+        record = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+        verdicts.append(record["aggregate"]["passed"])
+    assert verdicts == [False, True]

@@ -22,6 +22,7 @@ from toolgrade.importers.bfcl import bfcl_category, map_schema
 from toolgrade.importers.bfcl_answers import acceptable
 from toolgrade.loaders import load_runs, load_suite
 from toolgrade.models import Case
+from toolgrade.scoring.runner import grade, validate_inputs
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +105,10 @@ def test_string_constraints_bfcl_does_not_check_leave_the_schema() -> None:
 def test_optional_string_parameter_becomes_one_of_with_absent(
         cases: dict[str, dict[str, Any]]) -> None:
     args = cases["simple_python_0"]["expected"]["arguments"][0]["args"]
-    # Integer parameters: strict, as BFCL's Python type check (5.0 fails there).
+    # Integer parameters: strict, as BFCL's Python type check (5.0 fails there). An optional
+    # string also takes "": BFCL finds it among the values, where "" marks "optional".
     assert args == {"base": {"exact": 10, "strict": True}, "height": {"exact": 5, "strict": True},
-                    "unit": {"one_of": ["units", {"absent": True}], "normalize": True}}
+                    "unit": {"one_of": ["units", {"absent": True}, ""], "normalize": True}}
 
 
 def test_nested_dicts_are_compared_field_by_field(cases: dict[str, dict[str, Any]]) -> None:
@@ -138,7 +140,7 @@ def test_variable_values_are_compared_as_written_like_bfcl() -> None:
     assert call["args"] == {
         "year": {"one_of": ["dontcare", {"absent": True}]},
         "x": {"exact": "data['sales']"},
-        "genre": {"one_of": ["dontcare", {"absent": True}], "normalize": True},
+        "genre": {"one_of": ["dontcare", {"absent": True}, ""], "normalize": True},
         "any": {"exact": "v", "normalize": True},
         "smoke": {"one_of": [False, "no"]}}  # the first value's type decides, as in BFCL
 
@@ -203,9 +205,9 @@ def test_repeated_ids_become_trials_and_empty_results_have_no_calls(
     assert all(r["agent"] == "model-x" for r in runs)
 
 
-def test_undecodable_result_is_a_raw_call(runs: list[dict[str, Any]]) -> None:
+def test_undecodable_result_is_an_unparsed_step(runs: list[dict[str, Any]]) -> None:
     second = [r for r in runs if r["case_id"] == "simple_python_1"][1]
-    assert second["steps"] == [{"tool": "math.factorial",
+    assert second["steps"] == [{"tool": "(unparsed)",
                                 "args": "Sure! The factorial of 5 is 120.", "group": 0}]
 
 
@@ -320,3 +322,32 @@ def test_a_key_written_twice_is_refused_not_read_as_the_last(tmp_path: Path) -> 
     with pytest.raises(InputError) as err:
         import_bfcl(bad, BFCL_ANSWERS, None, tmp_path / "out")
     assert f"{bad}:2: not valid JSON: duplicate key 'id'" in str(err.value)
+
+
+def test_a_float_array_holding_ints_fails_like_bfcl(tmp_path: Path) -> None:
+    # BFCL's nested type check is `type(item) == float`, with no int allowance below the top
+    # level: `interval=[1, 3]` fails where the answer lists [1.0, 3.0].
+    from toolgrade.importers.bfcl_answers import expected_call
+    schema = {"properties": {"xs": {"type": "array", "items": {"type": "number"}}}}
+    assert expected_call("f", {"xs": [[1.0, 3.0]]}, schema)["args"]["xs"] == {
+        "exact": [1.0, 3.0], "strict": True}
+    # Optional ("" among the values) or int answers: BFCL lets ints through, so no strict.
+    assert "strict" not in expected_call("f", {"xs": [[1.0, 3.0], ""]}, schema)["args"]["xs"]
+    assert "strict" not in expected_call("f", {"xs": [[1, 3]]}, schema)["args"]["xs"]
+    function = {"name": "integrate", "description": "", "parameters": {
+        "type": "dict", "required": ["interval"], "properties": {
+            "interval": {"type": "array", "items": {"type": "float"}}}}}
+    questions, answers, results = (tmp_path / name for name in ("q.json", "a.json", "r.json"))
+    questions.write_text(json.dumps({"id": "simple_python_0", "question": [[{
+        "role": "user", "content": "integrate"}]], "function": [function]}) + "\n")
+    answers.write_text(json.dumps({"id": "simple_python_0", "ground_truth": [
+        {"integrate": {"interval": [[1.0, 3.0]]}}]}) + "\n")
+    results.write_text("".join(json.dumps({"id": "simple_python_0", "result": text}) + "\n"
+                               for text in ("[integrate(interval=[1, 3])]",
+                                            "[integrate(interval=[1.0, 3.0])]")))
+    import_bfcl(questions, answers, results, tmp_path / "out")
+    inputs = validate_inputs(tmp_path / "out" / "suite.jsonl", [tmp_path / "out" / "runs.jsonl"])
+    graded = [json.loads(line) for line in grade(inputs, tmp_path / "graded")
+              .results_path.read_text().splitlines()]
+    assert [r["aggregate"]["passed"] for r in sorted(graded, key=lambda r: r["trial"])] == [
+        False, True]

@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade.importers.bfcl_calls import NameResolver, decode_result, to_json_value
+from toolgrade.adapters.raw_calls import to_json_value
+from toolgrade.importers.bfcl_calls import NameResolver, decode_result
 
 RESOLVER = NameResolver(["spotify.play", "math.factorial", "get_weather"])
 
@@ -53,11 +54,13 @@ def test_positional_arguments_make_that_call_unparseable_only() -> None:
 
 
 def test_non_literal_values_are_never_evaluated() -> None:
+    # An expression is kept as the text the model wrote (as BFCL's decoder keeps it);
+    # arithmetic on number literals alone is computed.
     text = "[get_weather(city=__import__('os').system('echo pwned'), days=2**3)]"
     decoded = decode_result(text, RESOLVER)
-    assert decoded.steps == [{"tool": "get_weather", "group": 0,
-                              "args": text[1:-1]}]
-    assert decoded.unparseable
+    assert decoded.steps == [{"tool": "get_weather", "group": 0, "args": {
+        "city": "__import__('os').system('echo pwned')", "days": 8}}]
+    assert not decoded.unparseable
 
 
 def test_kwargs_unpacking_is_unparseable() -> None:
@@ -65,15 +68,10 @@ def test_kwargs_unpacking_is_unparseable() -> None:
     assert isinstance(decoded.steps[0]["args"], str)
 
 
-def test_undecodable_text_is_one_raw_call_on_the_only_function() -> None:
+def test_undecodable_text_is_one_unparsed_step_keeping_the_text() -> None:
     decoded = decode_result("Sure! It is 120.", NameResolver(["math.factorial"]))
-    assert decoded.steps == [{"tool": "math.factorial", "args": "Sure! It is 120.", "group": 0}]
+    assert decoded.steps == [{"tool": "(unparsed)", "args": "Sure! It is 120.", "group": 0}]
     assert decoded.unparseable
-
-
-def test_undecodable_text_with_several_functions_names_unknown() -> None:
-    decoded = decode_result("no idea", RESOLVER)
-    assert decoded.steps[0]["tool"] == "unknown"
 
 
 def test_undecodable_text_on_a_no_tool_case_is_the_models_reply() -> None:
@@ -163,7 +161,7 @@ def test_encoded_call_with_broken_arguments_is_that_call_unparseable() -> None:
             '<tool_call>not json</tool_call>')
     decoded = decode_result(text, NameResolver(["get_weather"]))
     assert decoded.steps == [{"tool": "get_weather", "args": "{city: Rome", "group": 0},
-                             {"tool": "get_weather", "args": "not json", "group": 0}]
+                             {"tool": "(unparsed)", "args": "not json", "group": 0}]
     assert decoded.unparseable
 
 
@@ -177,10 +175,10 @@ def test_a_list_result_of_call_objects_is_read_by_name_and_arguments() -> None:
     assert [s["tool"] for s in steps] == ["name", "arguments"]
 
 
-def test_other_json_text_stays_one_raw_call() -> None:
+def test_other_json_text_stays_one_unparsed_step() -> None:
     text = '{"answer": 120}'
     decoded = decode_result(text, NameResolver(["math.factorial"]))
-    assert decoded.steps == [{"tool": "math.factorial", "args": text, "group": 0}]
+    assert decoded.steps == [{"tool": "(unparsed)", "args": text, "group": 0}]
 
 
 def test_a_list_of_reply_texts_encoding_calls_is_read_as_those_calls() -> None:
@@ -189,7 +187,10 @@ def test_a_list_of_reply_texts_encoding_calls_is_read_as_those_calls() -> None:
     assert decode_result(result, RESOLVER).steps == [
         {"tool": "get_weather", "args": {"city": "Rome"}, "group": 0},
         {"tool": "math.factorial", "args": {"number": 3}, "group": 0}]
-    # Texts that are not encoded calls (even Python call syntax) stay one raw call.
+    # Every form of the raw-text reader is read in such a list, Python calls too; a text that
+    # holds no call makes the whole result one unparsed step.
     decoded = decode_result(["[get_weather(city='Rome')]"], NameResolver(["get_weather"]))
-    assert decoded.steps == [{"tool": "get_weather", "group": 0,
-                              "args": json.dumps(["[get_weather(city='Rome')]"])}]
+    assert decoded.steps == [{"tool": "get_weather", "group": 0, "args": {"city": "Rome"}}]
+    decoded = decode_result(["Rome it is."], NameResolver(["get_weather"]))
+    assert decoded.steps == [{"tool": "(unparsed)", "group": 0,
+                              "args": json.dumps(["Rome it is."])}]

@@ -60,7 +60,7 @@ def test_toolgrade_pass_fail_agrees_with_bfcl(
 def test_failures_name_what_went_wrong(bfcl: dict[tuple[str, int], dict[str, Any]]) -> None:
     assert "unparseable_arguments" in _failures(bfcl[("parallel_multiple_0", 0)], "arguments")
     assert bfcl[("parallel_multiple_0", 0)]["checks"]["selection"]["passed"] is True
-    assert "unparseable_arguments" in _failures(bfcl[("simple_python_1", 1)], "arguments")
+    assert "unparseable_call" in _failures(bfcl[("simple_python_1", 1)], "arguments")
     assert _failures(bfcl[("parallel_0", 1)], "selection") == ["missing_tool", "missing_tool"]
     assert bfcl[("irrelevance_0", 0)]["checks"]["arguments"]["applicable"] is False
 

@@ -52,7 +52,8 @@ def test_agent_actions_are_the_route_and_reads_are_free(imported: Path) -> None:
     assert roaming["tools"]["get_customer_by_phone"] == {"parameters": {"type": "object"}}
     assert "toggle_roaming" not in roaming["tools"]  # the user's tool, not the agent's
     assert cases["[misc]nothing"]["expected"] == {
-        "selection": {"tools": [], "allow_reads": True, "allow_failed": True}}
+        "selection": {"tools": [], "allow_reads": True, "allow_failed": True},
+        "state": [{"path": "episode.ended_normally", "equals": True}]}
 
 
 def test_compare_args_keeps_only_those_keys_compared(imported: Path) -> None:

@@ -94,13 +94,23 @@ def test_communicate_info_is_graded_only_when_the_basis_counts_it(tmp_path: Path
 
 def test_env_assertion_tasks_are_counted_and_marked(tmp_path: Path) -> None:
     task = _cancel_task(["ENV_ASSERTION"])
+    task["evaluation_criteria"]["env_assertions"] = [
+        {"env_type": "user", "func_name": "assert_can_send_mms",
+         "arguments": {"expected_status": True}, "assert_value": True},
+        {"env_type": "user", "func_name": "assert_service_status",
+         "arguments": {"expected_status": "connected"}, "assert_value": True}]
     whole = {"info": {"environment_info": {"domain_name": "telecom"}}, "tasks": [task],
              "simulations": []}
     path = tmp_path / "r.json"
     path.write_text(json.dumps(whole))
     summary = import_tau2(path, tmp_path / "out")
     case = read_lines(tmp_path / "out" / "suite.jsonl")[0]
-    assert case["metadata"]["not_reproduced"] == ["ENV_ASSERTION"]
+    assert case["metadata"]["not_reproduced"] == ["ENV_ASSERTION assert_service_status"]
+    assert case["expected"]["state"] == [
+        {"path": "episode.ended_normally", "equals": True},
+        {"path": "can_send_mms", "equals": True}]
+    assert "ordering" not in case["expected"]
+    assert any(line.startswith("1 tasks rewarded on ENV_ASSERTION") for line in summary.lines())
     assert any(line.startswith("1 tasks rest on ENV_ASSERTION") for line in summary.lines())
 
 

@@ -119,3 +119,15 @@ def test_a_judge_fail_that_changed_nothing_adds_no_decision_line() -> None:
     # The judge log already shows it; the check stays failed as measured.
     view = build_run_view(_adjudicated(adjudicated="fail", adjudicated_by="judge"), _run())
     assert view.adjudications == ()
+
+
+def test_an_unparsed_call_shows_the_models_text() -> None:
+    run = Trajectory(case_id="c", steps=[
+        ToolCall(tool="(unparsed)", raw_arguments="Sure! It is 120.")])
+    unparsed = {**failure("unparseable_call", 0, "not calls"), "value": "Sure! It is 120."}
+    view = build_run_view(record("c", passed=False, arguments=check(
+        passed=False, failures=[unparsed])), run)
+    step = view.blocks[0].steps[0]
+    assert step.args == "Sure! It is 120."
+    assert (step.failures[0].expected, step.failures[0].actual) == (
+        "tool calls in a known form", "Sure! It is 120.")

@@ -86,6 +86,7 @@ from toolgrade.models import (
     TrajectoryResult,
 )
 from toolgrade.models.figures import SelectionFigures, SelectionRates, Substitution, figures_of
+from toolgrade.vocabulary import UNPARSED_TOOL
 
 HARD_FAILS = frozenset({"forbidden_tool", "unauthorized_side_effect"})
 
@@ -294,7 +295,7 @@ class _FailureBuilder:
         """Flags that hold for any call, matched, free or not: forbidden and unknown tools."""
         if tool in self.plan.forbidden:
             self._add("forbidden_tool", step, f"{tool} is forbidden in this case", tool=tool)
-        if self.plan.catalogue and tool not in self.plan.catalogue:
+        if self.plan.catalogue and tool not in self.plan.catalogue and tool != UNPARSED_TOOL:
             self._add("unknown_tool", step, f"{tool} is not in the tool catalogue", tool=tool)
 
     def _add(self, name: FailureName, step: int | None, message: str, **evidence: Any) -> None:

@@ -158,6 +158,7 @@ class _Job:
     out_dir: Path
     otlp: OtlpOptions
     allow_empty: bool
+    text_calls: bool = False
 
     def refuse_empty(self, inputs: ValidatedInputs) -> None:
         """`EmptyInputError` when the run files hold no run, unless --allow-empty."""
@@ -191,7 +192,7 @@ def _two_passes(
     from toolgrade.scoring.runner import grade, validate_inputs
 
     inputs = validate_inputs(job.suite, job.runs, exclude=job.out_dir, otlp=job.otlp,
-                             engine=engine)
+                             engine=engine, text_calls=job.text_calls)
     job.refuse_empty(inputs)
     judges = setup_judges(settings, notify=_notify,
                           deciding=deciding_dimensions(inputs.suite.cases.values()))
@@ -220,7 +221,7 @@ def _one_pass(
             job.before_write(inputs, engine, judged=False)
 
         options = Options(exclude=job.out_dir, otlp=job.otlp, progress=hook, reports=reports,
-                          before_write=before_write)
+                          before_write=before_write, text_calls=job.text_calls)
         _, output = validate_and_grade(job.suite, job.runs, job.out_dir, engine, options)
     return output, judges
 
@@ -273,6 +274,14 @@ def run(
         ),
     ] = None,
     allow_empty: Annotated[bool, typer.Option("--allow-empty", help=ALLOW_EMPTY_HELP)] = False,
+    text_calls: Annotated[
+        bool,
+        typer.Option(
+            "--text-calls",
+            help="Read tool calls the agent wrote in an assistant message's text as calls, in "
+            "every case (as `text_calls: true` in the suite).",
+        ),
+    ] = False,
 ) -> None:
     """Grade RUNS against SUITE; write results.jsonl, summary.json and reports into --out.
 
@@ -292,7 +301,8 @@ def run(
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
         engine = _engine(engine_name, address, jobs)
-        job = _Job(suite, runs, out_dir, OtlpOptions(case_attribute=case_attribute), allow_empty)
+        job = _Job(suite, runs, out_dir, OtlpOptions(case_attribute=case_attribute), allow_empty,
+                   text_calls)
         with _closing(engine), ReportStream() as reports:
             if settings.judge.enabled or not engine.parallel:
                 output, judges = _two_passes(job, settings, engine, reports)

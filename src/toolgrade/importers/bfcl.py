@@ -27,6 +27,7 @@ from toolgrade.importers.bfcl_format import (
     BfclQuestion,
     BfclSchema,
 )
+from toolgrade.importers.bfcl_layout import current_answer, current_question, is_no_call_category
 from toolgrade.importers.bfcl_schema import admit_answer
 from toolgrade.importers.common import (
     ImportSummary,
@@ -231,7 +232,7 @@ def _index_answers(answers: list[Located]) -> tuple[dict[str, Located], list[Inp
 
 
 def _is_irrelevance(case_id: str) -> bool:
-    return "irrelevance" in bfcl_category(case_id)
+    return is_no_call_category(bfcl_category(case_id))
 
 
 @dataclass
@@ -271,6 +272,14 @@ def _question_id(question: Located) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _function_names(question: Located) -> set[str]:
+    functions = question.value.get("function") if isinstance(question.value, dict) else None
+    if not isinstance(functions, list):
+        return set()
+    return {name for f in functions
+            if isinstance(f, dict) and isinstance(name := f.get("name"), str)}
+
+
 def _case_for(question: Located, by_id: dict[str, Located], seen: dict[str, int]
               ) -> CaseLine:
     """The case of one question; InputError when it cannot be read."""
@@ -278,6 +287,8 @@ def _case_for(question: Located, by_id: dict[str, Located], seen: dict[str, int]
     if qid is not None and qid in seen:
         raise InputError([question.problem("id", f"{qid!r} repeats line {seen[qid]}")])
     answer = by_id.get(qid) if qid is not None else None
+    if answer is not None:
+        answer = current_answer(answer, _function_names(question))
     if answer is None and qid is not None and not _is_irrelevance(qid):
         raise InputError([question.problem("id", f"no possible answer for {qid!r}")])
     case = build_case(question, answer)
@@ -392,7 +403,8 @@ def import_bfcl(
     unknown questions, or no readable question at all raise InputError before anything is
     written.
     """
-    items = require_items(questions, read_jsonl(questions), "questions")
+    items = [current_question(item)
+             for item in require_items(questions, read_jsonl(questions), "questions")]
     expected = require_items(answers, read_jsonl(answers), "answers") if answers else None
     built = build_cases(items, expected)
     runs = BuiltRuns()

@@ -132,16 +132,19 @@ def acceptable(values: JsonValue, lenient: bool = True) -> JsonValue:
     return _acceptable(_as_list(values), lenient)
 
 
-def _acceptable(values: list[JsonValue], lenient: bool = True) -> JsonValue:
+def _acceptable(values: list[JsonValue], lenient: bool = True, empty_text: bool = False
+                ) -> JsonValue:
     optional = OPTIONAL in values
     rest = [v for v in values if v != OPTIONAL]
     if not rest:
-        return {"absent": True}
+        return {"one_of": [{"absent": True}, ""]} if empty_text else {"absent": True}
     if len(rest) == 1 and not optional:
         return _single(rest[0], lenient)
     options = [_nested(v) for v in rest]
     if optional:
         options.append({"absent": True})
+        if empty_text:
+            options.append("")
     comparator: JsonObject = {"one_of": options}
     if lenient and _has_string(rest):
         comparator["normalize"] = True
@@ -182,17 +185,44 @@ def integer_valued(values: JsonValue, declared: JsonValue) -> bool:
     return kind == "integer" and bool(rest) and all(_is_int(v) for v in rest)
 
 
+def float_items(values: JsonValue, declared: JsonValue) -> bool:
+    """Whether BFCL checks these acceptable values as lists of Python floats: the parameter is
+    an array of `float`, the parameter may not be left out, and every acceptable value is a
+    list of floats. BFCL's checker then fails an int item (`[1, 3]` for `[1.0, 3.0]`: its
+    nested type check is `type(item) == float`, with no int-to-float allowance as at the top
+    level), where JSON Schema and toolgrade's default accept it."""
+    if not isinstance(values, list) or not isinstance(declared, dict) or OPTIONAL in values:
+        return False
+    items = declared.get("items")
+    if declared.get("type") != "array" or not isinstance(items, dict) or items.get(
+            "type") != "number":
+        return False
+    return bool(values) and all(
+        isinstance(v, list) and bool(v) and all(isinstance(x, float) for x in v)
+        for v in values)
+
+
 def _is_int(value: JsonValue) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _typed(comparator: JsonValue, values: JsonValue, declared: JsonValue) -> JsonValue:
     """The comparator with `strict: true` (integers and floats kept apart) where BFCL checks
-    the values' Python type (`integer_valued`)."""
-    if (integer_valued(values, declared) and isinstance(comparator, dict)
+    the values' Python type (`integer_valued`, `float_items`)."""
+    if ((integer_valued(values, declared) or float_items(values, declared))
+            and isinstance(comparator, dict)
             and ("exact" in comparator or "one_of" in comparator)):
         return {**comparator, "strict": True}
     return comparator
+
+
+def _comparator(values: JsonValue, declared: JsonObject) -> JsonValue:
+    """A parameter's comparator. An optional string parameter also takes `""`: BFCL's checker
+    finds an empty string among the acceptable values, where `""` marks the parameter
+    optional, so `mission=''` passes there as if it were left out."""
+    kind = declared.get("type")
+    return _acceptable(_as_list(values), lenient=not is_variable(values, kind),
+                       empty_text=kind == "string")
 
 
 def expected_call(name: str, params: Mapping[str, JsonValue], schema: JsonObject
@@ -201,9 +231,8 @@ def expected_call(name: str, params: Mapping[str, JsonValue], schema: JsonObject
     the answer does not mention must be left out, as in BFCL."""
     # `bfcl.map_schema` made the schema: its `properties`, when set, are each an object.
     properties = cast(dict[str, JsonObject], schema.get("properties", {}))
-    args = {param: _typed(acceptable(values, lenient=not is_variable(
-                values, properties.get(param, {}).get("type"))), values,
-                properties.get(param, {}))
+    args = {param: _typed(_comparator(values, properties.get(param, {})), values,
+                          properties.get(param, {}))
             for param, values in params.items()}
     for prop in properties:
         args.setdefault(prop, {"absent": True})

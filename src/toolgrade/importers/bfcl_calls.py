@@ -1,55 +1,53 @@
 """Decoding a BFCL result (a model's output) into normalised steps.
 
 Two shapes exist: function-calling models give a list of `{function_name: "<JSON arguments>"}`;
-prompted models give a string of Python call syntax such as `[f(a=1, b='x')]`. The string is
-parsed with `ast` and each keyword value read with `ast.literal_eval`; nothing is ever evaluated.
-A string that is not Python call syntax may hold calls encoded as JSON text (`text_calls`), and
-a list may hold `{name, arguments}` objects instead of `{function_name: arguments}` entries.
-What cannot be decoded is kept as raw text (a step whose `args` is a string), which the runs
-loader reports as `unparseable_arguments`, never dropped.
+prompted models give the model's raw text, read by `raw_calls` (Python call lists, JSON call
+objects behind chat-template markers, name line + JSON, code fences with prose around them). A
+list may also hold `{name, arguments}` objects or texts that each hold calls. A call whose
+arguments cannot be read keeps its raw text (`unparseable_arguments`); a text that holds no
+call at all is kept as one `(unparsed)` step (`unparseable_call`), never dropped.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from toolgrade.importers.text_calls import TextCall, call_fields, text_calls
+from toolgrade.adapters.raw_calls import DECLINING_NAMES, RawCall, call_fields, parse_raw_calls
 from toolgrade.importers.written import CallStepLine, StepLine
 from toolgrade.jsonio.values import JsonObject, JsonValue
-
-#: Tool name of a raw call when the undecodable output cannot be tied to one function.
-UNKNOWN_TOOL = "unknown"
+from toolgrade.vocabulary import UNPARSED_TOOL
 
 #: All calls of one BFCL result were issued together (one model turn): one shared group.
 GROUP = 0
 
 
 class NameResolver:
-    """Maps a called name back to a catalogue name.
+    """Maps a called name to a catalogue name.
 
     Some providers forbid dots in function names, so `spotify.play` comes back as
-    `spotify_play`; it is mapped back when exactly one catalogue name matches that way.
+    `spotify_play`, and some models write `math.factorial` for a function `math_factorial`: a
+    name is mapped to the catalogue's when exactly one catalogue name matches it with dots
+    and underscores taken as the same character.
     """
 
     def __init__(self, names: list[str]) -> None:
         self.names = set(names)
-        self._underscored: dict[str, list[str]] = {}
+        self._loose: dict[str, list[str]] = {}
         for name in names:
-            self._underscored.setdefault(name.replace(".", "_"), []).append(name)
+            self._loose.setdefault(_loose(name), []).append(name)
 
     def resolve(self, called: str) -> str:
         """The catalogue name for a called name (unchanged when unknown or ambiguous)."""
         if called in self.names:
             return called
-        candidates = self._underscored.get(called, [])
+        candidates = self._loose.get(_loose(called), [])
         return candidates[0] if len(candidates) == 1 else called
 
-    def only_name(self) -> str:
-        """The single catalogue name, or `unknown` when there are several (or none)."""
-        return next(iter(self.names)) if len(self.names) == 1 else UNKNOWN_TOOL
+
+def _loose(name: str) -> str:
+    return name.replace(".", "_")
 
 
 @dataclass
@@ -67,65 +65,6 @@ class DecodedResult:
 
 class _Undecodable(Exception):
     """The output as a whole is not a list of calls."""
-
-
-def to_json_value(value: object) -> JsonValue:
-    """A literal as a JSON value: tuples become lists; sets, bytes, complex are refused."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, list | tuple):
-        return [to_json_value(v) for v in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: to_json_value(v) for k, v in value.items()}
-    raise ValueError(f"not a JSON value: {type(value).__name__}")
-
-
-def _call_name(node: ast.expr) -> str:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):  # math.factorial, a.b.c
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        raise _Undecodable
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _python_call(call: ast.Call, source: str, resolver: NameResolver) -> CallStepLine:
-    name = resolver.resolve(_call_name(call.func))
-    raw = ast.get_source_segment(source, call) or ast.unparse(call)
-    # Positional and **kwargs arguments have no parameter name to grade against: unparseable.
-    if call.args or any(kw.arg is None for kw in call.keywords):
-        return {"tool": name, "args": raw, "group": GROUP}
-    args: JsonObject = {}
-    try:
-        for kw in call.keywords:
-            args[str(kw.arg)] = to_json_value(ast.literal_eval(kw.value))
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return {"tool": name, "args": raw, "group": GROUP}
-    return {"tool": name, "args": args, "group": GROUP}
-
-
-def python_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
-    """Steps for a string of Python call syntax; raises _Undecodable when it is not one.
-
-    Like BFCL, surrounding backticks, newlines and spaces are stripped and missing brackets
-    added, so `f(a=1)` reads as `[f(a=1)]`.
-    """
-    source = text.strip("`\n ")
-    if not source.startswith("["):
-        source = "[" + source
-    if not source.endswith("]"):
-        source = source + "]"
-    try:
-        body = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        raise _Undecodable from None
-    if not isinstance(body, ast.List | ast.Tuple):
-        raise _Undecodable
-    if not all(isinstance(e, ast.Call) for e in body.elts):
-        raise _Undecodable
-    return [_python_call(e, source, resolver) for e in body.elts if isinstance(e, ast.Call)]
 
 
 def _json_call(name: str, arguments: JsonValue, resolver: NameResolver) -> CallStepLine:
@@ -173,27 +112,20 @@ def json_calls(result: list[JsonValue], resolver: NameResolver) -> list[CallStep
             for entry in result for name, arguments in entry.items()]
 
 
-def _text_call(call: TextCall, resolver: NameResolver) -> CallStepLine:
-    if call.name is None:  # a <tool_call> block without a call in it: kept as raw text
-        return {"tool": resolver.only_name(), "args": call.raw, "group": GROUP}
-    return _json_call(call.name, call.arguments, resolver)
+def _raw_call(call: RawCall, resolver: NameResolver) -> CallStepLine:
+    tool = resolver.resolve(call.name) if call.name else UNPARSED_TOOL
+    if call.arguments is None:  # the call was found, its arguments cannot be read
+        return {"tool": tool, "args": call.raw, "group": GROUP}
+    return {"tool": tool, "args": call.arguments, "group": GROUP}
 
 
 def encoded_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
-    """Steps for calls encoded in text (see `text_calls`); raises _Undecodable otherwise."""
-    calls = text_calls(text)
+    """Steps for the calls written in text (see `raw_calls`); raises _Undecodable otherwise."""
+    calls = parse_raw_calls(text)
     if calls is None:
         raise _Undecodable
-    return [_text_call(call, resolver) for call in calls]
-
-
-def _string_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
-    """Steps for a string result: Python call syntax first (BFCL's prompted form), then the
-    text encodings of calls."""
-    try:
-        return python_calls(text, resolver)
-    except _Undecodable:
-        return encoded_calls(text, resolver)
+    return [_raw_call(call, resolver) for call in calls
+            if call.name not in DECLINING_NAMES or call.name in resolver.names]
 
 
 def _is_unparseable(step: StepLine) -> bool:
@@ -205,22 +137,26 @@ def decode_result(
 ) -> DecodedResult:
     """Steps for one BFCL `result`.
 
-    Undecodable output becomes one raw call (tool: the only function, else `unknown`), except
-    when the case expects no call (irrelevance): there BFCL reads undecodable output as the
-    model answering in text, so it becomes an assistant message.
+    Undecodable output becomes one step holding the text (tool `(unparsed)`, graded
+    `unparseable_call`), except when the case expects no call (irrelevance): there BFCL reads
+    undecodable output as the model answering in text, so it becomes an assistant message;
+    so does an output holding a call whose arguments cannot be read, which BFCL's decoder
+    refuses as a whole.
     """
     try:
         steps: list[StepLine]
         if isinstance(result, str):
-            steps = [*_string_calls(result, resolver)]
+            steps = [*encoded_calls(result, resolver)]
         elif isinstance(result, list):
             steps = [*json_calls(result, resolver)]
         else:
             raise _Undecodable
+        if no_tool and any(_is_unparseable(s) for s in steps):
+            raise _Undecodable  # BFCL's decoder refuses the whole output: the model's text
     except _Undecodable:
         raw = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         if no_tool:
             return DecodedResult(steps=[{"role": "assistant", "content": raw}])
-        step: CallStepLine = {"tool": resolver.only_name(), "args": raw, "group": GROUP}
+        step: CallStepLine = {"tool": UNPARSED_TOOL, "args": raw, "group": GROUP}
         return DecodedResult(steps=[step], unparseable=True)
     return DecodedResult(steps=steps, unparseable=any(_is_unparseable(s) for s in steps))

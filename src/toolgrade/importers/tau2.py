@@ -40,6 +40,7 @@ from toolgrade.importers.tau2_basis import (
     mentions,
     not_reproduced,
     reference_reads,
+    rests_on_env,
     reward_basis,
     route_actions,
     solo_mode,
@@ -52,6 +53,7 @@ from toolgrade.importers.tau2_format import (
     Tau2Task,
     Tau2ToolCall,
 )
+from toolgrade.importers.tau2_state import observed_state, state_assertions
 from toolgrade.importers.tau_bench import write_order
 from toolgrade.importers.tau_domains import domain_writes
 from toolgrade.importers.written import (
@@ -191,15 +193,20 @@ def build_case(task: Tau2Task, catalogue: Catalogue, domain: str, mode: Mode) ->
                       "allow_failed": True}}
     if route:
         expected["arguments"] = [{"tool": a["name"], "args": expected_args(a)} for a in route]
+    on_state = rests_on_env(task)
     pairs = write_order([{"name": a["name"]} for a in route], mode.writes)
-    if pairs:
+    if pairs and not on_state:  # on the end state, only what the state shows counts
         expected["ordering"] = {"before": pairs}
-    free = sorted(mode.device_tools)
+    # Rewarded on the end state, writes the reference does not list are allowed: the state
+    # assertions say whether they did harm.
+    writes = {name for name in mode.writes if name in catalogue} if on_state else set()
+    free = sorted(mode.device_tools | writes)
     if free:
         expected["selection"]["allowed"] = free
     said = mentions(task)
     if said:
         expected["answer"] = {"mentions": said}
+    expected["state"] = state_assertions(task)[0]
     return {"id": task["id"], "task_type": f"tau2-{domain}", "input": task_input(task),
             "tools": catalogue, "expected": expected,
             "metadata": case_metadata(task, domain, mode, route)}
@@ -327,7 +334,8 @@ def build_run(sim: Tau2Simulation, agent: str, solo: bool = False) -> tuple[RunL
     """One simulation as a run mapping with normalised steps; and its user calls kept."""
     steps, user_calls = build_steps(sim["messages"], solo)
     run: RunLine = {"case_id": sim["task_id"], "trial": sim.get("trial", 0), "agent": agent,
-           "format": "steps", "steps": steps, "metadata": run_metadata(sim)}
+           "format": "steps", "steps": steps, "final_state": observed_state(sim),
+           "metadata": run_metadata(sim)}
     return run, user_calls
 
 

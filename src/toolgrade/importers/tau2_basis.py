@@ -7,9 +7,11 @@ tau2 rewards a task on what its `evaluation_criteria.reward_basis` names:
 - `ACTION`: every reference action must be matched by a call, so every action is the route.
 - `COMMUNICATE`: the agent must say each `communicate_info` string; graded as
   `expected.answer.mentions` (case-insensitive, commas ignored, as tau2 matches them).
-- `ENV_ASSERTION` (and `NL_ASSERTION`): checks on the environment after the run (or by an LLM)
-  that a trajectory cannot recompute; the case names them in `metadata.not_reproduced` and the
-  import summary counts the tasks that rest on them.
+- `ENV_ASSERTION`: checks on the environment after the run. Like `DB`, the route is the write
+  actions (when `ACTION` is not also rewarded), writes the reference does not list are allowed
+  and no write order is graded; each assertion whose subject a tool result reports becomes a
+  state check (tau2_state), the others are named in `metadata.not_reproduced`.
+- `NL_ASSERTION`: an LLM's reading, which a trajectory cannot recompute (`not_reproduced`).
 
 In tau2's no-user ("solo") mode the agent holds the user's device tools itself and no simulated
 user speaks; the `requestor: user` actions are then the agent's route too, and further device
@@ -31,6 +33,7 @@ from toolgrade.importers.tau2_format import (
     Tau2Simulation,
     Tau2Task,
 )
+from toolgrade.importers.tau2_state import state_assertions
 
 AGENT = "assistant"
 USER = "user"
@@ -83,11 +86,17 @@ def owned_actions(task: Tau2Task, mode: Mode) -> list[Tau2Action]:
 
 
 def route_actions(task: Tau2Task, mode: Mode) -> list[Tau2Action]:
-    """The actions that are the case's route: the writes alone when the database decides the
-    reward and the actions themselves do not, else every action the agent must take."""
+    """The actions that are the case's route: the writes alone when the database or the
+    environment's end state decides the reward and the actions themselves do not (on the end
+    state, the account's writes alone: the device's own actions are means the state checks
+    judge), else every action the agent must take."""
     owned = owned_actions(task, mode)
     basis = reward_basis(task)
-    if "DB" in basis and "ACTION" not in basis:
+    if "ACTION" in basis:
+        return owned
+    if "ENV_ASSERTION" in basis:
+        return [a for a in owned if a["name"] in mode.writes - mode.device_tools]
+    if "DB" in basis:
         return [a for a in owned if a["name"] in mode.writes]
     return owned
 
@@ -106,9 +115,18 @@ def mentions(task: Tau2Task) -> list[str]:
     return [str(item) for item in info if str(item).strip()]
 
 
+def rests_on_env(task: Tau2Task) -> bool:
+    """Whether the task's reward checks the environment after the run (`ENV_ASSERTION`)."""
+    return "ENV_ASSERTION" in reward_basis(task)
+
+
 def not_reproduced(task: Tau2Task) -> list[str]:
-    """The parts of the task's reward a trajectory cannot recompute."""
-    return [b for b in reward_basis(task) if b in NOT_REPRODUCIBLE]
+    """The parts of the task's reward a trajectory cannot recompute: `NL_ASSERTION`, and each
+    env assertion whose subject no tool result reports (`ENV_ASSERTION assert_x`)."""
+    parts = [b for b in reward_basis(task) if b in NOT_REPRODUCIBLE and b != "ENV_ASSERTION"]
+    if rests_on_env(task):
+        parts += [f"ENV_ASSERTION {name}" for name in state_assertions(task)[1]]
+    return parts
 
 
 def solo_mode(info: Tau2Info | None, sims: Iterable[Tau2Simulation],
@@ -142,17 +160,25 @@ def basis_notes(tasks: Sequence[Tau2Task], mode: Mode) -> list[str]:
     """The import summary's lines on what the tasks are rewarded on and how each is graded."""
     counts: Counter[str] = Counter(b for t in tasks for b in reward_basis(t))
     notes = ["reward_basis: " + ", ".join(f"{b} {n}" for b, n in sorted(counts.items()))]
-    on_db = sum(1 for t in tasks if "DB" in reward_basis(t) and "ACTION" not in reward_basis(t))
+    on_db = sum(1 for t in tasks if {"DB", "ENV_ASSERTION"} & set(reward_basis(t))
+                and "ACTION" not in reward_basis(t))
     if on_db:
-        notes.append(f"{on_db} tasks rewarded on the database: their route is the write "
-                     "actions; reference reads are free (metadata.reference_reads)")
+        notes.append(f"{on_db} tasks rewarded on the database or the end state, not on actions: "
+                     "their route is the write actions; reference reads and device actions are "
+                     "free (metadata.reference_reads)")
     said = sum(len(mentions(t)) for t in tasks)
     if said:
         notes.append(f"{said} communicate_info items graded as mentions (expected.answer)")
+    on_env = sum(1 for t in tasks if rests_on_env(t))
+    if on_env:
+        notes.append(f"{on_env} tasks rewarded on ENV_ASSERTION: each assertion the device's or "
+                     "the account's own tool results report is a state check on the last report "
+                     "(final_state); writes the reference does not list are allowed, not "
+                     "unauthorized; no write order is graded")
     rest = sum(1 for t in tasks if not_reproduced(t))
     if rest:
-        notes.append(f"{rest} tasks rest on ENV_ASSERTION or NL_ASSERTION, which a trajectory "
-                     "cannot recompute (metadata.not_reproduced): graded on actions only")
+        notes.append(f"{rest} tasks rest on ENV_ASSERTION or NL_ASSERTION parts a trajectory "
+                     "cannot recompute: named per task in metadata.not_reproduced")
     if mode.solo:
         notes.append("no-user (solo) mode: the agent's own device calls and the user's "
                      "reference actions are graded as the agent's route")

@@ -54,6 +54,9 @@ class Tau2Criteria(TypedDict, total=False):
     communicate_info: list[JsonValue] | None
     #: The reward's parts: DB, ACTION, COMMUNICATE, ENV_ASSERTION, NL_ASSERTION.
     reward_basis: list[str]
+    #: Checks on the environment after the run: `{env_type, func_name, arguments,
+    #: assert_value}`.
+    env_assertions: list[JsonObject] | None
 
 
 class Tau2Task(TypedDict, total=False):

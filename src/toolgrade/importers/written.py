@@ -69,6 +69,8 @@ class ExpectedLine(TypedDict, total=False):
     arguments: list[ExpectedCallLine]
     ordering: OrderingLine
     answer: AnswerLine
+    #: State assertions on the run's `final_state`: `{path, equals}`.
+    state: list[JsonObject]
 
 
 class CaseLine(TypedDict):
@@ -136,6 +138,8 @@ class RunLine(TypedDict):
     steps: NotRequired[list[StepLine]]
     #: OpenAI chat messages as recorded (read by the OpenAI adapter).
     messages: NotRequired[list[JsonValue]]
+    #: The environment after the run, as far as the importer can read it.
+    final_state: NotRequired[JsonObject]
     metadata: NotRequired[RunMetadataLine]
 
 

@@ -3,11 +3,11 @@
 A YAML suite writes them at the top (`defaults: {selection: {allow_reads: true}}`); a JSONL
 suite writes them as its first line (`{"defaults": {...}}`), for the cases of that file. Today
 the free-call keys of `expected.selection` (`allowed`, `allow_reads`, `allow_failed`) and the
-case key `grounding` can be defaulted. A selection default fills a key a case leaves out, only
-in cases that have an `expected.selection` (it never makes the check applicable) and not in
-`no_tool: true` cases (which allow no call at all); `grounding` is filled into every case
-without its own. A case's own value wins whole (an own `allowed` list replaces the default
-list, an own `grounding` the default one).
+case keys `grounding` and `text_calls` can be defaulted. A selection default fills a key a
+case leaves out, only in cases that have an `expected.selection` (it never makes the check
+applicable) and not in `no_tool: true` cases (which allow no call at all); `grounding` and
+`text_calls` are filled into every case without its own. A case's own value wins whole (an
+own `allowed` list replaces the default list, an own `grounding` the default one).
 """
 
 from __future__ import annotations
@@ -46,11 +46,14 @@ class SuiteDefaults(StrictModel):
     grounding: GroundingExpectation | None = Field(
         default=None, description="Default `grounding` of every case without its own."
     )
+    text_calls: StrictBool | None = Field(
+        default=None, description="Default `text_calls` of every case without its own."
+    )
 
     def is_empty(self) -> bool:
         """True when nothing would be merged."""
         no_selection = self.selection is None or not self.selection.model_fields_set
-        return no_selection and self.grounding is None
+        return no_selection and self.grounding is None and self.text_calls is None
 
 
 NO_DEFAULTS = SuiteDefaults()
@@ -75,6 +78,8 @@ def apply_defaults(case: Any, defaults: SuiteDefaults) -> Any:
         return case
     if defaults.grounding is not None and "grounding" not in case:
         case = {**case, "grounding": defaults.grounding.model_dump(exclude_unset=True)}
+    if defaults.text_calls is not None and "text_calls" not in case:
+        case = {**case, "text_calls": defaults.text_calls}
     return _apply_selection_defaults(case, defaults)
 
 

@@ -318,6 +318,11 @@ class Case(StrictModel):
         description="Hard-case kinds this case covers (more are inferred; docs/case-format.md).",
     )
     tools: dict[str, ToolSpec] = Field(default_factory=dict)
+    text_calls: StrictBool = Field(
+        default=False,
+        description="Read tool calls the agent wrote in an assistant message's text as calls "
+        "(docs/importers.md#tool-calls-in-raw-model-text).",
+    )
     expected: Expected = Field(default_factory=Expected)
     scoring: Scoring = Field(default_factory=Scoring)
     min_steps: StrictInt | None = Field(default=None, ge=1)

@@ -29,7 +29,7 @@ CONTENT_CHARS = 2000
 #: Failures whose expected and actual values are shown side by side (the schema failures say
 #: which constraint the value broke).
 SCHEMA_FAILURES = frozenset({"missing_required", "type_mismatch", "out_of_range",
-                             "hallucinated_param", "unparseable_arguments"})
+                             "hallucinated_param", "unparseable_arguments", "unparseable_call"})
 _ABSENT = "(absent)"
 
 
@@ -159,6 +159,8 @@ def _side_by_side(failure: FailureRecord) -> tuple[str | None, str | None]:
     if name in SCHEMA_FAILURES:
         if name == "unparseable_arguments":
             return "a JSON object", shown(failure.get("value"), 400)
+        if name == "unparseable_call":
+            return "tool calls in a known form", shown(failure.get("value"), 400)
         if name == "hallucinated_param":
             return "(not a parameter of the tool)", shown(failure.get("value"), 400)
         if name == "missing_required":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
+from toolgrade.adapters.text_steps import with_text_calls
 from toolgrade.checks import Check, GradeContext
 from toolgrade.checks.run_calls import calls_of
 from toolgrade.models import (
@@ -22,6 +23,13 @@ from toolgrade.models.catalogue import ToolDrift, catalogue_drift
 from toolgrade.models.figures import JudgeLogEntry
 from toolgrade.scoring.aggregate import aggregate
 from toolgrade.scoring.recording import RecordingJudge
+
+
+def as_graded(case: Case, run: Trajectory) -> Trajectory:
+    """The run as its case grades it: with `text_calls`, the calls written in assistant text
+    read as call steps (adapters.text_steps). Callers grade and write this run, so the
+    transcript's step indices are the ones the failures name."""
+    return with_text_calls(run, case.tools) if case.text_calls else run
 
 
 def grade_trajectory(

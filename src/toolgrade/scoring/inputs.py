@@ -42,6 +42,7 @@ def validate_inputs(
     otlp: OtlpOptions | None = None,
     *,
     engine: Engine | None = None,
+    text_calls: bool = False,
 ) -> ValidatedInputs:
     """Read every input once; raise `InputError` listing every problem in every file.
 
@@ -50,11 +51,14 @@ def validate_inputs(
     how OTLP trace exports among the run files are read. `engine`: where the lines are read
     (`scoring.engines`: `Serial()`, the default, `LocalProcesses(n)`, a Ray cluster; large
     inputs only, the problems are the same, in the same order, whichever reads them).
+    `text_calls`: every case reads calls written in assistant text, as `text_calls: true` in
+    the suite would (`toolgrade run --text-calls`).
     """
     otlp = otlp or OtlpOptions()
     stats = OtlpStats()
     engine = engine if engine is not None else Serial()
-    return check_runs(open_inputs(suite_path, runs, exclude, engine), engine, otlp, stats)
+    opened = open_inputs(suite_path, runs, exclude, engine, text_calls=text_calls)
+    return check_runs(opened, engine, otlp, stats)
 
 
 def check_runs(
@@ -80,11 +84,12 @@ class OpenedInputs:
 
 
 def open_inputs(
-    suite_path: Path, runs: list[Path], exclude: Path | None, engine: Engine
+    suite_path: Path, runs: list[Path], exclude: Path | None, engine: Engine,
+    *, text_calls: bool = False,
 ) -> OpenedInputs:
     """The first half of `validate_inputs`: the run files listed, the engine started early
     when they are large (its start-up then overlaps reading the suite), the suite and its
-    adjudications file read."""
+    adjudications file read (with `text_calls`, every case set to read calls in text)."""
     problems: list[InputProblem] = []
     suite: Suite | None = None
     decisions = HumanDecisions()
@@ -97,6 +102,9 @@ def open_inputs(
         start_workers_early(files, engine)
     try:
         suite = load_suite(suite_path)
+        if text_calls:
+            suite.cases = {cid: case.model_copy(update={"text_calls": True})
+                           for cid, case in suite.cases.items()}
     except InputError as exc:
         problems.extend(exc.problems)
     else:

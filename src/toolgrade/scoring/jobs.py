@@ -34,7 +34,7 @@ from toolgrade.loaders.runs import RawLine, iter_run_sources, read_line
 from toolgrade.models import HumanDecisions, Trajectory
 from toolgrade.scoring.coverage import KindRates
 from toolgrade.scoring.engines import Engine
-from toolgrade.scoring.grading import crashed_record, grade_trajectory
+from toolgrade.scoring.grading import as_graded, crashed_record, grade_trajectory
 from toolgrade.scoring.inputs import ValidatedInputs
 from toolgrade.scoring.outputs import GradedChunk, RecordPart
 from toolgrade.scoring.parallel_read import RunKey, run_key
@@ -108,6 +108,7 @@ def _grade_chunk(items: list[_Item]) -> list[GradedChunk]:
     for item in items:
         run = _run_of(item)
         case = suite.cases[run.case_id]
+        run = as_graded(case, run)
         chunk.add(case, run, grade_trajectory(case, run, checks, None, suite.base_dir, decisions))
     return [chunk]
 
@@ -141,6 +142,7 @@ def read_and_grade_chunk(items: list[OnePassItem]) -> list[ReadAndGraded]:
         refused = refused or bool(problems) or (run is not None and run.case_id not in suite.cases)
         if run is not None and not refused:
             case = suite.cases[run.case_id]
+            run = as_graded(case, run)
             chunk.add(case, run, grade_trajectory(case, run, checks, None, suite.base_dir,
                                                   decisions))
     return [ReadAndGraded(reads, chunk)]

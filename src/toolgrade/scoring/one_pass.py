@@ -64,6 +64,8 @@ class Options:
     progress: ProgressHook | None = None
     reports: ReportSink | None = None
     before_write: Callable[[ValidatedInputs], None] | None = None
+    #: Every case reads calls written in assistant text (`toolgrade run --text-calls`).
+    text_calls: bool = False
 
 
 def validate_and_grade(
@@ -81,7 +83,8 @@ def validate_and_grade(
     options = options or Options()
     otlp = options.otlp or OtlpOptions()
     stats = OtlpStats()
-    start = open_inputs(suite_path, runs, options.exclude, engine)
+    start = open_inputs(suite_path, runs, options.exclude, engine,
+                        text_calls=options.text_calls)
     checks = options.checks if options.checks is not None else default_checks()
     if not _pays(start, engine, options.checks):
         return _two_passes(start, out_dir, engine, otlp, stats, options)

@@ -31,7 +31,7 @@ from toolgrade.models.figures import ResultRecord
 from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from toolgrade.scoring.coverage import coverage_counts
 from toolgrade.scoring.engines import Engine, Serial
-from toolgrade.scoring.grading import crashed_record, grade_trajectory
+from toolgrade.scoring.grading import as_graded, crashed_record, grade_trajectory
 from toolgrade.scoring.inputs import ValidatedInputs, require_runs, validate_inputs
 from toolgrade.scoring.outputs import (
     GradedChunk,
@@ -86,7 +86,8 @@ def _ordered_results(
     """Grade here, in input order; with a judge up to `concurrency` trajectories in flight."""
     suite = inputs.suite
     runs = iter_runs(inputs.files, inputs.otlp)
-    pairs = ((suite.cases[t.case_id], t) for _, _, t, _ in runs if t is not None)
+    pairs = ((suite.cases[t.case_id], as_graded(suite.cases[t.case_id], t))
+             for _, _, t, _ in runs if t is not None)
     where, decisions = suite.base_dir, inputs.decisions
     if judge is None or concurrency <= 1:
         for case, run in pairs:

@@ -12,6 +12,8 @@ failure named as in docs/contract.md, with the dotted field path, the value and 
   `additionalProperties` is false (a level with no `properties`, or whose `additionalProperties`
   is itself a schema, is a free-form map and flags nothing)
 - arguments that were not a JSON object -> `unparseable_arguments`
+- a step of model text that could not be read as calls at all (tool `(unparsed)`, written by
+  the raw-text call reader, docs/importers.md) -> `unparseable_call`
 
 A tool without a catalogue entry is not validated (selection reports `unknown_tool`); a broken
 schema never crashes grading: the tool's schema is then treated as unknown and the error is
@@ -38,6 +40,7 @@ from toolgrade.checks.arguments.comparators import join_path, jsonable
 from toolgrade.checks.arguments.schema_fastpath import FastCheck, fast_checker, one_pass_checker
 from toolgrade.json_schema import Draft202012Validator, SchemaError, ValidationError, best_match
 from toolgrade.models import Failure, FailureName, ToolCall, ToolSpec
+from toolgrade.vocabulary import UNPARSED_TOOL
 
 _OUT_OF_RANGE = frozenset(
     {
@@ -68,6 +71,14 @@ def validate_call(
     `fast=False` skips the fast checker and always asks jsonschema (the verdict is the same;
     tests compare the two).
     """
+    if call.tool == UNPARSED_TOOL:
+        failure = Failure(
+            name="unparseable_call",
+            step=step,
+            message="the model's text could not be read as tool calls",
+            evidence={"tool": None, "field": None, "value": call.raw_arguments},
+        )
+        return Validity(False, [failure])
     if call.unparseable:
         failure = Failure(
             name="unparseable_arguments",
