@@ -109,6 +109,7 @@ def validate(
             )
             if inputs.otlp_stats is not None:
                 out.print(inputs.otlp_stats.describe(), markup=False)
+            called = inputs.called_tools
         else:
             loaded = load_suite(suite)
             # The people's decisions beside the suite are read with it by `run`: check them too.
@@ -116,10 +117,12 @@ def validate(
             if problems:
                 raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
+            called = None
         out.print(coverage_line(loaded.cases.values()))
-        tools = tool_coverage_line(loaded.cases.values())
-        if tools is not None:
-            out.print(tools, markup=False)
+        from toolgrade.scoring.catalogue_figures import coverage_lines
+
+        for line in coverage_lines(loaded.cases.values(), called):
+            out.print(line, markup=False)
     raise typer.Exit(EXIT_OK)
 
 
@@ -129,21 +132,6 @@ def coverage_line(cases: Iterable[Case]) -> str:
 
     counts = coverage_counts(cases)
     return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
-
-
-def tool_coverage_line(cases: Iterable[Case]) -> str | None:
-    """`tool coverage: 6 of 7 catalogue tools expected ...` for a `tools_from` suite, else None."""
-    stamped = [case for case in cases if case.catalogue is not None]
-    if not stamped:
-        return None
-    from toolgrade.scoring.catalogue_figures import CatalogueFigures
-
-    block = CatalogueFigures(stamped).to_json()
-    assert block is not None  # the cases are stamped
-    coverage, catalogue = block["coverage"], block["catalogue"]
-    never = ", ".join(coverage["never_expected"]) or "none"
-    return (f"tool coverage: {coverage['expected']} of {catalogue['tools']} tools of "
-            f"{catalogue['file']} expected by the cases; never expected: {never}")
 
 
 def suite_schema() -> JsonObject:
