@@ -9,7 +9,6 @@ guards this).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -40,7 +39,6 @@ from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.jsonio.values import JsonObject
-    from toolgrade.models import Case
 
 app = typer.Typer(
     name="toolgrade",
@@ -118,20 +116,14 @@ def validate(
                 raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
             called = None
-        out.print(coverage_line(loaded.cases.values()))
         from toolgrade.scoring.catalogue_figures import coverage_lines
+        from toolgrade.scoring.coverage import coverage_line
+
+        out.print(coverage_line(loaded.cases.values()))
 
         for line in coverage_lines(loaded.cases.values(), called):
             out.print(line, markup=False)
     raise typer.Exit(EXIT_OK)
-
-
-def coverage_line(cases: Iterable[Case]) -> str:
-    """`coverage: no_tool 3, overlapping_tools 0, ...`: cases per hard-case kind."""
-    from toolgrade.scoring.coverage import coverage_counts
-
-    counts = coverage_counts(cases)
-    return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
 def suite_schema() -> JsonObject:
