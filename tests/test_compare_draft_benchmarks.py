@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from script_modules import load_script
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -30,4 +32,14 @@ def test_the_gate_simulation_is_seeded_and_gives_shares() -> None:
 def test_a_draft_from_the_strong_agent_grades_like_the_hand_suite(tmp_path: Path) -> None:
     agreement = _load("draft_agreement").helpdesk(tmp_path)
     assert agreement["pairs"] == 144  # 36 mid- and weak-agent runs, four checks each
+    assert agreement["agreement"] >= 0.9, agreement["disagreements"]
+
+
+def test_a_draft_from_tau2_airline_rewarded_runs_grades_like_the_imported_suite(
+        tmp_path: Path) -> None:
+    bench = _load("draft_agreement")
+    if not bench.AIRLINE.is_file():
+        pytest.skip(f"the shared tau2 fixture is not here: {bench.AIRLINE}")
+    agreement = bench.airline(tmp_path)
+    assert agreement["pairs"] == 148  # 13 rewarded runs and 24 altered copies, four checks each
     assert agreement["agreement"] >= 0.9, agreement["disagreements"]

@@ -201,3 +201,21 @@ def test_free_reads_route_and_order_the_writes_only(tmp_path: Path) -> None:
     assert free.selection["allow_reads"].value is True
     assert free.before == [] and free.budgets is None
     assert [call.tool for call in free.arguments] == ["change_booking"]
+
+
+def test_an_answer_is_ordered_after_the_reads_it_quotes_not_the_writes(tmp_path: Path) -> None:
+    catalogue = tmp_path / "tools.yaml"
+    catalogue.write_text("tools:\n  get_flight: {}\n  book_flight: {side_effect: true}\n")
+    steps = [
+        {"role": "user", "content": "book me on the morning flight"},
+        {"tool": "get_flight", "args": {"when": "morning"},
+         "result": {"status": "ok", "content": {"flight": "HAT-101"}}},
+        {"tool": "book_flight", "args": {"when": "morning"},
+         "result": {"status": "ok", "content": {"booking": "BK-7781"}}},
+        {"role": "assistant", "content": "Booked HAT-101, your booking is BK-7781."},
+    ]
+    path = _write_runs(tmp_path / "runs.jsonl", [_run(0, steps), _run(1, steps)])
+    case = draft_suite([path], DraftOptions(tools=catalogue)).cases[0]
+    # The flight number is what the read looked up; the booking code only confirms the write.
+    assert [line.value for line in case.before] == [["get_flight", "answer"]]
+    assert "read's result" in case.before[0].review

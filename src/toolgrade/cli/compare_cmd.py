@@ -32,7 +32,7 @@ def compare(
     """
     from toolgrade.comparison.compare import Settings, compare_gradings, parse_max_drops
     from toolgrade.comparison.folders import read_grading
-    from toolgrade.comparison.render import figure_row, write_comparison
+    from toolgrade.comparison.render import summary_lines, write_comparison
 
     try:
         drops = parse_max_drops(max_drop or [])
@@ -41,15 +41,8 @@ def compare(
     with input_errors_exit():
         gradings = read_grading(base), read_grading(new)
     comparison = compare_gradings(*gradings, Settings(seed=seed, max_drops=drops))
-    out.print(f"{comparison.cases} paired cases (by {comparison.paired_by}); "
-              f"{comparison.suite_note}", markup=False)
-    for figure in comparison.figures:
-        name, cases, before, after, change, ci, flips, p, _ = figure_row(figure)
-        out.print(f"{name}: {before} -> {after} over {cases} cases, change {change} "
-                  f"(95% CI {ci}), flips {flips}, McNemar p {p}", markup=False)
-    if comparison.judges_differ:
-        out.print("\N{DAGGER} not like-for-like, the judges differ: " + "; ".join(
-            f"{d}: {why}" for d, why in comparison.judges_differ.items()), markup=False)
+    for line in summary_lines(comparison):
+        out.print(line, markup=False)
     written = write_comparison(comparison, out_dir or new)
     out.print("wrote " + ", ".join(str(p) for p in written), markup=False)
     for gate in comparison.gates:

@@ -45,7 +45,7 @@ def draft(
     The suite is written only once it validates; exit 2 on bad input, nothing written.
     """
     from toolgrade.drafting.draft import DraftOptions, draft_suite, header, write_draft
-    from toolgrade.scoring.coverage import coverage_counts
+    from toolgrade.scoring.coverage import coverage_line
 
     options = DraftOptions(agent=agent, min_runs=min_runs, tools=tools, free_reads=free_reads,
                            guards=guards, by_input=by_input)
@@ -57,7 +57,5 @@ def draft(
     if drafted.skipped:
         out.print(f"left out {len(drafted.skipped)} case(s) with fewer than {min_runs} runs: "
                   + ", ".join(sorted(drafted.skipped)), markup=False)
-    # As `validate` prints it (not imported from cli.main: the commands import nothing there).
-    counts = coverage_counts(drafted.suite)
-    out.print("coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items()), markup=False)
+    out.print(coverage_line(drafted.suite), markup=False)
     raise typer.Exit(EXIT_OK)

@@ -9,7 +9,6 @@ guards this).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -40,7 +39,6 @@ from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.jsonio.values import JsonObject
-    from toolgrade.models import Case
 
 app = typer.Typer(
     name="toolgrade",
@@ -109,6 +107,7 @@ def validate(
             )
             if inputs.otlp_stats is not None:
                 out.print(inputs.otlp_stats.describe(), markup=False)
+            called = inputs.called_tools
         else:
             loaded = load_suite(suite)
             # The people's decisions beside the suite are read with it by `run`: check them too.
@@ -116,34 +115,15 @@ def validate(
             if problems:
                 raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
+            called = None
+        from toolgrade.scoring.catalogue_figures import coverage_lines
+        from toolgrade.scoring.coverage import coverage_line
+
         out.print(coverage_line(loaded.cases.values()))
-        tools = tool_coverage_line(loaded.cases.values())
-        if tools is not None:
-            out.print(tools, markup=False)
+
+        for line in coverage_lines(loaded.cases.values(), called):
+            out.print(line, markup=False)
     raise typer.Exit(EXIT_OK)
-
-
-def coverage_line(cases: Iterable[Case]) -> str:
-    """`coverage: no_tool 3, overlapping_tools 0, ...`: cases per hard-case kind."""
-    from toolgrade.scoring.coverage import coverage_counts
-
-    counts = coverage_counts(cases)
-    return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
-
-
-def tool_coverage_line(cases: Iterable[Case]) -> str | None:
-    """`tool coverage: 6 of 7 catalogue tools expected ...` for a `tools_from` suite, else None."""
-    stamped = [case for case in cases if case.catalogue is not None]
-    if not stamped:
-        return None
-    from toolgrade.scoring.catalogue_figures import CatalogueFigures
-
-    block = CatalogueFigures(stamped).to_json()
-    assert block is not None  # the cases are stamped
-    coverage, catalogue = block["coverage"], block["catalogue"]
-    never = ", ".join(coverage["never_expected"]) or "none"
-    return (f"tool coverage: {coverage['expected']} of {catalogue['tools']} tools of "
-            f"{catalogue['file']} expected by the cases; never expected: {never}")
 
 
 def suite_schema() -> JsonObject:

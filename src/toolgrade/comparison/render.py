@@ -58,6 +58,21 @@ def figure_row(figure: FigureChange) -> list[str]:
             f"{figure.to_fail} / {figure.to_pass}", p_value(figure.mcnemar_p), shown_hat]
 
 
+def summary_lines(comparison: Comparison) -> list[str]:
+    """What `toolgrade compare` prints before writing its files: the pairing, one line per
+    figure, and the judged figures that are not like-for-like."""
+    lines = [f"{comparison.cases} paired cases (by {comparison.paired_by}); "
+             f"{comparison.suite_note}"]
+    for figure in comparison.figures:
+        name, cases, before, after, change, ci, flips, p, _ = figure_row(figure)
+        lines.append(f"{name}: {before} -> {after} over {cases} cases, change {change} "
+                     f"(95% CI {ci}), flips {flips}, McNemar p {p}")
+    if comparison.judges_differ:
+        lines.append("\N{DAGGER} not like-for-like, the judges differ: " + "; ".join(
+            f"{d}: {why}" for d, why in comparison.judges_differ.items()))
+    return lines
+
+
 FIGURE_COLUMNS = ["figure", "cases", "base", "new", "change", "95% CI (pts)",
                   "flips to fail / to pass", "McNemar p", "pass^k"]
 

@@ -8,8 +8,11 @@ Three kinds, each a review line of its own:
 - **guards**: a read-only check (a name with verify, authenticate, authorize, confirm,
   validate or check) made before the first call of a write, in every run that wrote (an
   identity check before a refund: no value flows, the policy does);
-- **answers**: a value of a call's result, not said by the user, is in the final answer of
-  every run: `[a, answer]`.
+- **answers**: a value of a read's result, not said by the user, is in the final answer of
+  every run: `[a, answer]` (the answer reports what the read looked up). A write's result in the
+  answer is its confirmation (a booking code, a new status): it says the write was made, which
+  the route already requires, and the answer comes after every call, so such a pair could only
+  fail a run that selection fails already. Writes get no answer pair.
 
 Nothing else is ordered: reads among themselves and writes among themselves stay free. A tool
 some run called more than once (a retry, a second search) gets a budget: one more call than
@@ -140,15 +143,18 @@ def _guards(runs: Sequence[Trajectory], tools: Mapping[str, DraftTool]) -> list[
     return pairs
 
 
-def _answer_sources(runs: Sequence[Trajectory], case_input: Any) -> list[list[str]]:
-    """[tool, answer] where every run's final answer repeats a value of that tool's result."""
+def _answer_sources(runs: Sequence[Trajectory], case_input: Any,
+                    tools: Mapping[str, DraftTool]) -> list[list[str]]:
+    """[read, answer] where every run's final answer repeats a value of that read's result
+    (a write's value there is its confirmation: no pair, see the module's docstring)."""
     common: set[str] | None = None
     for run in runs:
         answer = run.final_answer()
         if answer is None:
             return []
         texts, told = [answer[1].casefold()], _told(run, case_input)
-        sources = {c.tool for c in done_calls(run) if _said_again(c, texts, told)}
+        sources = {c.tool for c in done_calls(run)
+                   if not tools[c.tool].side_effect and _said_again(c, texts, told)}
         common = sources if common is None else common & sources
     return [[tool, "answer"] for tool in sorted(common or ())]
 
@@ -176,7 +182,7 @@ def draft_ordering(runs: Sequence[Trajectory], case_input: Any, tools: Mapping[s
             lines.append(Line(pair, f"guard: every run that made the write ({n} runs) made "
                                     "this read first; no value flowed: a policy?"))
     lines += [Line(p, f"answer: the final answer of all {n} runs repeats a value of this "
-                      "tool's result") for p in _answer_sources(runs, case_input)]
+                      "read's result") for p in _answer_sources(runs, case_input, tools)]
     if free_reads:
         lines = [line for line in lines if _all_writes(line.value, groups, tools)]
         named = {side[1:] for line in lines for side in line.value if side.startswith("@")}

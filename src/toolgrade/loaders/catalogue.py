@@ -2,10 +2,11 @@
 
 A YAML suite names the file (`tools_from: tools.json`) or the file and its settings
 (`tools_from: {file: tools.json, side_effects: {reset_password: destructive}, on_drift:
-unscored}`). Each catalogue tool becomes a shared tool: its `inputSchema` validates arguments,
-its annotations give its side-effect class unless `side_effects` names one, and the suite's own
-`tools` entries win whole. Every case is stamped with the catalogue's hashes, for drift. A
-problem names the catalogue file and the field (`tools[2].inputSchema`); docs/mcp.md.
+unscored}`); a JSONL suite does the same on its header line (its first). Each catalogue tool
+becomes a shared tool: its `inputSchema` validates arguments, its annotations give its
+side-effect class unless `side_effects` names one, and the suite's own `tools` entries win
+whole. Every case is stamped with the catalogue's hashes, for drift. A problem names the
+catalogue file and the field (`tools[2].inputSchema`); docs/mcp.md.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from toolgrade.models.catalogue import (
 
 #: Why a JSON Schema is invalid, or None (the suite loader's memoised check).
 SchemaCheck = Callable[[dict[str, Any]], str | None]
-#: The key of a YAML suite that names a catalogue file.
+#: The key that names a catalogue file: at the top of a YAML suite, on a JSONL suite's header.
 TOOLS_FROM_KEY = "tools_from"
 
 

@@ -2,8 +2,9 @@
 
 A YAML suite may also hold a shared `tools` catalogue and shared ordering `groups`, merged into
 every case (a case's own entries win), and a suite-wide `grounding` that every case without its
-own takes. Every problem is collected, located as file:line: field,
-and raised together as one `InputError`.
+own takes. Either kind may take its tools from an MCP catalogue file (`tools_from`: a YAML
+suite's top-level key, a JSONL file's header line). Every problem is collected, located as
+file:line: field, and raised together as one `InputError`.
 """
 
 from __future__ import annotations
@@ -233,35 +234,77 @@ def _yaml_reason(exc: yaml.YAMLError) -> str:
 
 
 def _read_jsonl(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
+    """A JSONL suite: one case a line, after an optional header line (the file's first) that
+    holds `defaults` and/or `tools_from`, which apply to every case of the file."""
     own: list[tuple[int, Any]] = []
     defaults, first, defaults_line = NO_DEFAULTS, True, None
+    catalogue = LoadedCatalogue()
     for number, value, problem in iter_jsonl(path, unique_keys=True):
         if problem is not None:
             problems.append(problem)
-        elif is_defaults_line(value):
-            problems += _defaults_line(value, str(path), number, first)
-            if first:
+        elif _is_header_line(value):
+            problems += _header_line(value, str(path), number, first)
+            if first and DEFAULTS_KEY in value:
                 defaults, found = read_defaults(value[DEFAULTS_KEY], str(path), {}, number,
                                                 (DEFAULTS_KEY,))
                 problems += found
                 defaults_line = number
+            if first and TOOLS_FROM_KEY in value:
+                catalogue, found = read_tools_from(value[TOOLS_FROM_KEY], path,
+                                                   {(TOOLS_FROM_KEY,): number}, _schema_error)
+                problems += found
         else:
+            problems += _tools_from_in_case(value, str(path), number)
             own.append((number, value))
         first = False
-    problems += _stamp_key_problems(str(path), [v for _, v in own], lambda i: own[i][0], False)
-    problems += _free_tool_problems(str(path), [v for _, v in own], defaults, {}, defaults_line,
+    values = [v for _, v in own]
+    problems += _stamp_key_problems(str(path), values, lambda i: own[i][0], False)
+    merged = [_stamped(_merge_shared(_without_tools_from(v), catalogue.tools, None), catalogue)
+              for v in values]
+    problems += _free_tool_problems(str(path), merged, defaults, {}, defaults_line,
                                     [n for n, _ in own])
-    return [_RawCase(apply_defaults(value, defaults), str(path), number, (), {})
-            for number, value in own]
+    return [_RawCase(apply_defaults(item, defaults), str(path), number, (), {},
+                     inherited(value, catalogue.tools))
+            for (number, value), item in zip(own, merged, strict=True)]
 
 
-def _defaults_line(value: JsonObject, file: str, line: int, first: bool) -> list[InputProblem]:
-    """Problems of a JSONL defaults line: it must come first and hold only `defaults`."""
+#: The keys a JSONL suite's header line holds (instead of a case's).
+_HEADER_KEYS = (DEFAULTS_KEY, TOOLS_FROM_KEY)
+
+
+def _is_header_line(value: Any) -> bool:
+    """Whether a JSONL suite line is the file's header (`defaults`, `tools_from`), not a case."""
+    return is_defaults_line(value) or (
+        isinstance(value, dict) and TOOLS_FROM_KEY in value and "id" not in value)
+
+
+def _header_line(value: JsonObject, file: str, line: int, first: bool) -> list[InputProblem]:
+    """Problems of a JSONL header line: it must come first and hold only header keys."""
+    present = [key for key in _HEADER_KEYS if key in value]
     if not first:
-        reason = "a defaults line must be the first line of the file (it applies to its cases)"
-        return [InputProblem(file, line, DEFAULTS_KEY, reason)]
-    return [InputProblem(file, line, str(key), "unknown key beside 'defaults'")
-            for key in value if key != DEFAULTS_KEY]
+        key = present[0]
+        reason = f"a {key} line must be the first line of the file (it applies to its cases)"
+        return [InputProblem(file, line, key, reason)]
+    beside = " and ".join(repr(key) for key in present)
+    return [InputProblem(file, line, str(key), f"unknown key beside {beside}")
+            for key in value if key not in _HEADER_KEYS]
+
+
+def _tools_from_in_case(value: Any, file: str, line: int) -> list[InputProblem]:
+    """A case line naming a catalogue: `tools_from` applies to a whole file, from its header."""
+    if not isinstance(value, dict) or TOOLS_FROM_KEY not in value:
+        return []
+    reason = ("a case cannot name a catalogue: put {\"tools_from\": ...} on the file's first "
+              "line, where it applies to every case of the file")
+    return [InputProblem(file, line, TOOLS_FROM_KEY, reason)]
+
+
+def _without_tools_from(value: Any) -> Any:
+    """A case line without the `tools_from` already reported, so that it is not reported
+    again as an unknown key."""
+    if not isinstance(value, dict) or TOOLS_FROM_KEY not in value:
+        return value
+    return {k: v for k, v in value.items() if k != TOOLS_FROM_KEY}
 
 
 def _schema_problems(case: Case) -> list[tuple[str, str]]:

@@ -94,3 +94,23 @@ class CatalogueFigures:
                           for name, kinds in sorted(self.drift.items())},
             },
         }
+
+
+def coverage_lines(cases: Iterable[Case], called: Iterable[str] | None = None) -> list[str]:
+    """What `validate` prints of tool coverage for a suite with `tools_from` (none for
+    another): the catalogue tools the cases expect, and with runs (`called`: the catalogue
+    tools they called) the tools the runs called, each with those never exercised."""
+    figures = CatalogueFigures(cases)
+    if figures.catalogue is None:
+        return []
+    figures.called.update(called or ())
+    block = figures.to_json()
+    assert block is not None  # a catalogue was found
+    coverage, catalogue = block["coverage"], block["catalogue"]
+    of = f"of {catalogue['tools']} tools of {catalogue['file']}"
+    lines = [f"tool coverage: {coverage['expected']} {of} expected by the cases; never "
+             f"expected: {', '.join(coverage['never_expected']) or 'none'}"]
+    if called is not None:
+        lines.append(f"tool coverage: {coverage['called']} {of} called by the runs; never "
+                     f"called: {', '.join(coverage['never_called']) or 'none'}")
+    return lines

@@ -132,6 +132,13 @@ def coverage_counts(cases: Iterable[Case]) -> dict[str, int]:
     return counts
 
 
+def coverage_line(cases: Iterable[Case]) -> str:
+    """`coverage: no_tool 3, overlapping_tools 0, ...`: cases per hard-case kind, as
+    `validate` and `draft` print it."""
+    counts = coverage_counts(cases)
+    return "coverage: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
+
+
 
 class KindPassRate(TypedDict):
     """One hard-case kind's figures of a check (`per_kind`)."""

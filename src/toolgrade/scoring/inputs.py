@@ -4,7 +4,7 @@ grading or model call (docs/contract.md). `runner.grade` takes what this returns
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -13,7 +13,7 @@ from toolgrade.errors import EmptyInputError, InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
-from toolgrade.models import HumanDecisions
+from toolgrade.models import HumanDecisions, ToolCall, Trajectory
 from toolgrade.scoring.engines import Engine, Serial
 from toolgrade.scoring.summary import reliability_key
 
@@ -33,6 +33,9 @@ class ValidatedInputs:
     #: How OTLP trace exports among the files are read, and (when any was) what they held.
     otlp: OtlpOptions = field(default_factory=OtlpOptions)
     otlp_stats: OtlpStats | None = None
+    #: The catalogue tools some run of a case with `tools_from` called (tool coverage); None
+    #: when no case takes its tools from a catalogue.
+    called_tools: frozenset[str] | None = None
 
 
 def validate_inputs(
@@ -67,7 +70,9 @@ def check_runs(
     """The rest of `validate_inputs` once the inputs are opened: every run line read (in the
     engine's workers when large) and checked; `InputError` listing every problem."""
     check = RunsCheck(start)
-    for file, line, trajectory, found in _read_runs(start.files, engine, otlp, stats):
+    with_tools = check.called is not None
+    for file, line, trajectory, found in _read_runs(start.files, engine, otlp, stats,
+                                                    with_tools):
         check.add(file, line, trajectory, found)
     return check.finish(otlp, stats)
 
@@ -133,6 +138,11 @@ class RunsCheck:
         #: reliability keys must tell the pairs apart.
         self.pairs: dict[tuple[str, str | None], tuple[str, int]] = {}
         self.n_runs = 0
+        suite = start.suite
+        stamped = suite is not None and any(c.catalogue for c in suite.cases.values())
+        #: Catalogue tools the runs called; collected only for a suite with `tools_from`, so
+        #: other suites' runs cost nothing more.
+        self.called: set[str] | None = set() if stamped else None
 
     def add(
         self, file: str, line: int, run: RunIdentity | None, found: list[InputProblem]
@@ -152,6 +162,9 @@ class RunsCheck:
             )
             return
         self.pairs.setdefault((run.case_id, run.agent), (file, line))
+        if self.called is not None and suite is not None and suite.cases[run.case_id].catalogue:
+            # Every name as called; `finish` keeps the catalogue's (once, not per run).
+            self.called.update(_tools_called(run))
         first = self.seen.first_or_add(run, file, line)
         if first is not None:
             problems.append(
@@ -184,6 +197,7 @@ class RunsCheck:
             decisions=start.decisions,
             otlp=otlp,
             otlp_stats=stats if stats.files else None,
+            called_tools=_catalogue_tools(suite, self.called),
         )
 
 
@@ -194,14 +208,33 @@ def require_runs(inputs: ValidatedInputs) -> None:
         raise EmptyInputError([str(f) for f in inputs.files])
 
 
+def _catalogue_tools(suite: Suite, called: set[str] | None) -> frozenset[str] | None:
+    """The called tools that are in a catalogue some case takes (None: collected none)."""
+    if called is None:
+        return None
+    catalogued = {t for case in suite.cases.values() if case.catalogue
+                  for t in case.catalogue.tools}
+    return frozenset(called & catalogued)
+
+
+def _tools_called(run: RunIdentity) -> Iterable[str]:
+    """The tools a run called: a `Trajectory`'s calls, or the names a worker's key carries."""
+    if isinstance(run, Trajectory):
+        # `type() is`, not `isinstance`: the models' ABC instance check costs more per step
+        # than the rest of this, on every run read (a step is a ToolCall or a Message).
+        return [step.tool for step in run.steps if type(step) is ToolCall]
+    tools: tuple[str, ...] = getattr(run, "tools", ())
+    return tools
+
+
 def _read_runs(
-    files: list[Path], engine: Engine, otlp: OtlpOptions, stats: OtlpStats
+    files: list[Path], engine: Engine, otlp: OtlpOptions, stats: OtlpStats, with_tools: bool
 ) -> Iterator[tuple[str, int, RunIdentity | None, list[InputProblem]]]:
     if not engine.parallel:
         return iter_runs(files, otlp, stats)
     from toolgrade.scoring.parallel_read import read_runs  # multiprocessing only when asked for
 
-    return read_runs(files, engine, otlp, stats)
+    return read_runs(files, engine, otlp, stats, with_tools=with_tools)
 
 
 def _reliability_key_clashes(

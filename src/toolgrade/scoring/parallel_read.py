@@ -12,7 +12,7 @@ from typing import NamedTuple
 from toolgrade.errors import InputProblem
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats, RunRow
 from toolgrade.loaders.runs import RawLine, iter_run_sources, iter_runs, read_line
-from toolgrade.models import Trajectory
+from toolgrade.models import ToolCall, Trajectory
 from toolgrade.scoring import workers
 from toolgrade.scoring.engines import Engine
 from toolgrade.scoring.workers import CHUNK_SIZE
@@ -23,19 +23,26 @@ PARALLEL_READ_BYTES = 4 * CHUNK_SIZE * 2048
 
 
 class RunKey(NamedTuple):
-    """What validation keeps of a run read by a worker: its identity."""
+    """What validation keeps of a run read by a worker: its identity and, when asked for,
+    the distinct tools it called (for tool coverage), in first-call order."""
 
     case_id: str
     trial: int
     agent: str | None
+    tools: tuple[str, ...] = ()
 
 
 _Read = tuple[str, int, RunKey | None, list[InputProblem]]
 
 
-def run_key(run: Trajectory | None) -> RunKey | None:
-    """What validation keeps of a run (None: the line did not read)."""
-    return None if run is None else RunKey(run.case_id, run.trial, run.agent)
+def run_key(run: Trajectory | None, with_tools: bool = False) -> RunKey | None:
+    """What validation keeps of a run (None: the line did not read); `with_tools`: the tools
+    it called too."""
+    if run is None:
+        return None
+    tools = tuple(dict.fromkeys(s.tool for s in run.steps if type(s) is ToolCall)) \
+        if with_tools else ()  # `type() is`: see `inputs._tools_called`
+    return RunKey(run.case_id, run.trial, run.agent, tools)
 
 
 def _to_read(source: RunRow | RawLine) -> RawLine | _Read:
@@ -44,18 +51,28 @@ def _to_read(source: RunRow | RawLine) -> RawLine | _Read:
     if isinstance(source, RawLine):
         return source
     file, number, run, problems = source
-    return file, number, run_key(run), problems
+    return file, number, run_key(run, with_tools=True), problems
 
 
 def _read_chunk(items: list[RawLine | _Read]) -> list[_Read]:
     """Worker: each line parsed and validated, as `iter_runs` does in the parent."""
+    return _read_lines(items, with_tools=False)
+
+
+def _read_chunk_with_tools(items: list[RawLine | _Read]) -> list[_Read]:
+    """Worker: as `_read_chunk`, each key carrying the run's tools too (tool coverage, for a
+    suite with `tools_from`), so that the lines are never read twice."""
+    return _read_lines(items, with_tools=True)
+
+
+def _read_lines(items: list[RawLine | _Read], with_tools: bool) -> list[_Read]:
     out: list[_Read] = []
     for item in items:
         if not isinstance(item, RawLine):
             out.append(item)
             continue
         run, problems = read_line(item.text, item.path, item.number)
-        out.append((str(item.path), item.number, run_key(run), problems))
+        out.append((str(item.path), item.number, run_key(run, with_tools), problems))
     return out
 
 
@@ -79,17 +96,18 @@ def size(files: list[Path]) -> int:
 
 def read_runs(
     files: list[Path], engine: Engine, otlp: OtlpOptions | None = None,
-    stats: OtlpStats | None = None,
+    stats: OtlpStats | None = None, *, with_tools: bool = False,
 ) -> Iterator[tuple[str, int, Trajectory | RunKey | None, list[InputProblem]]]:
     """(file, line, the run or its key, problems) over every run line, as `iter_runs` yields
     them (OTLP exports read with `otlp`, their figures added to `stats`); in the engine's
-    workers when the files are large enough to gain from them."""
+    workers when the files are large enough to gain from them, each key then carrying the
+    run's tools when `with_tools`."""
     if not engine.parallel or size(files) < PARALLEL_READ_BYTES:
         yield from iter_runs(files, otlp, stats)
         return
     sources = (_to_read(s) for s in iter_run_sources(files, otlp, stats))
+    work = _read_chunk_with_tools if with_tools else _read_chunk
     # The chunk size is read at call time (the tests make it small).
-    yield from engine.ordered_map(sources, _read_chunk, _unreadable,
-                                  chunk_size=workers.CHUNK_SIZE)
+    yield from engine.ordered_map(sources, work, _unreadable, chunk_size=workers.CHUNK_SIZE)
 
 
