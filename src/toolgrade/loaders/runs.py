@@ -122,7 +122,7 @@ def _plain_result(result: JsonObject) -> bool:
 def _normalised_step(raw: JsonObject, index: int) -> Step:
     if "tool" in raw and _plain_call(raw):
         # `_plain_call` checked each field's type: `ToolCall` takes them as they are.
-        args, raw_text = decode_arguments(raw.get("args"))
+        args, raw_text = decode_arguments(raw.get("args"), f"steps[{index}].args")
         return ToolCall(
             tool=raw["tool"],
             args=args,
@@ -158,7 +158,8 @@ def _normalised_step_validated(raw: JsonObject, index: int) -> ToolCall:
         else:
             reason = _STEP_ACCEPTS.get(field, str(err["msg"]))
         raise AdapterError(f"steps[{index}].{field}", reason) from exc
-    return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group)
+    return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group,
+                      where=f"steps[{index}].args")
 
 
 def to_trajectory(record: RunRecord) -> Trajectory:

@@ -1,0 +1,90 @@
+"""Hostile and broken input ends in one clear problem line and exit 2: never a crash, a machine
+out of memory, a written output or a model call (docs/contract.md, bad input)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from toolgrade.cli.main import app
+from toolgrade.judging.client import import_litellm
+
+runner = CliRunner()
+HELPDESK = Path(__file__).parents[2] / "examples" / "helpdesk"
+SUITE_TEXT = (HELPDESK / "suite.yaml").read_text(encoding="utf-8")
+STEPS_LINE = (HELPDESK / "runs" / "mid-agent.steps.jsonl").read_text().splitlines()[0]
+OPENAI_LINE = (HELPDESK / "runs" / "strong-agent.openai.jsonl").read_text().splitlines()[0]
+
+#: Nine levels of nine aliases: 9**9 (387 million) strings once expanded, 1 KB as written.
+ALIAS_BOMB = "x_bomb:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"  a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]\n" for n in range(1, 10)
+)
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
+    """litellm's completion replaced by a recorder: a bad input must never reach a model."""
+    monkeypatch.chdir(tmp_path)  # no toolgrade.toml here
+    calls: list[Any] = []
+    monkeypatch.setattr(import_litellm(), "completion", lambda **kw: calls.append(kw))
+    return calls
+
+
+def _deep_arguments_line() -> str:
+    run = json.loads(OPENAI_LINE)
+    deep = "[" * 100_000 + "]" * 100_000
+    run["messages"][1]["tool_calls"][0]["function"]["arguments"] = f'{{"order_id": {deep}}}'
+    return json.dumps(run)
+
+
+CASES = {
+    "alias bomb": (
+        ALIAS_BOMB + SUITE_TEXT,
+        STEPS_LINE,
+        "suite.yaml:7: aliases expand the document past 100,000 nodes",
+    ),
+    "lone surrogate": (
+        SUITE_TEXT.replace('"My order A123', '"My order \\ud800 A123', 1),
+        STEPS_LINE,
+        "suite.yaml:130: a string holds a lone surrogate (\\ud800): not Unicode text",
+    ),
+    "long integer": (
+        SUITE_TEXT,
+        STEPS_LINE.replace('"amount": "25"', '"amount": ' + "9" * 5000),
+        "runs.jsonl:1: an integer of 5,000 digits at column",
+    ),
+    "deep function.arguments": (
+        SUITE_TEXT,
+        _deep_arguments_line(),
+        "runs.jsonl:1: messages[1].tool_calls[0].function.arguments: arguments JSON nested deeper"
+        " than 256 levels",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_hostile_input_is_one_problem_line_exit_2_nothing_written_no_model_called(
+    tmp_path: Path, no_model: list[Any], name: str, command: str
+) -> None:
+    suite_text, run_line, expected = CASES[name]
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(suite_text, encoding="utf-8")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(run_line + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    args = [command, str(suite), str(runs)]
+    if command == "run":
+        args += ["--out", str(out), "--judge-model", "openai/gpt-4o-mini", "--no-cache"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    problems = [line for line in result.output.splitlines() if line.startswith("  ")]
+    assert len(problems) == 1, result.output
+    assert expected in problems[0]
+    assert len(problems[0]) < 300  # one readable line, not the value echoed back
+    assert not out.exists()
+    assert no_model == []
