@@ -45,6 +45,18 @@ class ConfigError(ToolgradeError):
     """Bad configuration (settings file, gates, judge floors)."""
 
 
+class ProviderAuthError(ConfigError):
+    """A judge provider refused the credentials (or none were given): every later call would be
+    refused the same way, so grading stops at the first, naming the model and what it needs."""
+
+    def __init__(self, model: str, needs: str, detail: str) -> None:
+        self.model = model
+        super().__init__(
+            f"the judge model {model} refused the call for its credentials ({detail}): {needs};"
+            " grading stopped, no other item was asked"
+        )
+
+
 class NotUtf8Error(ValueError):
     """A text input file holds bytes that are not UTF-8; `line` is where the first one is."""
 

@@ -88,3 +88,29 @@ def test_hostile_input_is_one_problem_line_exit_2_nothing_written_no_model_calle
     assert len(problems[0]) < 300  # one readable line, not the value echoed back
     assert not out.exists()
     assert no_model == []
+
+
+def test_a_missing_key_stops_the_grading_at_the_first_call_exit_2_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through litellm's real OpenAI path: the client refuses before any connection."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    litellm = import_litellm()
+    real, calls = litellm.completion, []
+
+    def counted(**kwargs: Any) -> Any:
+        calls.append(kwargs["model"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(litellm, "completion", counted)
+    out = tmp_path / "out"
+    args = ["run", str(HELPDESK / "suite.yaml"), str(HELPDESK / "runs"), "--out", str(out),
+            "--judge-model", "openai/gpt-4o-mini", "--no-cache", "--quiet"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "the judge model openai/gpt-4o-mini refused" in result.output
+    assert "set OPENAI_API_KEY" in result.output
+    assert calls == ["openai/gpt-4o-mini"]  # the first call only: not retried, nothing else asked
+    assert not (out / "summary.json").exists()

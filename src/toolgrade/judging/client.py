@@ -9,6 +9,7 @@ so that the import itself makes no network request.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,9 +29,43 @@ _TRANSIENT_NAMES: frozenset[str] = frozenset(
 )
 _TRANSIENT_MODULES: tuple[str, ...] = ("litellm", "openai")
 
+#: Exception class names (from litellm or openai) that say the credentials were refused.
+_AUTH_NAMES: frozenset[str] = frozenset({"AuthenticationError", "PermissionDeniedError"})
+#: What a provider says when no key was given at all: the OpenAI client's "Missing credentials"
+#: reaches litellm as a server error (500), which would otherwise be retried.
+_NO_KEY_TEXT = re.compile(
+    r"missing credentials|missing [\w ]{0,30}api[ _]key|api_key client option must be set"
+    r"|no api[ _]key|incorrect api[ _]key|invalid api[ _]key",
+    re.IGNORECASE,
+)
+
 
 class TransientError(Exception):
     """A provider failure worth retrying (rate limit, timeout, server error) not from litellm."""
+
+
+def is_auth_failure(exc: BaseException) -> bool:
+    """True when the provider refused the credentials, or none were given: litellm's and
+    openai's `AuthenticationError` and `PermissionDeniedError` (by class name, as for
+    `is_transient`), an HTTP 401 or 403, or a message saying the key is missing or wrong."""
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _AUTH_NAMES and cls.__module__.startswith(_TRANSIENT_MODULES):
+            return True
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status in (401, 403):
+        return True
+    return _NO_KEY_TEXT.search(str(exc)[:2000]) is not None
+
+
+def missing_keys(model: str) -> list[str]:
+    """The environment variables litellm says `model`'s provider needs and are not set (none
+    when it cannot tell); read from the environment only, no request made."""
+    try:
+        found = import_litellm().validate_environment(model=model)
+    except Exception:  # an unknown provider: nothing to name
+        return []
+    keys = found.get("missing_keys") if isinstance(found, Mapping) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -38,8 +73,11 @@ def is_transient(exc: BaseException) -> bool:
 
     Recognised by class name in litellm's and openai's hierarchies (so this module need not
     import litellm to classify its errors), by an HTTP status of 408, 429 or 5xx, and for
-    `TransientError`, `TimeoutError` and `ConnectionError`.
+    `TransientError`, `TimeoutError` and `ConnectionError`. A refused or missing credential
+    (`is_auth_failure`) is never transient, whatever status it came with.
     """
+    if is_auth_failure(exc):
+        return False
     if isinstance(exc, TransientError | TimeoutError | ConnectionError):
         return True
     for cls in type(exc).__mro__:
