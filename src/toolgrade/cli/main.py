@@ -26,6 +26,7 @@ from toolgrade.cli.common import (
     EXIT_OK,
     input_errors_exit,
     out,
+    refuse_together,
 )
 from toolgrade.cli.help_format import FlagsWithoutTypeGroup
 from toolgrade.cli.import_cmd import import_app
@@ -49,6 +50,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _print_version(value: bool) -> None:
+    if value:
+        import toolgrade
+
+        typer.echo(f"toolgrade {toolgrade.__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Score an AI agent's tool calls against a structured reference: selection, arguments,
+    ordering and recovery, each with its own score."""
+
+
 app.command("run")(run)
 app.command("report")(report)
 app.command("show")(show)
@@ -66,7 +87,9 @@ def validate(
     out_dir: Annotated[
         Path,
         typer.Option(
-            "--out", "-o", help="The run's output folder: skipped inside a runs folder, as by run."
+            "--out", "-o",
+            help="run's output folder (validate writes nothing): left out when it is inside a "
+            "runs folder, as run leaves it out, so a previous run's results are not read as runs.",
         ),
     ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
@@ -182,6 +205,8 @@ def schema(
     """
     from toolgrade.models import Case
 
+    with input_errors_exit():
+        refuse_together(suite=suite, summary=summary, results=results)
     if results:
         from toolgrade.models.result_line import results_schema
 

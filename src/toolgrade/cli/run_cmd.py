@@ -21,6 +21,7 @@ from toolgrade.cli.common import (
     err,
     input_errors_exit,
     out,
+    refuse_together,
 )
 from toolgrade.errors import ConfigError
 from toolgrade.vocabulary import CASE_ATTRIBUTE
@@ -96,6 +97,8 @@ def _settings(
 ) -> Settings:
     from toolgrade.settings import load_settings
 
+    refuse_together(judge_model=judge_model is not None, no_judge=no_judge)
+    refuse_together(cache_dir=cache_dir is not None, no_cache=no_cache)
     settings = load_settings(config)
     judge = settings.judge
     changes: dict[str, object] = {}
@@ -228,7 +231,9 @@ def _one_pass(
 def run(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path], typer.Argument(help="Run files or folders (JSONL).")],
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder (made if missing).")
+    ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
     judge_model: Annotated[str | None, typer.Option(help="Any litellm model string.")] = None,
     no_judge: Annotated[
