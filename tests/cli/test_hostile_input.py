@@ -114,3 +114,42 @@ def test_a_missing_key_stops_the_grading_at_the_first_call_exit_2_naming_the_var
     assert "set OPENAI_API_KEY" in result.output
     assert calls == ["openai/gpt-4o-mini"]  # the first call only: not retried, nothing else asked
     assert not (out / "summary.json").exists()
+
+
+def _line_with(**changes: Any) -> str:
+    run = json.loads(STEPS_LINE)
+    run.update(changes)
+    return json.dumps(run)
+
+
+def test_a_long_value_is_cut_in_the_message(tmp_path: Path, no_model: list[Any]) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(_line_with(case_id="x" * 5_000_000) + "\n")
+    result = runner.invoke(app, ["validate", str(HELPDESK / "suite.yaml"), str(runs)])
+    assert result.exit_code == 2
+    assert f"'{'x' * 79}... (5,000,002 chars) in the suite" in result.output
+    assert len(result.output) < 1000
+
+
+@pytest.mark.parametrize("swap", ["yaml as runs", "runs as suite"])
+def test_suite_and_runs_swapped_is_one_line_saying_so(
+    tmp_path: Path, no_model: list[Any], swap: str
+) -> None:
+    runs = HELPDESK / "runs" / "strong-agent.openai.jsonl"
+    other = HELPDESK / "suite.yaml" if swap == "yaml as runs" else HELPDESK / "runs"
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(runs), str(other), "--out", str(out), "--no-judge"])
+    assert result.exit_code == 2
+    problems = [line for line in result.output.splitlines() if line.startswith("  ")]
+    assert len(problems) == 1 and "SUITE and RUNS look swapped" in problems[0]
+    assert not out.exists()
+
+
+def test_validate_refuses_a_key_written_twice_in_a_run_line(
+    tmp_path: Path, no_model: list[Any]
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(STEPS_LINE.replace('"agent": "mid-agent"', '"agent": "a", "agent": "b"') + "\n")
+    result = runner.invoke(app, ["validate", str(HELPDESK / "suite.yaml"), str(runs)])
+    assert result.exit_code == 2
+    assert "runs.jsonl:1: not valid JSON: duplicate key 'agent'" in result.output

@@ -113,10 +113,14 @@ def validate(
         if runs:
             # The runner and the run readers only when there are runs to read.
             from toolgrade.loaders.otlp import OtlpOptions
+            from toolgrade.loaders.runs import duplicate_key_problems
             from toolgrade.scoring.runner import require_runs, validate_inputs
 
             otlp = OtlpOptions(case_attribute=case_attribute)
             inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
+            duplicates = duplicate_key_problems(inputs.files)
+            if duplicates:  # `run` reads the last value, as JSON readers do: see the loader
+                raise InputError(duplicates)
             if not allow_empty:
                 require_runs(inputs)
             loaded = inputs.suite
