@@ -42,7 +42,8 @@ class EngineName(StrEnum):
     ray = "ray"
 
 
-def _engine(name: EngineName, address: str | None, jobs: int | None) -> Engine:
+def _engine(name: EngineName, address: str | None, jobs: int | None, quiet: bool = False
+            ) -> Engine:
     """The engine the options name; `ConfigError` for --address without Ray, or no Ray."""
     from toolgrade.scoring.engines import engine_for
     from toolgrade.scoring.workers import available_cpus
@@ -55,7 +56,7 @@ def _engine(name: EngineName, address: str | None, jobs: int | None) -> Engine:
 
     import_ray()  # no Ray installed: say so before reading anything
     check_reachable(address)  # even for inputs small enough to grade here
-    return RayEngine(address=address, tasks=jobs)
+    return RayEngine(address=address, tasks=jobs, quiet=quiet)
 
 
 @contextmanager
@@ -295,7 +296,7 @@ def run(
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
-        engine = _engine(engine_name, address, jobs)
+        engine = _engine(engine_name, address, jobs, quiet)
         job = _Job(suite, runs, out_dir, OtlpOptions(case_attribute=case_attribute), allow_empty)
         with _closing(engine), ReportStream() as reports:
             if settings.judge.enabled or not engine.parallel:
