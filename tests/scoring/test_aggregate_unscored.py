@@ -96,3 +96,21 @@ def test_helpdesk_without_a_judge_passes_no_run_an_unscored_check_decides(
                   if (line["case_id"], line["agent"]) == ("refund-damaged-01", "strong-agent"))
     assert strong["aggregate"]["status"] == "unscored"  # was `pass`, 1.000, before the rule
     assert strong["aggregate"]["unscored_checks"] == ["arguments"]
+
+
+@pytest.mark.parametrize(
+    ("minimum", "passed", "status"),
+    [(0.4, True, None), (0.6, False, "unscored"), (0.9, False, None)],
+)
+def test_an_aggregate_gate_reads_unscored_runs_as_the_aggregate_does(
+    minimum: float, passed: bool, status: str | None
+) -> None:
+    from toolgrade.scoring.gates import evaluate_gates
+
+    summary = {"trajectories": 10, "aggregate": {"pass_rate": 0.5, "mean_score": 0.5},
+               "unscored": {"runs": 2, "checks": {}}}
+    (gate,) = evaluate_gates({"aggregate.pass_rate": minimum}, summary)
+    assert gate.passed is passed
+    assert (gate.model_extra or {}).get("status") == status
+    if status == "unscored":  # held only if the 2 unscored runs of 10 passed: 0.7 >= 0.6
+        assert "2 undecided run(s) could bring it to 0.7" in gate.message()

@@ -377,7 +377,13 @@ class GateResult(SummaryBlock):
         """One line naming the check, the figure, its value and the threshold."""
         shown = "n/a (nothing applicable)" if self.value is None else self._shown(self.value)
         verdict = "ok" if self.passed else "FAILED"
-        return f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
+        line = f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
+        extra = self.model_extra or {}
+        if extra.get("status") == "unscored":  # scoring.gates: held only if unscored runs pass
+            runs, best = extra.get("unscored_runs"), extra.get("at_most")
+            line += (f" (unscored: {runs} undecided run(s) could bring it to "
+                     f"{self._shown(float(best or 0))}; decide them to settle it)")
+        return line
 
 
 class RunSummary(SummaryBlock):
