@@ -39,6 +39,9 @@ def _block(result: CheckResult) -> BlockView:
 def is_unscored(result: CheckResult) -> bool:
     """Whether a check's state is `unscored`: it did not pass only because items were
     undecided (read from the result without writing its JSON form)."""
+    figures = result.figures
+    if not figures.get("unscored_fields") and figures.get("adjudicated") != "unscored":
+        return False  # the two ways an item is left undecided (`models.status.unscored_items`)
     block = _block(result)
     if not unscored_items(result.check, block):
         return False
