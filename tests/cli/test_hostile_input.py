@@ -153,3 +153,22 @@ def test_validate_refuses_a_key_written_twice_in_a_run_line(
     result = runner.invoke(app, ["validate", str(HELPDESK / "suite.yaml"), str(runs)])
     assert result.exit_code == 2
     assert "runs.jsonl:1: not valid JSON: duplicate key 'agent'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested deeper than 256 levels"),
+        ('{"a": ' + "9" * 5000 + "}", "an integer of 5,000 digits at column 7"),
+    ],
+)
+def test_an_importer_refuses_input_past_the_bounds(
+    tmp_path: Path, no_model: list[Any], text: str, reason: str
+) -> None:
+    source = tmp_path / "results.json"
+    source.write_text(text)
+    out = tmp_path / "imported"
+    result = runner.invoke(app, ["import", "tau2", str(source), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert reason in result.output
+    assert not out.exists()

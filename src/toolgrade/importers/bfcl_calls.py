@@ -18,6 +18,7 @@ from typing import TypeGuard
 
 from toolgrade.importers.text_calls import TextCall, call_fields, text_calls
 from toolgrade.importers.written import CallStepLine, StepLine
+from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: Tool name of a raw call when the undecodable output cannot be tied to one function.
@@ -133,10 +134,7 @@ def _json_call(name: str, arguments: JsonValue, resolver: NameResolver) -> CallS
     if isinstance(arguments, dict):
         return {"tool": tool, "args": arguments, "group": GROUP}
     if isinstance(arguments, str):
-        try:
-            decoded: JsonValue = json.loads(arguments)
-        except json.JSONDecodeError:
-            decoded = None
+        decoded: JsonValue = loads_or_none(arguments)  # bounded: a hostile string stays text
         if isinstance(decoded, dict):
             return {"tool": tool, "args": decoded, "group": GROUP}
         return {"tool": tool, "args": arguments, "group": GROUP}

@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonValue
 
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
@@ -85,10 +86,8 @@ def _json_calls(value: JsonValue) -> list[TextCall] | None:
 def _block_call(block: str) -> TextCall:
     """The call in one `<tool_call>` block, or a nameless call keeping the block's text."""
     text = _unfenced(block)
-    try:
-        fields = call_fields(json.loads(text))
-    except json.JSONDecodeError:
-        fields = None
+    value = loads_or_none(text)  # bounded: a hostile block stays text
+    fields = call_fields(value) if value is not None else None
     if fields is None:
         return TextCall(None, text, text)
     return TextCall(fields[0], fields[1], text)
@@ -101,8 +100,5 @@ def text_calls(text: str) -> list[TextCall] | None:
     body = _unfenced(text)
     if not body.startswith(("{", "[")):
         return None
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    return _json_calls(value)
+    value = loads_or_none(body)  # bounded: hostile text is no list of calls
+    return None if value is None else _json_calls(value)
