@@ -172,3 +172,21 @@ def test_an_importer_refuses_input_past_the_bounds(
     assert result.exit_code == 2, result.output
     assert reason in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a = " + "[" * 100_000 + "]" * 100_000 + "\n", "invalid TOML: nested too deeply"),
+        ('[gates]\n"aggregate.pass_rate" = ' + "9" * 5000 + "\n",
+         "invalid TOML: an integer of 5,000 digits at line 2, column 25"),
+    ],
+)
+def test_a_hostile_settings_file_is_a_configuration_error(
+    tmp_path: Path, no_model: list[Any], text: str, reason: str
+) -> None:
+    config = tmp_path / "hostile.toml"
+    config.write_text(text)
+    result = runner.invoke(app, ["validate", str(HELPDESK / "suite.yaml"), "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert reason in result.output
