@@ -76,6 +76,9 @@ def test_shared_specs_through_aliases_and_merges_still_load() -> None:
         ("a:\n  b: " + "9" * 5000 + "\n", "an integer of more than 4300 digits"),
         ("a:\n  b: " + ":".join(["59"] * 3000) + "\n", "an integer of more than 4300 digits"),
         ('a:\n  b: "x\\udfff"\n', "a string holds a lone surrogate (\\udfff)"),
+        ("a:\n  b: &b [1, *b]\n", "an alias names a node that holds it"),
+        ("a:\n  b: &b {c: [*b]}\n", "an alias names a node that holds it"),
+        ("a:\n  b: " + "[" * 300 + "]" * 300 + "\n", "nested deeper than 256 levels"),
     ],
 )
 def test_yaml_values_no_output_could_write_are_refused_at_their_line(

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
-from toolgrade.jsonio.bounds import MAX_INT_DIGITS, MAX_STRING_CHARS
+from toolgrade.jsonio.bounds import MAX_DEPTH, MAX_INT_DIGITS, MAX_STRING_CHARS, too_deep_reason
 from toolgrade.loaders.locate import Path_
 
 #: A key written twice in one mapping: its path, the line of the repeat, the line of the first.
@@ -74,13 +74,14 @@ def _problem(node: yaml.Node, reason: str) -> YamlBoundsError:
 
 
 def _alias_problem(root: yaml.Node) -> YamlBoundsError | None:
-    """The error for a document whose aliases expand past `MAX_ALIAS_NODES`, or None.
+    """The error for a document whose aliases expand past `MAX_ALIAS_NODES`, that nests
+    deeper than `MAX_DEPTH`, or whose alias names a node that holds it (a cycle), or None.
 
-    Each node's expanded size is computed once (memoised by identity, children first, without
-    recursion), so measuring a bomb costs as much as reading it as written.
+    Each node's expanded size and depth are computed once (memoised by identity, children
+    first, without recursion), so measuring a bomb costs as much as reading it as written.
     """
-    sizes: dict[int, int] = {}
-    written = 0
+    sizes: dict[int, tuple[int, int]] = {}  # id -> (expanded size, depth)
+    open_nodes: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
@@ -88,15 +89,23 @@ def _alias_problem(root: yaml.Node) -> YamlBoundsError | None:
             continue
         children = _children(node)
         if not children_done:
+            if id(node) in open_nodes:
+                return _problem(node, "an alias names a node that holds it: the value would"
+                                      " be infinite")
+            open_nodes.add(id(node))
             stack.append((node, True))
             stack.extend((child, False) for child in children if id(child) not in sizes)
             continue
-        written += 1
-        sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
-        if sizes[id(node)] - written > MAX_ALIAS_NODES:
+        open_nodes.discard(id(node))
+        size = 1 + sum(sizes[id(child)][0] for child in children)
+        depth = 1 + max((sizes[id(child)][1] for child in children), default=0)
+        sizes[id(node)] = (size, depth)
+        if size - len(sizes) > MAX_ALIAS_NODES:
             return _problem(node, f"aliases expand the document past {MAX_ALIAS_NODES:,} nodes"
                                   " (the node here repeats nodes that are themselves repeated):"
                                   " write the values out")
+        if depth > MAX_DEPTH:
+            return _problem(node, too_deep_reason())
     return None
 
 
