@@ -345,6 +345,22 @@ def _first_problem(lines: list[str]) -> str:
     return lines[0] if lines else ""
 
 
+def _import_once() -> None:
+    """What `validate` and `run` import lazily, imported here once, before the forks: each
+    forked child then costs its input's reading and grading, not toolgrade's imports."""
+    import toolgrade.cli.main
+    import toolgrade.loaders.otlp
+    import toolgrade.loaders.runs
+    import toolgrade.reporting
+    import toolgrade.scoring.gates
+    import toolgrade.scoring.one_pass
+    import toolgrade.scoring.runner  # noqa: F401
+    from toolgrade.cli.main import app
+
+    invoke(["validate", str(HELPDESK / "suite.yaml"), str(HELPDESK / "runs")])  # warm caches
+    del app
+
+
 # -- the report ----------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -354,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=40, help="bad inputs' first lines shown")
     opts = parser.parse_args(argv)
-    import toolgrade.cli.main  # noqa: F401  imported once, before the forks
+    _import_once()
 
     items = corpus(opts.per_format, opts.seed)
     by_format: dict[str, Counter[str]] = {}
@@ -384,6 +400,10 @@ def main(argv: list[str] | None = None) -> int:
                     bad.append(f"WROTE {label}")
                 if outcome.code == 2 and command == "validate" and len(shown) < opts.show:
                     shown.append(f"  {label}: exit 2: {_cut_line(outcome.first_line)}")
+            if n + 1 == len(items) or items[n + 1].fmt != item.fmt:  # a format done: say so
+                done = by_format[item.fmt]
+                print(f"[{time.perf_counter() - started:.0f} s] {item.fmt} done: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(done.items())), flush=True)
     _print(items, by_format, shown, bad, peak, slowest, time.perf_counter() - started)
     return 1 if bad else 0
 
