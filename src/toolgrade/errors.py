@@ -75,8 +75,8 @@ class ProviderAuthError(ConfigError):
     def __init__(self, model: str, needs: str, detail: str) -> None:
         self.model = model
         super().__init__(
-            f"the judge model {model} refused the call for its credentials ({detail}): {needs};"
-            " grading stopped, no other item was asked"
+            f"the judge model {model} cannot be called: its credentials are missing or refused"
+            f" ({detail}): {needs}; grading stopped, no other item was asked"
         )
 
 

@@ -90,13 +90,7 @@ def test_hostile_input_is_one_problem_line_exit_2_nothing_written_no_model_calle
     assert no_model == []
 
 
-def test_a_missing_key_stops_the_grading_at_the_first_call_exit_2_naming_the_variable(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Through litellm's real OpenAI path: the client refuses before any connection."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+def _counted_litellm_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     litellm = import_litellm()
     real, calls = litellm.completion, []
 
@@ -105,12 +99,45 @@ def test_a_missing_key_stops_the_grading_at_the_first_call_exit_2_naming_the_var
         return real(**kwargs)
 
     monkeypatch.setattr(litellm, "completion", counted)
+    return calls
+
+
+def test_a_missing_key_exits_2_naming_the_variable_at_the_first_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI's client refuses every call without its key: the first judged item stops the
+    grading before litellm is asked (or imported)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    calls = _counted_litellm_calls(monkeypatch)
     out = tmp_path / "out"
     args = ["run", str(HELPDESK / "suite.yaml"), str(HELPDESK / "runs"), "--out", str(out),
             "--judge-model", "openai/gpt-4o-mini", "--no-cache", "--quiet"]
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
-    assert "the judge model openai/gpt-4o-mini refused" in result.output
+    assert "the judge model openai/gpt-4o-mini cannot be called" in result.output
+    assert "OPENAI_API_KEY is not set" in result.output and "set OPENAI_API_KEY;" in result.output
+    assert calls == []
+    assert not (out / "summary.json").exists()
+
+
+def test_a_refused_key_stops_the_grading_at_the_first_call_exit_2_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through litellm's real OpenAI path, served (so no key is expected up front): the
+    client refuses for the missing key before any connection."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    (tmp_path / "toolgrade.toml").write_text('[judge]\napi_base = "http://127.0.0.1:9/v1"\n')
+    calls = _counted_litellm_calls(monkeypatch)
+    out = tmp_path / "out"
+    args = ["run", str(HELPDESK / "suite.yaml"), str(HELPDESK / "runs"), "--out", str(out),
+            "--judge-model", "openai/gpt-4o-mini", "--no-cache", "--quiet"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "the judge model openai/gpt-4o-mini cannot be called" in result.output
     assert "set OPENAI_API_KEY" in result.output
     assert calls == ["openai/gpt-4o-mini"]  # the first call only: not retried, nothing else asked
     assert not (out / "summary.json").exists()

@@ -169,3 +169,28 @@ def test_a_provider_error_prints_nothing_on_stdout(capfd: pytest.CaptureFixture[
     out, err = capfd.readouterr()
     assert "Give Feedback" not in out + err and "LiteLLM.Info" not in out + err
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("model", "extra", "env", "unset"),
+    [
+        ("openai/gpt-4o-mini", {}, {}, "OPENAI_API_KEY"),
+        ("anthropic/claude-x", {}, {}, "ANTHROPIC_API_KEY"),
+        ("openai/gpt-4o-mini", {}, {"OPENAI_API_KEY": "sk"}, None),
+        ("openai/served", {"api_base": "http://127.0.0.1:8000/v1"}, {}, None),  # a served model
+        ("openai/gpt-4o-mini", {"api_key": "sk"}, {}, None),  # [judge] api_key_env
+        ("gemini/gemini-2.0-flash", {}, {}, None),  # other providers: litellm says at the call
+        ("gpt-4o-mini", {}, {}, None),
+    ],
+)
+def test_a_provider_that_needs_a_key_is_known_without_litellm(
+    monkeypatch: pytest.MonkeyPatch, model: str, extra: dict[str, str], env: dict[str, str],
+    unset: str | None,
+) -> None:
+    from toolgrade.judging.client import unset_key_variable
+
+    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert unset_key_variable(model, extra) == unset

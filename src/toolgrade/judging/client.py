@@ -57,6 +57,33 @@ def is_auth_failure(exc: BaseException) -> bool:
     return _NO_KEY_TEXT.search(str(exc)[:2000]) is not None
 
 
+#: Providers whose SDK client refuses every call when no variable of its key is set (OpenAI's
+#: "Missing credentials", Anthropic's "Missing Anthropic API Key"), whatever the model.
+_KEY_VARIABLES = {
+    "openai": ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+}
+
+
+class MissingKeyError(Exception):
+    """A call that could only be refused: its provider's key variable is not set. Raised
+    before litellm is imported (which takes seconds), read as a refused credential."""
+
+    def __init__(self, model: str, variable: str) -> None:
+        super().__init__(f"Missing credentials: {variable} is not set for {model}")
+        self.variable = variable
+
+
+def unset_key_variable(model: str, extra: Mapping[str, Any]) -> str | None:
+    """The key variable `model`'s provider needs when none of its variables is set and the
+    call gives no key or endpoint of its own (`extra`), else None."""
+    provider, slash, _ = model.partition("/")
+    names = _KEY_VARIABLES.get(provider) if slash else None
+    if not names or extra.get("api_key") or extra.get("api_base"):
+        return None
+    return None if any(os.environ.get(name) for name in names) else names[0]
+
+
 def missing_keys(model: str) -> list[str]:
     """The environment variables litellm says `model`'s provider needs and are not set (none
     when it cannot tell); read from the environment only, no request made."""
@@ -175,6 +202,9 @@ class LiteLLMClient:
 
     def complete(self, request: ChatRequest) -> ChatReply:
         """One `litellm.completion` call; provider errors propagate for the engine to retry."""
+        unset = unset_key_variable(request.model, self.extra)
+        if unset is not None and self.mock_response is None:
+            raise MissingKeyError(request.model, unset)
         litellm = import_litellm()
         kwargs: dict[str, Any] = {
             "model": request.model,

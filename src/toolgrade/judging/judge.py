@@ -440,7 +440,8 @@ class JudgeEngine:
         """The error that stops the grading, made once: later requests raise the same."""
         with self._lock:
             if self._refused is None:
-                keys = missing_keys(model)
+                known = getattr(exc, "variable", None)  # client.MissingKeyError says which
+                keys = [known] if isinstance(known, str) else missing_keys(model)
                 needs = (
                     f"set {self._settings.api_key_env} ([judge] api_key_env)"
                     if self._settings.api_key_env
