@@ -4,6 +4,7 @@ out of memory, a written output or a model call (docs/contract.md, bad input).""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,17 @@ def test_a_hostile_settings_file_is_a_configuration_error(
     result = runner.invoke(app, ["validate", str(HELPDESK / "suite.yaml"), "--config", str(config)])
     assert result.exit_code == 2, result.output
     assert reason in result.output
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "²", "1" * 25])
+def test_an_otlp_time_that_is_no_64_bit_integer_is_a_problem(
+    tmp_path: Path, no_model: list[Any], value: str
+) -> None:
+    export = (HELPDESK.parent / "otel" / "exports" / "weak-agent.openinference.otlp.json")
+    text = re.sub(r'"endTimeUnixNano": *"\d+"', f'"endTimeUnixNano": "{value}"',
+                  export.read_text(encoding="utf-8"), count=1)
+    runs = tmp_path / "runs.otlp.json"
+    runs.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(HELPDESK / "suite.yaml"), str(runs)])
+    assert result.exit_code == 2, result.output
+    assert "endTimeUnixNano" in result.output and "must be an integer (64-bit)" in result.output
