@@ -2,8 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+#: How much of one long value a message shows, and of a whole message: a 5 MB value echoed
+#: back buries the problem (and the terminal).
+SHOWN_VALUE_CHARS = 80
+SHOWN_MESSAGE_CHARS = 400
+_LONG_WORD = re.compile(rf"\S{{{SHOWN_VALUE_CHARS + 1},}}")
+
+
+def shorten(text: str) -> str:
+    """`text` with each run of more than `SHOWN_VALUE_CHARS` non-blank characters cut to its
+    first `SHOWN_VALUE_CHARS` and its length, and the whole cut at `SHOWN_MESSAGE_CHARS`."""
+    if len(text) <= SHOWN_VALUE_CHARS:
+        return text
+    text = _LONG_WORD.sub(
+        lambda m: f"{m.group()[:SHOWN_VALUE_CHARS]}... ({len(m.group()):,} chars)", text
+    )
+    if len(text) > SHOWN_MESSAGE_CHARS:
+        text = f"{text[:SHOWN_MESSAGE_CHARS]}... ({len(text):,} chars)"
+    return text
 
 
 @dataclass(frozen=True, order=True)
@@ -17,7 +37,10 @@ class InputProblem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where}: {self.field}: {self.reason}" if self.field else f"{where}: {self.reason}"
+        # A field is a path of keys and indexes, long only when a key is: cut only the absurd.
+        field = self.field if len(self.field) <= SHOWN_MESSAGE_CHARS else shorten(self.field)
+        reason = shorten(self.reason)
+        return f"{where}: {field}: {reason}" if field else f"{where}: {reason}"
 
 
 class ToolgradeError(Exception):
@@ -43,6 +66,18 @@ class EmptyInputError(ToolgradeError):
 
 class ConfigError(ToolgradeError):
     """Bad configuration (settings file, gates, judge floors)."""
+
+
+class ProviderAuthError(ConfigError):
+    """A judge provider refused the credentials (or none were given): every later call would be
+    refused the same way, so grading stops at the first, naming the model and what it needs."""
+
+    def __init__(self, model: str, needs: str, detail: str) -> None:
+        self.model = model
+        super().__init__(
+            f"the judge model {model} cannot be called: its credentials are missing or refused"
+            f" ({detail}): {needs}; grading stopped, no other item was asked"
+        )
 
 
 class NotUtf8Error(ValueError):

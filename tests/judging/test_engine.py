@@ -174,10 +174,11 @@ def test_a_provider_that_always_fails_yields_unscored_and_counts_the_error() -> 
 
 
 def test_a_non_transient_error_is_not_retried() -> None:
-    client = FakeClient([ValueError("401 invalid api key")])
+    # (A refused key is not retried either, but stops the grading: test_litellm.py.)
+    client = FakeClient([ValueError("400 unknown parameter: top_k")])
     judge = engine(client, max_attempts=5)
     verdict = judge.judge(request_for("alternate_route"))
-    assert verdict.verdict == "unscored" and "invalid api key" in (verdict.error or "")
+    assert verdict.verdict == "unscored" and "unknown parameter" in (verdict.error or "")
     assert client.calls == 1
 
 

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from builders_judging import all_requests, no_sleep, request_for, settings
+from toolgrade.errors import ProviderAuthError
 from toolgrade.judging import JudgeEngine
-from toolgrade.judging.client import LiteLLMClient, import_litellm, is_transient
+from toolgrade.judging.client import LiteLLMClient, import_litellm, is_auth_failure, is_transient
 from toolgrade.judging.fakes import FakeClient, verdict_json
 
 litellm = import_litellm()
@@ -63,12 +64,51 @@ def test_transient_litellm_errors_are_retried(error: BaseException) -> None:
     assert client.calls == 2
 
 
-def test_an_authentication_error_is_not_retried() -> None:
-    error = litellm.AuthenticationError("bad key", llm_provider="openai", model=MODEL)
-    assert not is_transient(error)
-    client = FakeClient([error])
-    verdict = make(client).judge(request_for("alternate_route"))
-    assert verdict.verdict == "unscored" and client.calls == 1
+def auth_errors() -> list[BaseException]:
+    """Refused or missing credentials as litellm raises them (the OpenAI client's "Missing
+    credentials" reaches litellm as a 500)."""
+    kw = {"llm_provider": "openai", "model": MODEL}
+    return [
+        litellm.AuthenticationError("bad key", **kw),
+        litellm.PermissionDeniedError("no access to this model", response=_response(403), **kw),
+        litellm.InternalServerError(
+            "OpenAIException - Missing credentials. Please pass an `api_key`", **kw
+        ),
+    ]
+
+
+def _response(status: int) -> Any:
+    import httpx
+
+    return httpx.Response(status, request=httpx.Request("POST", "http://127.0.0.1/v1"))
+
+
+@pytest.mark.parametrize("error", auth_errors(), ids=lambda e: type(e).__name__)
+def test_a_refused_credential_stops_at_the_first_call_naming_the_variable(
+    error: BaseException, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert is_auth_failure(error) and not is_transient(error)
+    client = FakeClient([error, verdict_json("pass")])
+    judge = make(client)
+    with pytest.raises(ProviderAuthError) as caught:
+        judge.judge(request_for("alternate_route"))
+    assert MODEL in str(caught.value) and "set OPENAI_API_KEY" in str(caught.value)
+    with pytest.raises(ProviderAuthError):  # no other item is asked
+        judge.judge(request_for("recovery_quality"))
+    assert client.calls == 1
+
+
+def test_no_key_through_real_litellm_stops_with_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The OpenAI client refuses before any connection (sockets are refused here anyway)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    judge = make(LiteLLMClient(), max_attempts=4)
+    with pytest.raises(ProviderAuthError, match="set OPENAI_API_KEY"):
+        judge.judge(request_for("alternate_route"))
+    assert judge.usage()["alternate_route"]["calls"] == 1  # not retried
 
 
 def test_mock_response_through_litellm_yields_the_verdict() -> None:
@@ -129,3 +169,28 @@ def test_a_provider_error_prints_nothing_on_stdout(capfd: pytest.CaptureFixture[
     out, err = capfd.readouterr()
     assert "Give Feedback" not in out + err and "LiteLLM.Info" not in out + err
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("model", "extra", "env", "unset"),
+    [
+        ("openai/gpt-4o-mini", {}, {}, "OPENAI_API_KEY"),
+        ("anthropic/claude-x", {}, {}, "ANTHROPIC_API_KEY"),
+        ("openai/gpt-4o-mini", {}, {"OPENAI_API_KEY": "sk"}, None),
+        ("openai/served", {"api_base": "http://127.0.0.1:8000/v1"}, {}, None),  # a served model
+        ("openai/gpt-4o-mini", {"api_key": "sk"}, {}, None),  # [judge] api_key_env
+        ("gemini/gemini-2.0-flash", {}, {}, None),  # other providers: litellm says at the call
+        ("gpt-4o-mini", {}, {}, None),
+    ],
+)
+def test_a_provider_that_needs_a_key_is_known_without_litellm(
+    monkeypatch: pytest.MonkeyPatch, model: str, extra: dict[str, str], env: dict[str, str],
+    unset: str | None,
+) -> None:
+    from toolgrade.judging.client import unset_key_variable
+
+    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert unset_key_variable(model, extra) == unset

@@ -106,7 +106,9 @@ def anthropic_to_steps(messages: list[JsonValue]) -> list[Step]:
                 if not isinstance(name := block.get("name"), str):
                     raise AdapterError(f"{where}.name", f"a {kind} block needs a name")
                 call_id = string_id(block.get("id"), f"{where}.id")
-                call = PendingCall(name, block.get("input"), call_id, group)
+                call = PendingCall(
+                    name, block.get("input"), call_id, group, where=f"{where}.input"
+                )
                 _flush(items, msg["role"], texts)
                 items.append(call)
                 if call.id:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import cast
 
+from toolgrade.jsonio.bounds import BoundsError, loads_bounded, loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import ToolCall, ToolResult
 
@@ -60,8 +61,12 @@ def check_role(msg: JsonValue, index: int) -> JsonObject:
     raise AdapterError(f"messages[{index}]", "a message needs a string 'role'")
 
 
-def decode_arguments(raw: JsonValue) -> tuple[JsonObject, str | None]:
-    """Arguments as a dict, or ({}, raw text) when they are not a JSON object."""
+def decode_arguments(raw: JsonValue, where: str = "arguments") -> tuple[JsonObject, str | None]:
+    """Arguments as a dict, or ({}, raw text) when they are not a JSON object.
+
+    Arguments JSON past the bounds of `jsonio.bounds` (nested too deeply, an integer too long)
+    are refused as an `AdapterError` at `where`: kept as text, they would crash a later reader.
+    """
     if isinstance(raw, dict):
         return raw, None
     if raw is None:
@@ -70,9 +75,11 @@ def decode_arguments(raw: JsonValue) -> tuple[JsonObject, str | None]:
         if not raw.strip():
             return {}, None
         try:
-            value: JsonValue = json.loads(raw)
+            value: JsonValue = loads_bounded(raw)
         except json.JSONDecodeError:
             return {}, raw
+        except BoundsError as exc:
+            raise AdapterError(where, f"arguments JSON {exc.reason}") from None
         return (value, None) if isinstance(value, dict) else ({}, raw)
     return {}, json.dumps(raw)
 
@@ -84,10 +91,7 @@ def looks_like_error(content: JsonValue) -> bool:
     if isinstance(content, str):
         if _ERROR_TEXT.match(content):
             return True
-        try:
-            value: JsonValue = json.loads(content)
-        except (json.JSONDecodeError, ValueError):
-            return False
+        value = loads_or_none(content)
         return isinstance(value, dict) and bool(value.get("error"))
     return False
 
@@ -108,11 +112,14 @@ class PendingCall:
     group: int | str | None
     result: ToolResult | None = None
     extra: JsonObject = field(default_factory=dict)
+    #: Where the arguments are in the run, for a problem with them.
+    where: str = "arguments"
 
     def build(self) -> ToolCall:
         """The frozen ToolCall."""
         return build_call(
-            self.tool, self.raw_args, id=self.id, result=self.result, group=self.group
+            self.tool, self.raw_args, id=self.id, result=self.result, group=self.group,
+            where=self.where,
         )
 
 
@@ -123,9 +130,10 @@ def build_call(
     id: str | None,
     result: ToolResult | None,
     group: int | str | None,
+    where: str = "arguments",
 ) -> ToolCall:
     """A ToolCall whose arguments are decoded; undecodable ones are kept as raw text."""
-    args, raw = decode_arguments(raw_args)
+    args, raw = decode_arguments(raw_args, where)
     return ToolCall(tool=tool, args=args, id=id, result=result, group=group, raw_arguments=raw)
 
 

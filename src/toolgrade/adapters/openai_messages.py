@@ -33,10 +33,15 @@ def _calls_of(msg: OpenAiMessage, index: int) -> list[PendingCall]:
                 or not isinstance(name := fn.get("name"), str)):
             raise AdapterError(f"{where}.function.name", "a tool call needs function.name")
         call_id = string_id(tool_call.get("id"), f"{where}.id")
-        pending.append(PendingCall(name, fn.get("arguments"), call_id, group))
+        pending.append(PendingCall(
+            name, fn.get("arguments"), call_id, group, where=f"{where}.function.arguments"
+        ))
     legacy = msg.get("function_call")
     if isinstance(legacy, dict) and isinstance(legacy_name := legacy.get("name"), str):
-        pending.append(PendingCall(legacy_name, legacy.get("arguments"), None, None))
+        pending.append(PendingCall(
+            legacy_name, legacy.get("arguments"), None, None,
+            where=f"messages[{index}].function_call.arguments",
+        ))
     return pending
 
 

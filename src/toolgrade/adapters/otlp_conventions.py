@@ -20,7 +20,6 @@ Message contents are judged data: they are only read as text, never interpreted.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from typing import Literal
 
 from toolgrade.adapters.common import AdapterError, make_result, string_id, text_of
 from toolgrade.adapters.otlp_spans import Span
+from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import ToolResult
 
@@ -149,11 +149,8 @@ def _parse_text(value: JsonValue) -> object:
     may hold a tuple or a set: whatever it is, it is only read through `isinstance`)."""
     if not isinstance(value, str):
         return value
-    try:
-        decoded: JsonValue = json.loads(value)
-    except ValueError:
-        pass
-    else:
+    decoded: JsonValue = loads_or_none(value)
+    if decoded is not None or value.strip() == "null":
         return decoded
     if len(value) > _LITERAL_LIMIT:
         return value

@@ -130,8 +130,13 @@ def _integer(value: JsonValue, where: str) -> int:
     if isinstance(value, int):
         return value
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise AdapterError(where, f"must be an integer, got {value!r}")
+        try:
+            number = int(value)
+        except ValueError:  # a digit int() does not read ("²"), or past its digit limit
+            number = None
+        if number is not None and -(2**63) <= number < 2**64:  # int64, or a uint64 time
+            return number
+    raise AdapterError(where, f"must be an integer (64-bit), got {value!r}")
 
 
 def _double(value: JsonValue, where: str) -> float:

@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -36,6 +34,7 @@ from toolgrade.adapters.otlp_conventions import (
     tool_responses,
 )
 from toolgrade.adapters.otlp_spans import Span
+from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import Message, Step, ToolCall
 from toolgrade.vocabulary import CASE_ATTRIBUTE as CASE_ATTRIBUTE
@@ -150,8 +149,9 @@ def _trial(spans: list[Span], trace_id: str) -> int | None:
 def _final_state(spans: list[Span], trace_id: str) -> JsonObject | None:
     value = _one_value(spans, STATE_ATTRIBUTE, trace_id)
     if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            value = json.loads(value)
+        # JSON past the bounds stays the text it is, refused below as not an object.
+        decoded = loads_or_none(value)
+        value = value if decoded is None else decoded
     if value is None or isinstance(value, dict):
         return value
     raise AdapterError(

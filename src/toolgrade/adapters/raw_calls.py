@@ -35,6 +35,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from toolgrade.jsonio.bounds import loads_bounded
 from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: Markers some chat templates put before (or around) calls; removed before reading.
@@ -335,7 +336,7 @@ def _json_values(text: str) -> list[JsonValue]:
             return values
         try:
             value, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
+        except ValueError:  # malformed, out of bounds, or an integer too long
             raise _NotCalls from None
         values.append(value)
 
@@ -367,8 +368,8 @@ def _json_call(item: JsonValue) -> RawCall:
         return RawCall(name, {}, json.dumps(item, ensure_ascii=False))
     if isinstance(arguments, str):
         try:
-            decoded = json.loads(arguments)
-        except json.JSONDecodeError:
+            decoded = loads_bounded(arguments)
+        except ValueError:  # malformed, out of bounds, or an integer too long
             decoded = None
         # Arguments that are not an object keep their own text, as the call's raw arguments.
         return RawCall(name, decoded if isinstance(decoded, dict) else None, arguments)
@@ -402,8 +403,8 @@ def _name_line_call(text: str) -> list[RawCall]:
     if match is None:
         raise _NotCalls
     try:
-        arguments = json.loads(match.group(2))
-    except json.JSONDecodeError:
+        arguments = loads_bounded(match.group(2))
+    except ValueError:  # malformed, out of bounds, or an integer too long
         raise _NotCalls from None
     if not isinstance(arguments, dict):
         raise _NotCalls

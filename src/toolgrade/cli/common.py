@@ -36,6 +36,15 @@ ALLOW_EMPTY_HELP = (
 T = TypeVar("T")
 
 
+def refuse_together(**given: bool) -> None:
+    """`ConfigError` (exit 2) when more than one of these flags was given: each asks for
+    something the others contradict, and picking one silently hides the mistake. Keys are the
+    flags' names with `_` for `-` (`no_judge` is `--no-judge`)."""
+    named = [f"--{name.replace('_', '-')}" for name, on in given.items() if on]
+    if len(named) > 1:
+        raise ConfigError(f"{', '.join(named[:-1])} and {named[-1]} cannot be given together")
+
+
 def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     """Print to stderr and exit with `code`."""
     err.print(message, markup=False)

@@ -1,9 +1,13 @@
-"""How `--help` shows options: a flag takes no value, so it shows no value type.
+"""How `--help` shows options: a flag takes no value, so it shows no value type; brackets show.
 
 typer (0.2x) prints the type of every option in `--help`, flags included: `--no-judge <bool>`
 reads as if the flag took a value. An empty metavar is what typer prints instead, so the root
 group gives one to every flag of every command under it, once, when the command tree is built:
 commands added later (in any module) are covered without each declaring it.
+
+typer also reads help text as Rich markup, where `[cache]` is a style tag and disappears
+("default: [cache] url" printed "default:  url"): the same pass escapes every bracket of every
+option's and argument's help.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ def hide_flag_types(command: TyperCommand | TyperGroup) -> None:
     for param in [*command.params, *([help_option] if help_option else [])]:
         if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
             param.metavar = ""
+        text = getattr(param, "help", None)
+        if isinstance(text, str) and "[" in text and "\\[" not in text:
+            param.help = text.replace("[", "\\[")  # type: ignore[attr-defined]
     if isinstance(command, TyperGroup):
         for sub in command.commands.values():
             if isinstance(sub, TyperCommand | TyperGroup):

@@ -25,6 +25,7 @@ from toolgrade.cli.common import (
     EXIT_OK,
     input_errors_exit,
     out,
+    refuse_together,
 )
 from toolgrade.cli.compare_cmd import compare
 from toolgrade.cli.draft_cmd import draft
@@ -50,6 +51,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _print_version(value: bool) -> None:
+    if value:
+        import toolgrade
+
+        typer.echo(f"toolgrade {toolgrade.__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Score an AI agent's tool calls against a structured reference: selection, arguments,
+    ordering and recovery, each with its own score."""
+
+
 app.command("run")(run)
 app.command("report")(report)
 app.command("show")(show)
@@ -70,7 +91,9 @@ def validate(
     out_dir: Annotated[
         Path,
         typer.Option(
-            "--out", "-o", help="The run's output folder: skipped inside a runs folder, as by run."
+            "--out", "-o",
+            help="run's output folder (validate writes nothing): left out when it is inside a "
+            "runs folder, as run leaves it out, so a previous run's results are not read as runs.",
         ),
     ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
@@ -94,10 +117,14 @@ def validate(
         if runs:
             # The runner and the run readers only when there are runs to read.
             from toolgrade.loaders.otlp import OtlpOptions
+            from toolgrade.loaders.runs import duplicate_key_problems
             from toolgrade.scoring.runner import require_runs, validate_inputs
 
             otlp = OtlpOptions(case_attribute=case_attribute)
             inputs = validate_inputs(suite, runs, exclude=out_dir, otlp=otlp)
+            duplicates = duplicate_key_problems(inputs.files)
+            if duplicates:  # `run` reads the last value, as JSON readers do: see the loader
+                raise InputError(duplicates)
             if not allow_empty:
                 require_runs(inputs)
             loaded = inputs.suite
@@ -195,6 +222,8 @@ def schema(
     """
     from toolgrade.models import Case
 
+    with input_errors_exit():
+        refuse_together(suite=suite, summary=summary, results=results, compare=compare)
     if compare:
         from toolgrade.comparison.model import compare_schema
 

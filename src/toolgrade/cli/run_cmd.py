@@ -21,6 +21,7 @@ from toolgrade.cli.common import (
     err,
     input_errors_exit,
     out,
+    refuse_together,
 )
 from toolgrade.errors import ConfigError
 from toolgrade.vocabulary import CASE_ATTRIBUTE
@@ -41,7 +42,8 @@ class EngineName(StrEnum):
     ray = "ray"
 
 
-def _engine(name: EngineName, address: str | None, jobs: int | None) -> Engine:
+def _engine(name: EngineName, address: str | None, jobs: int | None, quiet: bool = False
+            ) -> Engine:
     """The engine the options name; `ConfigError` for --address without Ray, or no Ray."""
     from toolgrade.scoring.engines import engine_for
     from toolgrade.scoring.workers import available_cpus
@@ -54,7 +56,7 @@ def _engine(name: EngineName, address: str | None, jobs: int | None) -> Engine:
 
     import_ray()  # no Ray installed: say so before reading anything
     check_reachable(address)  # even for inputs small enough to grade here
-    return RayEngine(address=address, tasks=jobs)
+    return RayEngine(address=address, tasks=jobs, quiet=quiet)
 
 
 @contextmanager
@@ -96,6 +98,8 @@ def _settings(
 ) -> Settings:
     from toolgrade.settings import load_settings
 
+    refuse_together(judge_model=judge_model is not None, no_judge=no_judge)
+    refuse_together(cache_dir=cache_dir is not None, no_cache=no_cache)
     settings = load_settings(config)
     judge = settings.judge
     changes: dict[str, object] = {}
@@ -229,7 +233,9 @@ def _one_pass(
 def run(
     suite: Annotated[Path, typer.Argument(help="Suite: YAML, JSONL, or a folder of them.")],
     runs: Annotated[list[Path], typer.Argument(help="Run files or folders (JSONL).")],
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder (made if missing).")
+    ] = DEFAULT_OUT,
     config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
     judge_model: Annotated[str | None, typer.Option(help="Any litellm model string.")] = None,
     no_judge: Annotated[
@@ -300,7 +306,7 @@ def run(
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
-        engine = _engine(engine_name, address, jobs)
+        engine = _engine(engine_name, address, jobs, quiet)
         job = _Job(suite, runs, out_dir, OtlpOptions(case_attribute=case_attribute), allow_empty,
                    text_calls)
         with _closing(engine), ReportStream() as reports:

@@ -16,6 +16,7 @@ from typing import TypeGuard
 
 from toolgrade.adapters.raw_calls import DECLINING_NAMES, RawCall, call_fields, parse_raw_calls
 from toolgrade.importers.written import CallStepLine, StepLine
+from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.vocabulary import UNPARSED_TOOL
 
@@ -72,10 +73,7 @@ def _json_call(name: str, arguments: JsonValue, resolver: NameResolver) -> CallS
     if isinstance(arguments, dict):
         return {"tool": tool, "args": arguments, "group": GROUP}
     if isinstance(arguments, str):
-        try:
-            decoded: JsonValue = json.loads(arguments)
-        except json.JSONDecodeError:
-            decoded = None
+        decoded: JsonValue = loads_or_none(arguments)  # bounded: a hostile string stays text
         if isinstance(decoded, dict):
             return {"tool": tool, "args": decoded, "group": GROUP}
         return {"tool": tool, "args": arguments, "group": GROUP}

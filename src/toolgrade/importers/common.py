@@ -19,6 +19,7 @@ from pathlib import Path
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.written import CaseLine, Catalogue, RunLine, ToolSpecLine
 from toolgrade.jsonio import out as json_out
+from toolgrade.jsonio.bounds import BoundsError, loads_bounded
 from toolgrade.jsonio.keys import DuplicateKeyError, unique_keys
 from toolgrade.jsonio.lines import decode_line, numbered_lines
 from toolgrade.jsonio.values import JsonObject, JsonValue
@@ -117,10 +118,12 @@ def read_json_array(path: Path) -> list[Located]:
 def _parse(path: Path, text: str) -> JsonValue:
     """The JSON value of a whole file, or an input problem at the line where it breaks."""
     try:
-        value: JsonValue = json.loads(text, object_pairs_hook=unique_keys)
+        value: JsonValue = loads_bounded(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
         raise InputError([InputProblem(str(path), exc.lineno, "", reason)]) from None
+    except BoundsError as exc:
+        raise InputError([InputProblem(str(path), None, "", exc.reason)]) from None
     except DuplicateKeyError as exc:
         raise InputError([InputProblem(str(path), None, "", f"not valid JSON: {exc}")]) from None
     return value

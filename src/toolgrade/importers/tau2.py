@@ -66,6 +66,7 @@ from toolgrade.importers.written import (
     StepLine,
     Tau2CaseMetadata,
 )
+from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: A reference argument tau2 does not compare (not in `compare_args`): any value, or none.
@@ -240,11 +241,8 @@ def case_metadata(task: Tau2Task, domain: str, mode: Mode,
 def _content(value: JsonValue) -> JsonValue:
     """A tool result's content, decoded when it is a JSON text."""
     if isinstance(value, str):
-        try:
-            decoded: JsonValue = json.loads(value)
-        except json.JSONDecodeError:
-            return value
-        return decoded
+        decoded: JsonValue = loads_or_none(value)  # bounded: a hostile string stays text
+        return value if decoded is None and value.strip() != "null" else decoded
     return value
 
 

@@ -8,10 +8,11 @@ found however many times the result was encoded; `decode=False` keeps every stri
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from toolgrade.jsonio.bounds import loads_or_none
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,7 @@ def decoded(text: str) -> Any:
     stripped = text.lstrip()
     if not stripped or stripped[0] not in "[{":
         return text
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
+    value = loads_or_none(text)  # bounded: a hostile string stays text, never a deep walk
     return value if isinstance(value, dict | list) else text
 
 

@@ -1,12 +1,12 @@
 """JSON Lines reading that reports malformed lines instead of stopping at the first.
 
 Only UTF-8 text gets through: bytes that are not UTF-8, lone surrogate escapes (`"\\ud800"`, which
-no UTF-8 output can hold) and values nested deeper than `MAX_DEPTH` are each reported on their
-line, never passed on to a crash later. The bare tokens `NaN`, `Infinity` and `-Infinity`, which
-Python's `json.dumps` writes by default but JSON does not allow, are read as those strings: a
-recorded trace is not refused for them, and every output stays valid JSON. A number too large
-for a float (`1e999`, valid JSON) reads as infinity, as in every JSON reader; outputs write it
-with `jsonio.out`.
+no UTF-8 output can hold) and values past the bounds of `jsonio.bounds` (nesting, one string's
+size, integer digits) are each reported on their line, never passed on to a crash later. The
+bare tokens `NaN`, `Infinity` and `-Infinity`, which Python's `json.dumps` writes by default but
+JSON does not allow, are read as those strings: a recorded trace is not refused for them, and
+every output stays valid JSON. A number too large for a float (`1e999`, valid JSON) reads as
+infinity, as in every JSON reader; outputs write it with `jsonio.out`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from typing import Any
 from toolgrade.errors import InputProblem
 from toolgrade.jsonio import keys as json_keys
 
-#: The deepest nesting of arrays and objects a line may hold. Outputs nest a run's values a few
-#: levels deeper, still far from the interpreter's recursion limit.
-MAX_DEPTH = 256
+# MAX_DEPTH, too_deep and value_depth are re-exported for their older importers.
+from toolgrade.jsonio.bounds import MAX_DEPTH as MAX_DEPTH
+from toolgrade.jsonio.bounds import BoundsError, loads_bounded
+from toolgrade.jsonio.bounds import too_deep as too_deep
+from toolgrade.jsonio.bounds import value_depth as value_depth
 
 #: An escaped UTF-16 surrogate, the only way JSON text can produce a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -127,7 +129,7 @@ def decode_line(
     try:
         # Without its line break, a line cut short is reported where it ends, not at
         # "column 1" of the next line.
-        value = json.loads(
+        value = loads_bounded(
             line.rstrip("\r\n"),
             parse_constant=_constant_as_text,
             object_pairs_hook=json_keys.unique_keys if unique_keys else None,
@@ -136,40 +138,21 @@ def decode_line(
         return None, _problem(path, number, f"malformed JSON: {exc.msg} (column {exc.colno})")
     except json_keys.DuplicateKeyError as exc:
         return None, _problem(path, number, f"not valid JSON: {exc}")
-    except RecursionError:
-        return None, _problem(path, number, f"nested deeper than {MAX_DEPTH} levels")
-    reason = _value_problem(line, value)
+    except BoundsError as exc:
+        return None, _problem(path, number, exc.reason)
+    reason = surrogate_problem(line, value)
     return (None, _problem(path, number, reason)) if reason else (value, None)
 
 
-def _value_problem(line: str, value: Any) -> str | None:
-    """What a parsed line holds that no output could write, or None."""
-    if too_deep(line, value):
-        return f"nested deeper than {MAX_DEPTH} levels"
+def surrogate_problem(line: str, value: Any) -> str | None:
+    """Why a value parsed from `line` (a line or a whole document) holds a string no output
+    could write (a lone surrogate), or None."""
     if _SURROGATE_ESCAPE.search(line):
         try:
             json.dumps(value, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
             return "a string holds a lone surrogate escape (\\ud800-\\udfff): not Unicode text"
     return None
-
-
-def too_deep(text: str, value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether `value`, parsed from or written as `text`, nests deeper than `limit`; the brackets
-    of the text are counted first, so the walk is made only for a text that could be."""
-    return text.count("[") + text.count("{") > limit and value_depth(value) > limit
-
-
-def value_depth(value: Any) -> int:
-    """How deeply arrays and objects nest in `value` (a scalar is 0), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, level = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
-        if isinstance(node, dict | list):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
-    return deepest
 
 
 def _constant_as_text(name: str) -> str:

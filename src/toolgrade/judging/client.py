@@ -9,6 +9,7 @@ so that the import itself makes no network request.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,9 +29,70 @@ _TRANSIENT_NAMES: frozenset[str] = frozenset(
 )
 _TRANSIENT_MODULES: tuple[str, ...] = ("litellm", "openai")
 
+#: Exception class names (from litellm or openai) that say the credentials were refused.
+_AUTH_NAMES: frozenset[str] = frozenset({"AuthenticationError", "PermissionDeniedError"})
+#: What a provider says when no key was given at all: the OpenAI client's "Missing credentials"
+#: reaches litellm as a server error (500), which would otherwise be retried.
+_NO_KEY_TEXT = re.compile(
+    r"missing credentials|missing [\w ]{0,30}api[ _]key|api_key client option must be set"
+    r"|no api[ _]key|incorrect api[ _]key|invalid api[ _]key",
+    re.IGNORECASE,
+)
+
 
 class TransientError(Exception):
     """A provider failure worth retrying (rate limit, timeout, server error) not from litellm."""
+
+
+def is_auth_failure(exc: BaseException) -> bool:
+    """True when the provider refused the credentials, or none were given: litellm's and
+    openai's `AuthenticationError` and `PermissionDeniedError` (by class name, as for
+    `is_transient`), an HTTP 401 or 403, or a message saying the key is missing or wrong."""
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _AUTH_NAMES and cls.__module__.startswith(_TRANSIENT_MODULES):
+            return True
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status in (401, 403):
+        return True
+    return _NO_KEY_TEXT.search(str(exc)[:2000]) is not None
+
+
+#: Providers whose SDK client refuses every call when no variable of its key is set (OpenAI's
+#: "Missing credentials", Anthropic's "Missing Anthropic API Key"), whatever the model.
+_KEY_VARIABLES = {
+    "openai": ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+}
+
+
+class MissingKeyError(Exception):
+    """A call that could only be refused: its provider's key variable is not set. Raised
+    before litellm is imported (which takes seconds), read as a refused credential."""
+
+    def __init__(self, model: str, variable: str) -> None:
+        super().__init__(f"Missing credentials: {variable} is not set for {model}")
+        self.variable = variable
+
+
+def unset_key_variable(model: str, extra: Mapping[str, Any]) -> str | None:
+    """The key variable `model`'s provider needs when none of its variables is set and the
+    call gives no key or endpoint of its own (`extra`), else None."""
+    provider, slash, _ = model.partition("/")
+    names = _KEY_VARIABLES.get(provider) if slash else None
+    if not names or extra.get("api_key") or extra.get("api_base"):
+        return None
+    return None if any(os.environ.get(name) for name in names) else names[0]
+
+
+def missing_keys(model: str) -> list[str]:
+    """The environment variables litellm says `model`'s provider needs and are not set (none
+    when it cannot tell); read from the environment only, no request made."""
+    try:
+        found = import_litellm().validate_environment(model=model)
+    except Exception:  # an unknown provider: nothing to name
+        return []
+    keys = found.get("missing_keys") if isinstance(found, Mapping) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -38,8 +100,11 @@ def is_transient(exc: BaseException) -> bool:
 
     Recognised by class name in litellm's and openai's hierarchies (so this module need not
     import litellm to classify its errors), by an HTTP status of 408, 429 or 5xx, and for
-    `TransientError`, `TimeoutError` and `ConnectionError`.
+    `TransientError`, `TimeoutError` and `ConnectionError`. A refused or missing credential
+    (`is_auth_failure`) is never transient, whatever status it came with.
     """
+    if is_auth_failure(exc):
+        return False
     if isinstance(exc, TransientError | TimeoutError | ConnectionError):
         return True
     for cls in type(exc).__mro__:
@@ -137,6 +202,9 @@ class LiteLLMClient:
 
     def complete(self, request: ChatRequest) -> ChatReply:
         """One `litellm.completion` call; provider errors propagate for the engine to retry."""
+        unset = unset_key_variable(request.model, self.extra)
+        if unset is not None and self.mock_response is None:
+            raise MissingKeyError(request.model, unset)
         litellm = import_litellm()
         kwargs: dict[str, Any] = {
             "model": request.model,

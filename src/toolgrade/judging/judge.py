@@ -23,10 +23,18 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 from tenacity.wait import wait_base
 
+from toolgrade.errors import ProviderAuthError
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import CacheStorageError, Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_layered import open_cache
-from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, is_transient
+from toolgrade.judging.client import (
+    ChatClient,
+    ChatReply,
+    ChatRequest,
+    is_auth_failure,
+    is_transient,
+    missing_keys,
+)
 from toolgrade.judging.combine import NOTHING_DECIDED, abstain, combine, decides_nothing
 from toolgrade.judging.delimiter import content_token, installation_secret
 from toolgrade.judging.limits import RequestGate, gate_for
@@ -133,6 +141,10 @@ class JudgeEngine:
             for model in {m for m in self._models.values() if m is not None}
         }
         self._lock = threading.Lock()
+        #: Set at the first refused credential: no model is asked again by this engine.
+        self._refused: ProviderAuthError | None = None
+        self._first_call = threading.Lock()
+        self._proven = False  # a model call has been answered: calls may go in parallel
         self._memo: dict[str, Future[Verdict]] = {}
         self._usage = {dim: _Usage(model=self._models[dim]) for dim in JUDGE_DIMENSIONS}
 
@@ -143,10 +155,14 @@ class JudgeEngine:
 
         Never raises for a failure of the judging itself: a client that answers nothing usable,
         or judged content that cannot be encoded, gives an unscored verdict carrying the error,
-        so the check asking keeps its deterministic result.
+        so the check asking keeps its deterministic result. A provider refusing the credentials
+        is not such a failure: every later call would be refused too, so `ProviderAuthError`
+        is raised at the first (and at once for every later request), to stop the grading.
         """
         try:
             return self._judge(request)
+        except ProviderAuthError:
+            raise
         except Exception as exc:  # judging failed: data for the record, never a crashed check
             self._count(request.dimension, unscored=1, errors=1)
             reason = f"the judge failed: {type(exc).__name__}"
@@ -425,6 +441,8 @@ class JudgeEngine:
         )
         try:
             return retrying(self._complete_once, dim, request)
+        except ProviderAuthError:
+            raise
         except Exception as exc:  # provider failures of any kind end as unscored, never raise
             self._count(dim, errors=1)
             self._warn_failure(dim, exc)
@@ -435,13 +453,50 @@ class JudgeEngine:
                 error=f"{type(exc).__name__}: {exc}",
             )
 
+    def _refuse(self, model: str, exc: BaseException) -> ProviderAuthError:
+        """The error that stops the grading, made once: later requests raise the same."""
+        with self._lock:
+            if self._refused is None:
+                known = getattr(exc, "variable", None)  # client.MissingKeyError says which
+                keys = [known] if isinstance(known, str) else missing_keys(model)
+                needs = (
+                    f"set {self._settings.api_key_env} ([judge] api_key_env)"
+                    if self._settings.api_key_env
+                    else f"set {' or '.join(keys)}" if keys
+                    else "check the provider's API key and its access to this model"
+                )
+                detail = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+                cut = detail if len(detail) <= 160 else detail[:157] + "..."
+                self._refused = ProviderAuthError(model, needs, cut)
+            return self._refused
+
     def _complete_once(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply:
+        if self._refused is not None:
+            raise self._refused
+        if not self._proven:
+            # Until one call has been answered, calls go one at a time: a refused key is then
+            # met by one request, not by every request of the first wave.
+            with self._first_call:
+                if self._refused is not None:
+                    raise self._refused
+                if not self._proven:
+                    reply = self._ask_model(dim, request)
+                    self._proven = True
+                    return reply
+        return self._ask_model(dim, request)
+
+    def _ask_model(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply:
         gate = self._gates.get(request.model)
         with self._slots, gate.request() if gate is not None else nullcontext():
+            if self._refused is not None:  # refused while this request waited for a slot
+                raise self._refused
             self._count(dim, calls=1)
             try:
                 reply = self._client.complete(request)
             except Exception as exc:
+                if is_auth_failure(exc):
+                    self._count(dim, errors=1)
+                    raise self._refuse(request.model, exc) from exc
                 asked = retry_after_s(exc)
                 if gate is not None and asked is not None:
                     # The server asked the whole process to wait, not only this request.

@@ -25,7 +25,8 @@ from toolgrade.adapters.otlp_conventions import classify
 from toolgrade.adapters.otlp_spans import Span, read_export
 from toolgrade.adapters.otlp_traces import CASE_ATTRIBUTE, TraceRun, assemble
 from toolgrade.errors import InputProblem, NotUtf8Error, read_utf8
-from toolgrade.jsonio.lines import MAX_DEPTH, decode_line, iter_text_lines, too_deep
+from toolgrade.jsonio.bounds import BoundsError, loads_bounded, loads_or_none
+from toolgrade.jsonio.lines import decode_line, iter_text_lines, surrogate_problem
 from toolgrade.models import Trajectory
 
 Layout = Literal["lines", "document"]
@@ -107,10 +108,7 @@ def otlp_layout(path: Path) -> Layout | None:
             if not first.lstrip().startswith("{"):
                 return None
             if _KEY in first:
-                try:
-                    value = json.loads(first)
-                except ValueError:
-                    value = None
+                value = loads_or_none(first)
                 if isinstance(value, dict):
                     return "lines" if "resourceSpans" in value else None
             elif first.strip() != "{":
@@ -219,17 +217,18 @@ def _document(path: Path, spans: list[Span]) -> Iterator[tuple[int, InputProblem
         yield exc.line, InputProblem(str(path), exc.line, "", str(exc))
         return
     try:
-        value = json.loads(text)
+        value = loads_bounded(text)
     except json.JSONDecodeError as exc:
         reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
         yield exc.lineno, InputProblem(str(path), exc.lineno, "", reason)
         return
-    except RecursionError:
-        yield 1, _too_deep(path)
-        return
-    if too_deep(text, value):
+    except BoundsError as exc:
         # As for JSON Lines: a value no output could write back is refused, not crashed on.
-        yield 1, _too_deep(path)
+        yield 1, InputProblem(str(path), 1, "", exc.reason)
+        return
+    surrogate = surrogate_problem(text, value)
+    if surrogate is not None:
+        yield 1, InputProblem(str(path), 1, "", surrogate)
         return
     try:
         found = read_export(value, None)
@@ -239,9 +238,6 @@ def _document(path: Path, spans: list[Span]) -> Iterator[tuple[int, InputProblem
         return
     spans.extend(_located(text, found))
 
-
-def _too_deep(path: Path) -> InputProblem:
-    return InputProblem(str(path), 1, "", f"nested deeper than {MAX_DEPTH} levels")
 
 
 def _line_of(text: str, field: str) -> int:

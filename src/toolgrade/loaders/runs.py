@@ -22,7 +22,9 @@ from pydantic import (
 )
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
-from toolgrade.errors import InputError, InputProblem
+from toolgrade.errors import InputError, InputProblem, read_utf8
+from toolgrade.jsonio.bounds import loads_bounded
+from toolgrade.jsonio.keys import DuplicateKeyError, unique_keys
 from toolgrade.jsonio.lines import binary_problem, decode_line, iter_text_lines
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.loaders.adjudications import is_adjudications_file
@@ -125,7 +127,7 @@ def _plain_result(result: JsonObject) -> bool:
 def _normalised_step(raw: JsonObject, index: int) -> Step:
     if "tool" in raw and _plain_call(raw):
         # `_plain_call` checked each field's type: `ToolCall` takes them as they are.
-        args, raw_text = decode_arguments(raw.get("args"))
+        args, raw_text = decode_arguments(raw.get("args"), f"steps[{index}].args")
         return ToolCall(
             tool=raw["tool"],
             args=args,
@@ -161,7 +163,8 @@ def _normalised_step_validated(raw: JsonObject, index: int) -> ToolCall:
         else:
             reason = _STEP_ACCEPTS.get(field, str(err["msg"]))
         raise AdapterError(f"steps[{index}].{field}", reason) from exc
-    return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group)
+    return build_call(call.tool, call.args, id=call.id, result=call.result, group=call.group,
+                      where=f"steps[{index}].args")
 
 
 def to_trajectory(record: RunRecord) -> Trajectory:
@@ -288,6 +291,38 @@ def iter_runs(
             yield str(source.path), source.number, trajectory, problems
         else:
             yield source
+
+
+def duplicate_key_problems(files: Iterable[Path]) -> list[InputProblem]:
+    """A problem for every run line (or OTLP export) that names a key twice in one object.
+
+    Reading for grading keeps the last value, as JSON readers do: refusing there would cost
+    every line a Python object hook (a tenth of a chat line's reading, two thirds of a plain
+    one's). `toolgrade validate` calls this on the files it has read, so the check is one
+    command away and costs nothing on the way to grading.
+    """
+    problems: list[InputProblem] = []
+    for path in files:
+        if not path.is_file() or binary_problem(path) is not None:
+            continue
+        if otlp_layout(path) == "document":
+            problems += _document_duplicates(path)
+            continue
+        for number, line in iter_text_lines(path):
+            _, problem = decode_line(path, number, line, unique_keys=True)
+            if problem is not None and "duplicate key" in problem.reason:
+                problems.append(problem)
+    return problems
+
+
+def _document_duplicates(path: Path) -> list[InputProblem]:
+    try:
+        loads_bounded(read_utf8(path), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        return [InputProblem(str(path), None, "", f"not valid JSON: {exc}")]
+    except ValueError:  # malformed or out of bounds: already reported by the reader
+        pass
+    return []
 
 
 def load_runs(files: Iterable[Path]) -> list[Trajectory]:

@@ -48,7 +48,7 @@ from toolgrade.loaders.suite_defaults import (
     own_allowed_outside_catalogue,
     read_defaults,
 )
-from toolgrade.loaders.yaml_lines import load_yaml_with_lines
+from toolgrade.loaders.yaml_lines import YamlBoundsError, load_yaml_with_lines
 from toolgrade.models import Case
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -132,7 +132,9 @@ def _read_yaml(path: Path, problems: list[InputProblem]) -> list[_RawCase]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        problems.append(InputProblem(str(path), line, "", f"malformed YAML: {_yaml_reason(exc)}"))
+        # A value past the bounds is well-formed YAML: say what is wrong, not "malformed".
+        what = "" if isinstance(exc, YamlBoundsError) else "malformed YAML: "
+        problems.append(InputProblem(str(path), line, "", what + _yaml_reason(exc)))
         return []
     for key_path, line, first in duplicates:
         reason = f"duplicate key (first at line {first}); YAML would keep only the last"

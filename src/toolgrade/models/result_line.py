@@ -36,7 +36,7 @@ from toolgrade.models.figures import (
 )
 from toolgrade.models.status import Status
 from toolgrade.models.summary import Number
-from toolgrade.vocabulary import FailureName
+from toolgrade.vocabulary import CheckName, FailureName
 
 #: The version of the results line's shape (raised with the summary's; see models.summary).
 RESULTS_SCHEMA_VERSION = 1
@@ -149,6 +149,9 @@ class AggregateLine(_Line):
     score: Number | None = None
     passed: bool
     status: Status | None = None
+    unscored_checks: list[CheckName] | None = Field(
+        None, description="The unscored checks that keep an `unscored` verdict open."
+    )
 
 
 class ResultLine(_Line):

@@ -87,6 +87,11 @@ class Aggregate(BaseModel):
     mode: Literal["binary", "weighted", "hybrid"]
     score: float | None
     passed: bool
+    #: Set when unscored checks took part in the verdict (`scoring.aggregate`); otherwise the
+    #: status follows from `passed` and the checks' states (`models.status.aggregate_status`).
+    status: Status | None = None
+    #: The unscored checks that keep an `unscored` verdict open.
+    unscored_checks: tuple[CheckName, ...] = ()
 
 
 class TrajectoryResult(BaseModel):
@@ -123,10 +128,12 @@ class TrajectoryResult(BaseModel):
             "checks": cast(ChecksRecord, checks),  # keyed by check name, each its record
             "aggregate": {"mode": aggregate.mode, "score": aggregate.score,
                           "passed": aggregate.passed,
-                          "status": aggregate_status(checks, aggregate.passed)},
+                          "status": aggregate.status or aggregate_status(checks, aggregate.passed)},
             "judges": self.judge_log(),
             "n_calls": self.n_calls,
         }
+        if aggregate.unscored_checks:
+            out["aggregate"]["unscored_checks"] = list(aggregate.unscored_checks)
         if self.error is not None:
             out["error"] = self.error
         if self.drift:

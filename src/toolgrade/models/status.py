@@ -128,11 +128,13 @@ def describe(items: Iterable[UnscoredItem]) -> list[str]:
     return lines
 
 
-def describe_count(kind: str, reason: str, n: int) -> str:
-    """`2 free-text fields need a judge: run with ...` for `n` items of one kind and reason."""
+def describe_count(kind: str, reason: str, n: int, hinted: bool = True) -> str:
+    """`2 free-text fields need a judge: run with ...` for `n` items of one kind and reason
+    (without the hint when not `hinted`: judging was switched off on purpose)."""
     one, many = _NOUNS.get(kind, (kind, kind + "s"))
     noun = one if n == 1 else many
-    todo = hint(reason)
+    todo = hint(reason) if hinted else ""
     if reason.startswith(NO_JUDGE) or reason.startswith("no judge model"):
-        return f"{n} {noun} need{'s' if n == 1 else ''} a judge: {todo}"
+        need = f"{n} {noun} need{'s' if n == 1 else ''} a judge"
+        return f"{need}: {todo}" if todo else f"{need} (judging is off)"
     return f"{n} {noun} unscored ({reason})" + (f": {todo}" if todo else "")

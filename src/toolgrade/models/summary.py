@@ -296,11 +296,14 @@ class UnscoredCheck(SummaryBlock):
     reasons: dict[str, int] = Field(default_factory=dict)
     by: list[UnscoredGroup] = Field(default_factory=list)
 
-    def text(self) -> str | None:
-        """`25 runs · 30 free-text fields need a judge: ...`, or None when no item was left."""
+    def text(self, judges_off: bool = False) -> str | None:
+        """`25 runs · 30 free-text fields need a judge: ...`, or None when no item was left.
+        `judges_off`: judging was switched off on purpose (`--no-judge`), so no hint to
+        configure a judge is given."""
         if not self.items:
             return None
-        why = "; ".join(describe_count(g.kind, g.reason, g.items) for g in self.by)
+        why = "; ".join(describe_count(g.kind, g.reason, g.items, hinted=not judges_off)
+                        for g in self.by)
         head = f"{self.runs} run{'' if self.runs == 1 else 's'}"
         return f"{head} · {why}" if why else head
 
@@ -413,7 +416,13 @@ class GateResult(SummaryBlock):
         """One line naming the check, the figure, its value and the threshold."""
         shown = "n/a (nothing applicable)" if self.value is None else self._shown(self.value)
         verdict = "ok" if self.passed else "FAILED"
-        return f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
+        line = f"gate {verdict}: {self.check}.{self.metric} = {shown}, minimum {self.threshold:g}"
+        extra = self.model_extra or {}
+        if extra.get("status") == "unscored":  # scoring.gates: held only if unscored runs pass
+            runs, best = extra.get("unscored_runs"), extra.get("at_most")
+            line += (f" (unscored: {runs} undecided run(s) could bring it to "
+                     f"{self._shown(float(best or 0))}; decide them to settle it)")
+        return line
 
 
 class RunSummary(SummaryBlock):
@@ -446,7 +455,11 @@ class RunSummary(SummaryBlock):
         """What of `check` was unscored and why, or None (also for a summary from before
         `summary.unscored`)."""
         block = self.unscored.checks.get(check) if self.unscored is not None else None
-        return block.text() if block is not None else None
+        return block.text(judges_off=self.judges_switched_off()) if block is not None else None
+
+    def judges_switched_off(self) -> bool:
+        """Whether judging was switched off on purpose for this run (`--no-judge`)."""
+        return any((j.status or "").startswith("off (--no-judge)") for j in self.judges.values())
 
     def runs_unscored_text(self) -> str | None:
         """How many runs were unscored, or None."""

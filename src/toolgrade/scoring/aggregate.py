@@ -11,6 +11,12 @@ Nothing applicable means nothing was shown: score None, not passed. A check that
 (passed None while applicable) never passes, scores 0 in the weighted mean, and keeps the case
 from passing in every mode: a weighted mean over the other checks must not pass a case one of
 whose checks was never graded.
+
+A check left `unscored` (it did not pass only because items were undecided) decides nothing
+either way: the run passes only if it passes with each such check counted as failed with score
+0, fails only if it fails with each counted as passed with score 1, and is otherwise `unscored`,
+naming the checks that keep it open (`Aggregate.unscored_checks`). The score shown stays the
+mean of the scores as graded.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import math
 from collections.abc import Mapping
 
 from toolgrade.models import Aggregate, CheckName, CheckResult, Scoring
+from toolgrade.scoring.unscored import is_unscored
 
 #: Relative slack when a figure meets a minimum: a mean of floats can land one rounding step
 #: under a value it equals exactly ((1 + 1 + 0.4) / 3 is 0.7999999999999999 in floats), and a
@@ -67,7 +74,38 @@ def _binary(results: Mapping[CheckName, CheckResult]) -> Aggregate:
 
 
 def aggregate(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Aggregate:
-    """The case-level verdict for one trajectory."""
+    """The case-level verdict for one trajectory, unscored checks deciding nothing."""
+    open_checks = [
+        name for name, r in results.items()
+        if r.applicable and r.passed is False and is_unscored(r)
+    ]
+    if not open_checks:
+        return _decide(results, scoring)
+    graded = _decide(results, scoring)
+    worst = _decide(_counted_as(results, open_checks, False), scoring)
+    if worst.passed:
+        return graded.model_copy(update={"passed": True, "status": "pass"})
+    best = _decide(_counted_as(results, open_checks, True), scoring)
+    if not best.passed:
+        return graded.model_copy(update={"passed": False, "status": "fail"})
+    return graded.model_copy(
+        update={"passed": False, "status": "unscored", "unscored_checks": tuple(open_checks)}
+    )
+
+
+def _counted_as(
+    results: Mapping[CheckName, CheckResult], names: list[CheckName], passed: bool
+) -> dict[CheckName, CheckResult]:
+    """The results with the checks `names` counted as passed with score 1, or as failed with
+    score 0."""
+    change = {"passed": passed, "score": 1.0 if passed else 0.0}
+    return {
+        name: r.model_copy(update=change) if name in names else r for name, r in results.items()
+    }
+
+
+def _decide(results: Mapping[CheckName, CheckResult], scoring: Scoring) -> Aggregate:
+    """The verdict of the results as they stand, by the case's scoring mode."""
     if scoring.mode == "binary":
         return _binary(results)
     applicable = _applicable(results)

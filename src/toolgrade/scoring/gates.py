@@ -112,6 +112,23 @@ def _threshold_problem(name: str, threshold: object) -> str | None:
     return None
 
 
+def _left_open(name: str, value: object, threshold: float, passed: bool,
+               summary: Mapping[str, Any]) -> dict[str, object]:
+    """For `aggregate.pass_rate`, read as a run's aggregate is: a gate that fails as counted
+    (unscored runs are not passes) but would hold if every unscored run passed is `unscored`,
+    not failed, with the figure it could reach; the run still does not meet it (exit 1)."""
+    if passed or name != "aggregate.pass_rate" or not isinstance(value, int | float):
+        return {}
+    unscored = summary.get("unscored")
+    runs = unscored.get("runs", 0) if isinstance(unscored, Mapping) else 0
+    total = summary.get("trajectories")
+    if not runs or not isinstance(total, int) or total <= 0:
+        return {}
+    best = float(value) + runs / total
+    return {"status": "unscored", "unscored_runs": runs, "at_most": best} if reaches(
+        best, threshold) else {}
+
+
 def evaluate_gates(
     gates: Mapping[str, float], summary: RunSummary | Mapping[str, Any]
 ) -> list[GateResult]:
@@ -140,10 +157,11 @@ def evaluate_gates(
                 f"gate {name!r}: the figure is not a number (got {type(value).__name__})"
             )
         passed = value is not None and reaches(float(value), threshold)
-        results.append(GateResult(
-            check=check, metric=metric, value=None if value is None else float(value),
-            threshold=threshold, passed=passed,
-        ))
+        results.append(GateResult.model_validate({
+            "check": check, "metric": metric, "value": None if value is None else float(value),
+            "threshold": threshold, "passed": passed,
+            **_left_open(name, value, threshold, passed, summary),
+        }))
     if unknown:
         raise ConfigError(
             "unknown gate figure(s): "

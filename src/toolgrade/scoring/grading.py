@@ -10,6 +10,7 @@ from pathlib import Path
 from toolgrade.adapters.text_steps import with_text_calls
 from toolgrade.checks import Check, GradeContext
 from toolgrade.checks.run_calls import calls_of
+from toolgrade.errors import ProviderAuthError
 from toolgrade.models import (
     Case,
     CheckName,
@@ -53,6 +54,8 @@ def grade_trajectory(
     for check in checks:
         try:
             results[check.name] = check.grade(case, run, ctx)
+        except ProviderAuthError:  # not about this record: every judged record would fail so
+            raise
         except Exception as exc:  # a crash is data about this record; the run goes on
             detail = "".join(traceback.format_exception_only(exc)).strip()
             errors.append(f"{check.name}: {detail}")

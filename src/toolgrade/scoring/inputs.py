@@ -13,6 +13,7 @@ from toolgrade.errors import EmptyInputError, InputError, InputProblem
 from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
+from toolgrade.loaders.swapped import swapped_problem
 from toolgrade.models import HumanDecisions, ToolCall, Trajectory
 from toolgrade.scoring.engines import Engine, Serial
 from toolgrade.scoring.summary import reliability_key
@@ -95,6 +96,9 @@ def open_inputs(
     """The first half of `validate_inputs`: the run files listed, the engine started early
     when they are large (its start-up then overlaps reading the suite), the suite and its
     adjudications file read (with `text_calls`, every case set to read calls in text)."""
+    swapped = swapped_problem(suite_path, runs)
+    if swapped is not None:
+        raise InputError([swapped])
     problems: list[InputProblem] = []
     suite: Suite | None = None
     decisions = HumanDecisions()

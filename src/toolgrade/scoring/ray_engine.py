@@ -89,6 +89,8 @@ class RayEngine:
     init_options: dict[str, Any] = field(default_factory=dict)
     #: Ray's retries of a chunk whose worker died, before its runs are tried one at a time.
     chunk_retries: int = 1
+    #: Only Ray's errors reach stderr (`toolgrade run --quiet`): not its start-up warnings.
+    quiet: bool = False
     #: What the run used: the nodes and (node, process) pairs that graded chunks.
     nodes: set[str] = field(default_factory=set)
     processes: set[tuple[str, int]] = field(default_factory=set)
@@ -111,9 +113,12 @@ class RayEngine:
         ray = import_ray()
         if not ray.is_initialized():
             check_reachable(self.address)
+            level = logging.ERROR if self.quiet else logging.WARNING
+            # Ray logs some warnings (token authentication) before `logging_level` applies.
+            logging.getLogger("ray").setLevel(level)
             try:
                 ray.init(address=self._address(), include_dashboard=False, log_to_driver=False,
-                         logging_level=logging.WARNING, **self.init_options)
+                         logging_level=level, **self.init_options)
             except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
                 where = self.address or os.environ.get("RAY_ADDRESS") or "a local instance"
                 raise ConfigError(f"--engine ray: cannot start or reach Ray ({where}): {exc}")\

@@ -36,6 +36,19 @@ def _block(result: CheckResult) -> BlockView:
     return block
 
 
+def is_unscored(result: CheckResult) -> bool:
+    """Whether a check's state is `unscored`: it did not pass only because items were
+    undecided (read from the result without writing its JSON form)."""
+    figures = result.figures
+    if not figures.get("unscored_fields") and figures.get("adjudicated") != "unscored":
+        return False  # the two ways an item is left undecided (`models.status.unscored_items`)
+    block = _block(result)
+    if not unscored_items(result.check, block):
+        return False
+    block["failures"] = [f.to_json() for f in result.failures]
+    return check_status(result.check, block) == "unscored"
+
+
 class UnscoredGroup(TypedDict):
     """Undecided items of one kind and reason."""
 
@@ -105,7 +118,8 @@ class UnscoredAccumulator:
             tally.runs += check_status(name, block) == "unscored"
             tally.items.update((i.kind, i.reason) for i in items)
         if undecided:  # a run with no undecided item cannot be unscored
-            self.runs += aggregate_status(blocks, record.aggregate.passed) == "unscored"
+            status = record.aggregate.status or aggregate_status(blocks, record.aggregate.passed)
+            self.runs += status == "unscored"
 
     def merge(self, other: UnscoredAccumulator) -> None:
         """Add another's counts."""

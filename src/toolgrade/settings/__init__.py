@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from toolgrade.errors import ConfigError, NotUtf8Error, read_utf8
+from toolgrade.jsonio.bounds import long_integer_reason
 from toolgrade.models import Combination, JudgeDimension
 from toolgrade.settings.cache import CacheSettings
 
@@ -230,6 +231,11 @@ def _read_toml(path: Path) -> TomlTable:
         raise ConfigError(f"{path}:{exc.line}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's digit limit, as for JSON inputs
+        raise ConfigError(f"{path}: invalid TOML: {long_integer_reason(read_utf8(path))}"
+                          ) from exc
 
 
 #: The table toolgrade reads in a pyproject.toml; error messages name fields below it.

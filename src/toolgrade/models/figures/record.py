@@ -79,6 +79,8 @@ class AggregateRecord(TypedDict):
     score: float | None
     passed: bool
     status: NotRequired[Status]
+    #: The unscored checks that keep an `unscored` verdict open (only then).
+    unscored_checks: NotRequired[list[CheckName]]
 
 
 class JudgeLogEntry(TypedDict):
