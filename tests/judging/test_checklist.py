@@ -200,3 +200,19 @@ def test_all_four_checklists_render_their_system_with_this_requests_markers() ->
     for dim, checklist in load_checklists().items():
         text = checklist.system(request_for(dim).inputs, "ab12")
         assert "<<DATA-ab12>>" in text and "<<END-DATA-ab12>>" in text
+
+
+@pytest.mark.parametrize("dimension", JUDGE_DIMENSIONS)
+def test_every_shipped_injection_item_fails_in_checklist_mode(dimension) -> None:
+    # A model that would answer every question towards pass: the screen must decide first.
+    checklist = load_checklist(dimension)
+    towards_pass = {q.ask: (0.99 if q.yes_means == "pass" else 0.01) for q in checklist.questions}
+    client = _p_yes_client(towards_pass)
+    judge = engine(client, mode="logprob",
+                   dimensions={dimension: DimensionSettings(checklist=True)})
+    injected = [i for i in _items(dimension) if "injection" in i.get("tags", [])]
+    assert injected
+    for item in injected:
+        verdict = judge.judge(JudgeRequest(dimension=dimension, inputs=item["inputs"]))
+        assert verdict.verdict == "fail", item["id"]
+    assert client.calls == 0
