@@ -115,12 +115,13 @@ def _alternate(items: Sequence[CalibrationItem], n: int) -> list[CalibrationItem
 
 
 def _judge(engine: Any, dim: JudgeDimension, item: CalibrationItem, watch: FeedWatch
-           ) -> tuple[Verdict, int, float, int]:
+           ) -> tuple[Verdict, int, float, int, int]:
     before, start, feeds = engine.usage()[dim]["tokens"], time.perf_counter(), len(watch.feeds)
     verdict = engine.judge(JudgeRequest(dimension=dim, inputs=item.inputs))
     seconds = time.perf_counter() - start
+    fresh = sum(evaluated for _, evaluated in watch.feeds[feeds:])
     return (verdict, engine.usage()[dim]["tokens"] - before, seconds,
-            watch.prefix_evaluations(feeds))
+            watch.prefix_evaluations(feeds), fresh)
 
 
 def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
@@ -148,10 +149,11 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
                    "settled": settle(dim, item.inputs, "logprob") is not None,
                    "signals": signals_for(dim, item.inputs).values}
             for name, listed in (("single", 0), ("checklist", 1)):
-                verdict, tokens, seconds, prefixes = _judge(engines[(dim, listed)], dim, item,
-                                                            watch)
+                verdict, tokens, seconds, prefixes, fresh = _judge(
+                    engines[(dim, listed)], dim, item, watch)
                 row[name] = {"p_pass": verdict.p_pass if verdict.scored else None,
                              "answers": verdict.answers, "tokens": tokens,
+                             "fresh_tokens": fresh,
                              "seconds": round(seconds, 3), "prefix_evaluations": prefixes,
                              "cached": verdict.cached, "settled": verdict.reason.startswith(
                                  "deterministic:")}
@@ -242,14 +244,16 @@ def mode_figures(rows: list[dict[str, Any]], dim: JudgeDimension, mode: str) -> 
     figures["seconds"] = statistics.median(a["seconds"] for a in fresh) if fresh else None
     figures["prefixes"] = (statistics.mean(a["prefix_evaluations"] for a in fresh)
                            if fresh else None)
+    evaluated = [a["fresh_tokens"] for a in fresh if "fresh_tokens" in a]
+    figures["fresh_tokens"] = statistics.median(evaluated) if evaluated else None
     return figures
 
 
 def report(path: Path) -> None:
     """Print the figures of every set and dimension in `path`."""
     rows = [json.loads(line) for line in path.open()]
-    print("set      dimension               n  mode       kappa cov>=.8(lo/pt) tok   s/item "
-          "prefix  AUC model sig  combined")
+    print("set      dimension               n  mode       kappa cov>=.8(lo/pt) tok  fresh "
+          "s/item prefix  AUC model sig  combined")
     for set_name in SETS:
         for dim in JUDGE_DIMENSIONS:
             these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
@@ -259,7 +263,8 @@ def report(path: Path) -> None:
                 f = mode_figures(these, dim, mode)
                 print(f"{set_name:8} {dim:22} {f['n']:3}  {mode:9} {_fmt(f.get('kappa')):>6} "
                       f"{_fmt(f.get('coverage_bound'))}/{_fmt(f.get('coverage_point'))}      "
-                      f"{_fmt(f['tokens'], 0):>5} {_fmt(f['seconds'], 1):>6} "
+                      f"{_fmt(f['tokens'], 0):>5} {_fmt(f['fresh_tokens'], 0):>5} "
+                      f"{_fmt(f['seconds'], 1):>6} "
                       f"{_fmt(f['prefixes'], 2):>6}  {_fmt(f['auc_model']):>5} "
                       f"{_fmt(f.get('auc_signals')):>5} {_fmt(f.get('auc_combined')):>5}"
                       + (f"  ({f['error']})" if "error" in f else ""))
