@@ -113,14 +113,21 @@ def test_signal_questions_are_answered_by_their_signal_not_the_model() -> None:
     client = _p_yes_client({})
     request = request_for("result_interpretation")
     verdict = _checklist_engine(client, "result_interpretation").judge(request)
-    fired = signals_for("result_interpretation", request.inputs).values
     asked_text = "\n".join(user_text(r) for r in client.requests)
     for q in checklist.questions:
         if q.signal is None:
             assert q.ask in asked_text
             continue
         assert q.ask not in asked_text
-        assert verdict.answers[q.feature] == float(fired.get(q.signal, 0) > 0)
+        assert q.feature not in verdict.answers  # the signal itself is the feature
+
+
+def test_a_fired_signal_pulls_the_uncombined_p_pass_its_way() -> None:
+    quiet = request_for("alternate_route")
+    fired = request_for("alternate_route", actual_route=[])  # every write left out
+    assert signals_for("alternate_route", fired.inputs).values["missing_writes"] > 0
+    judge = _checklist_engine(_p_yes_client({}), "alternate_route")
+    assert judge.judge(fired).p_pass < judge.judge(quiet).p_pass
 
 
 def test_a_pairwise_checklist_asks_both_orders_and_averages() -> None:

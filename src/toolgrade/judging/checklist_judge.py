@@ -34,7 +34,7 @@ def answer_checklist(
     threshold: float,
 ) -> Verdict:
     """The checklist verdict of one request (unscored at the first question left unanswered)."""
-    answers = signal_answers(checklist, inputs)
+    answers: dict[str, float] = {}
     asked: dict[str, list[float]] = {q.feature: [] for q in checklist.model_questions}
     for order in checklist.orders(inputs):
         token = token_for(order)
@@ -44,7 +44,9 @@ def answer_checklist(
                 return answer
             asked[question.feature].append(answer)
     answers.update({f: round(sum(ps) / len(ps), 6) for f, ps in asked.items()})
-    p_pass = pass_probability(checklist, answers)
+    # The signals' answers count in the uncombined P(pass); the verdict keeps the model's only
+    # (a fitted combination has the signals themselves as features already).
+    p_pass = pass_probability(checklist, {**signal_answers(checklist, inputs), **answers})
     verdict: Literal["pass", "fail"] = "pass" if p_pass >= threshold else "fail"
     return Verdict(
         verdict=verdict,

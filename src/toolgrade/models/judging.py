@@ -61,7 +61,8 @@ class Verdict(BaseModel):
     decided_by: Literal["human"] | None = Field(
         default=None, description="`human` when a person's recorded decision gave the verdict.")
     answers: dict[str, float] | None = Field(
-        default=None, description="Checklist mode: P(yes) of each question, keyed `q_<id>`.")
+        default=None,
+        description="Checklist mode: P(yes) of each question the model answered (`q_<id>`).")
     checklist_hash: str | None = Field(
         default=None, description="Checklist mode: the hash of the checklist file asked.")
 
