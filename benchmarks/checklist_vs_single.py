@@ -163,6 +163,67 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
                   f"checklist {row['checklist']['seconds']:.1f}s", flush=True)
 
 
+# -- cost: tokens evaluated, from the tokenizer alone -----------------------------------------
+
+
+def _fresh(previous: list[int], tokens: list[int]) -> int:
+    """Tokens the runtime evaluates for `tokens` after `previous` (whole shared chunks kept)."""
+    keep = 0
+    limit = min(len(previous) - len(previous) % CHUNK, len(tokens) - 1)
+    while keep < limit and previous[keep] == tokens[keep]:
+        keep += 1
+    return len(tokens) - (keep - keep % CHUNK)
+
+
+def cost(sets: list[str]) -> None:
+    """Per set and dimension: median prompt tokens evaluated afresh per item, single question
+    vs checklist, replaying the runtime's chunk reuse over every item in order (no inference:
+    the GGUF is loaded for its vocabulary only, so the figures do not depend on the load)."""
+    import llama_cpp
+
+    from toolgrade.judging.checklist import combined_hash
+    from toolgrade.judging.delimiter import content_token
+    from toolgrade.judging.local.files import ensure_model_file
+    from toolgrade.judging.local.runtime import LlamaTokenModel
+    from toolgrade.judging.prompts import load_template
+
+    llama = llama_cpp.Llama(model_path=str(ensure_model_file()), vocab_only=True, verbose=False)
+    tokens = LlamaTokenModel(llama)
+    secret = b"benchmark"
+    print("set      dimension                n  fresh tokens/item single  checklist  ratio  "
+          "requests/item")
+    for set_name in sets:
+        for dim in JUDGE_DIMENSIONS:
+            template, checklist = load_template(dim), load_checklist(dim)
+            both = combined_hash(template.template_hash, checklist.checklist_hash)
+            items = [i for i in load_set(SETS[set_name] / f"{dim}.jsonl", dim).items
+                     if settle(dim, i.inputs, "logprob") is None]
+            single_prev: list[int] = []
+            list_prev: list[int] = []
+            singles, lists = [], []
+            for item in items:
+                token = content_token(secret, template.template_hash, "logprob", item.inputs)
+                prompt = template.render(item.inputs, answer_mode="logprob", token=token)
+                ids = tokens.prompt_tokens(prompt.messages())
+                singles.append(_fresh(single_prev, ids))
+                single_prev = ids
+                spent = 0
+                for order in checklist.orders(item.inputs):
+                    order_token = content_token(secret, both, "checklist", order)
+                    for question in checklist.model_questions:
+                        asked = checklist.prompt(template, order, order_token, question)
+                        ids = tokens.prompt_tokens(asked.messages())
+                        spent += _fresh(list_prev, ids)
+                        list_prev = ids
+                lists.append(spent)
+            if not items:
+                continue
+            requests = len(checklist.model_questions) * len(checklist.orders(items[0].inputs))
+            s, c = statistics.median(singles), statistics.median(lists)
+            print(f"{set_name:8} {dim:22} {len(items):3}  {s:22.0f} {c:10.0f} {c / s:6.2f}  "
+                  f"{requests:5}")
+
+
 # -- report -----------------------------------------------------------------------------------
 
 
@@ -280,7 +341,7 @@ def report(path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Collect or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("collect", "report"))
+    parser.add_argument("step", choices=("collect", "report", "cost"))
     parser.add_argument("out", type=Path)
     parser.add_argument("--per-set", type=int, default=1000)
     parser.add_argument("--sets", default="dev,shipped")
@@ -290,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         for dim in JUDGE_DIMENSIONS:
             load_checklist(dim)  # a broken checklist stops before the model loads
         collect(args.out, args.per_set, args.sets.split(","), args.cache)
+    elif args.step == "cost":
+        cost(args.sets.split(","))
     else:
         report(args.out)
     return 0
