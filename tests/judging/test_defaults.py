@@ -141,3 +141,11 @@ def test_a_band_in_the_settings_wins_over_the_records() -> None:
                                LOCAL, None, lambda m, d: banded)
     ae = out.for_dimension("argument_equivalence")
     assert ae.band == (0.1, 0.9) and ae.mode == "logprob"
+
+
+def test_a_record_measured_on_a_checklist_runs_the_checklist_by_default() -> None:
+    listed = record("recovery_quality", (0.45, 0.75), checklist_hash="c" * 64)
+    out = apply_local_defaults(JudgeSettings(), LOCAL, None, lambda model, dim: (
+        listed if dim == "recovery_quality" else RECORDS.get(dim)))
+    assert out.for_dimension("recovery_quality").checklist is True
+    assert out.for_dimension("argument_equivalence").checklist is False

@@ -216,6 +216,14 @@ class ItemOutcome:
         ps = [v.p_pass for v in self.verdicts if v.scored and v.p_pass is not None]
         return float(np.mean(ps)) if ps else None
 
+    def mean_answers(self) -> dict[str, float]:
+        """Checklist mode: each question's mean P(yes) over the repeats that answered it."""
+        seen: dict[str, list[float]] = {}
+        for v in self.verdicts:
+            for feature, p_yes in (v.answers or {}).items() if v.scored else ():
+                seen.setdefault(feature, []).append(p_yes)
+        return {feature: float(np.mean(ps)) for feature, ps in seen.items()}
+
 
 def _ask(judge: JudgePort, request: JudgeRequest) -> tuple[Verdict, bool]:
     """One judge call; a crash becomes an unscored verdict so the run goes on."""
@@ -463,8 +471,9 @@ def fit_combined_threshold(
         if p is None:
             continue
         inputs = o.item.inputs
-        rows.append(FitRow(p, source.signals(inputs), o.item.label == "pass",
-                           source.settled(inputs)))
+        # Checklist answers (`q_<id>`) are features beside the signals.
+        values = {**source.signals(inputs), **o.mean_answers()}
+        rows.append(FitRow(p, values, o.item.label == "pass", source.settled(inputs)))
     labels = [r.human_pass for r in rows]
     folds = min(CV_FOLDS, sum(labels), len(labels) - sum(labels))
     if len(rows) < 4 or folds < 2 or sum(not r.settled for r in rows) < 4:
@@ -574,6 +583,8 @@ def summarise(
         combination=fit.combination if fit else None,
         **_band_fields(fit.band if fit else None),
         template_hash=template,
+        checklist_hash=next(
+            (v.checklist_hash for o in outcomes for v in o.verdicts if v.checklist_hash), None),
         mode=mode,
         toolgrade_version=_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -159,6 +159,9 @@ class CalibrationRecord(BaseModel):
         description="Every coverage level tried (a settings `target_kappa` picks among them).",
     )
     template_hash: str | None = None
+    checklist_hash: str | None = Field(
+        default=None, description="Checklist mode: the hash of the checklist file the judge "
+        "answered (template_hash then covers the template and the checklist together).")
     toolgrade_version: str | None = None
     created_at: str
     disagreements: list[Disagreement] = Field(default_factory=list)
@@ -230,7 +233,10 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
 
 def record_json(record: CalibrationRecord) -> str:
     """The record as indented JSON text."""
-    return json_out.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    data = record.model_dump(mode="json")
+    if data.get("checklist_hash") is None:
+        del data["checklist_hash"]  # single-question records keep the form they had
+    return json_out.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def read_record(path: Path) -> CalibrationRecord:

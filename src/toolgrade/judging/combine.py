@@ -35,12 +35,14 @@ def combine(
             or not verdict.scored):
         return verdict
     signals = signals_for(dimension, inputs)
-    p_combined = combination.score(verdict.p_pass, signals.values)
+    # Checklist answers (`q_<id>`, P(yes)) are features beside the signals.
+    p_combined = combination.score(verdict.p_pass, {**signals.values, **(verdict.answers or {})})
     cut = settings.threshold
     passed = p_combined >= cut
     fired = "; ".join(signals.notes) if signals.notes else "no signal fired"
+    said = "checklist" if verdict.answers is not None else "model"
     reason = (
-        f"combined P(pass) = {p_combined:.3f} against cut {cut:.3f} (model P(pass) "
+        f"combined P(pass) = {p_combined:.3f} against cut {cut:.3f} ({said} P(pass) "
         f"{verdict.p_pass:.3f}; signals: {fired})"
     )
     return verdict.model_copy(

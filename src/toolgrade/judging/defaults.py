@@ -26,7 +26,7 @@ from toolgrade.settings import DimensionSettings, JudgeSettings
 #: The kappa lower bound a default-on dimension needs when the settings name no floor.
 DEFAULT_FLOOR = 0.2
 #: Keys that, set by the user (top level or the dimension's table), leave the dimension alone.
-_CHOSEN = ("mode", "threshold", "enabled", "combination")
+_CHOSEN = ("mode", "threshold", "enabled", "combination", "checklist")
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,8 @@ def apply_local_defaults(
         tables[dimension] = base.model_copy(update={
             "mode": choice.mode, "threshold": choice.threshold, "enabled": choice.enabled,
             "combination": choice.combination,
+            # A record measured on a checklist judge is followed in checklist mode.
+            "checklist": True if getattr(record, "checklist_hash", None) else None,
             # A band the settings name wins over the record's.
             "band": base.band if base.band is not None else choice.band,
         })

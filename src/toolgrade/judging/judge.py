@@ -27,6 +27,8 @@ from toolgrade.errors import ProviderAuthError
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import CacheStorageError, Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_layered import open_cache
+from toolgrade.judging.checklist import Checklist, combined_hash, load_checklist
+from toolgrade.judging.checklist_judge import answer_checklist
 from toolgrade.judging.client import (
     ChatClient,
     ChatReply,
@@ -107,6 +109,7 @@ class JudgeEngine:
         presettle: Settler | None = settle,
         role: str | None = None,
         delimiter_secret: bytes | None = None,
+        checklists: Mapping[JudgeDimension, Checklist] | None = None,
     ) -> None:
         self._settings = settings
         self._secret = delimiter_secret  # None: the installation's, read at the first render
@@ -116,6 +119,12 @@ class JudgeEngine:
         self._templates = dict(templates) if templates is not None else load_templates()
         # Resolved once: `for_dimension` copies the settings, and judge() runs per request.
         self._dim_settings = {dim: settings.for_dimension(dim) for dim in JUDGE_DIMENSIONS}
+        # Loaded only for the dimensions judged by checklist (a broken file stops the build).
+        given_lists = checklists or {}
+        self._checklists: dict[JudgeDimension, Checklist] = {
+            dim: given_lists.get(dim) or load_checklist(dim)
+            for dim, s in self._dim_settings.items() if s.mode == "logprob" and s.checklist
+        }
         given = models or {}
         self._models: dict[JudgeDimension, str | None] = {}
         for dim, dim_settings in self._dim_settings.items():
@@ -183,20 +192,20 @@ class JudgeEngine:
         if settled is not None:
             self._count(dim, settled=1)
             return settled.model_copy(
-                update={"model": model, "template_hash": template.template_hash}
+                update={"model": model, "template_hash": self.template_hash_for(dim)}
             )
         if decides_nothing(settings):
             # A band over every P(pass): no answer of the model could be decided, so it is
             # not asked (the local model's seconds per item buy nothing).
             self._count(dim, unscored=1)
             return Verdict.unscored(NOTHING_DECIDED, model=model,
-                                    template_hash=template.template_hash)
+                                    template_hash=self.template_hash_for(dim))
         key = cache_key(
             model=model,
             sampling=self._sampling(settings),
             mode=settings.mode,
             dimension=dim,
-            template_hash=template.template_hash,
+            template_hash=self.template_hash_for(dim),
             inputs=request.inputs,
             role=self._role,
         )
@@ -245,8 +254,13 @@ class JudgeEngine:
         return self._models[dimension] or "unconfigured"
 
     def template_hash_for(self, dimension: JudgeDimension) -> str:
-        """The hash of the prompt template `dimension` is judged with (records keep theirs)."""
-        return self._templates[dimension].template_hash
+        """The hash of the prompt template `dimension` is judged with (records keep theirs); in
+        checklist mode, of the template and the checklist together."""
+        template_hash = self._templates[dimension].template_hash
+        checklist = self._checklists.get(dimension)
+        if checklist is None:
+            return template_hash
+        return combined_hash(template_hash, checklist.checklist_hash)
 
     def close(self) -> None:
         """Close the verdict cache."""
@@ -282,6 +296,12 @@ class JudgeEngine:
                 if cached is not None:
                     self._count(dim, cache_hits=1)
                     return cached
+        checklist = self._checklists.get(dim)
+        if checklist is not None:
+            verdict = self._ask_checklist(dim, settings, model, template, checklist, inputs)
+            if verdict.scored and self._cache is not None:
+                self._cache_set(key, verdict)
+            return verdict
         stamp = {"model": model, "template_hash": template.template_hash}
         try:
             token = content_token(self._delimiter_secret(), template.template_hash,
@@ -296,6 +316,41 @@ class JudgeEngine:
         if verdict.scored and self._cache is not None:
             self._cache_set(key, verdict)
         return verdict
+
+    def _ask_checklist(
+        self,
+        dim: JudgeDimension,
+        settings: JudgeSettings,
+        model: str,
+        template: PromptTemplate,
+        checklist: Checklist,
+        inputs: Mapping[str, Any],
+    ) -> Verdict:
+        """The checklist verdict: each question a request sharing the evidence prefix."""
+        stamp = {"model": model, "template_hash": self.template_hash_for(dim)}
+
+        def token_for(order: Mapping[str, Any]) -> str:
+            return content_token(self._delimiter_secret(), stamp["template_hash"], "checklist",
+                                 order)
+
+        def ask_one(prompt: RenderedPrompt) -> float | Verdict:
+            reply = self._call(dim, self._chat_request(dim, settings, model, prompt))
+            if isinstance(reply, Verdict):
+                return reply
+            p_yes = p_pass_from_logprobs(reply.top_logprobs or ())
+            if p_yes is None:
+                return Verdict.unscored("the judge answered a checklist question with neither "
+                                        "yes nor no", raw=reply.text)
+            return p_yes
+
+        try:
+            verdict = answer_checklist(checklist, template, inputs, token_for, ask_one,
+                                       settings.threshold)
+        except PromptError as exc:
+            self._count(dim, errors=1)
+            return Verdict.unscored("the judge prompt could not be rendered", error=str(exc),
+                                    **stamp)
+        return verdict.model_copy(update=stamp)
 
     def _delimiter_secret(self) -> bytes:
         if self._secret is None:

@@ -60,6 +60,11 @@ class Verdict(BaseModel):
         default=None, description="The first judge and why it did not decide: `MODEL: reason`.")
     decided_by: Literal["human"] | None = Field(
         default=None, description="`human` when a person's recorded decision gave the verdict.")
+    answers: dict[str, float] | None = Field(
+        default=None,
+        description="Checklist mode: P(yes) of each question the model answered (`q_<id>`).")
+    checklist_hash: str | None = Field(
+        default=None, description="Checklist mode: the hash of the checklist file asked.")
 
     @property
     def scored(self) -> bool:
@@ -73,7 +78,8 @@ class Verdict(BaseModel):
 
 
 #: Verdict fields left out of a verdict's JSON when unset (they were added after its form was).
-ONLY_WHEN_SET: frozenset[str] = frozenset({"escalated", "escalated_from", "decided_by"})
+ONLY_WHEN_SET: frozenset[str] = frozenset(
+    {"escalated", "escalated_from", "decided_by", "answers", "checklist_hash"})
 
 
 def verdict_json(verdict: Verdict) -> VerdictRecord:

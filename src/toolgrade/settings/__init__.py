@@ -41,6 +41,11 @@ class DimensionSettings(_Settings):
     )
     model: str | None = None
     mode: Literal["reasoned", "logprob"] | None = None
+    checklist: StrictBool | None = Field(
+        default=None,
+        description="Logprob mode: answer the dimension's checklist of yes/no questions "
+        "(judge_prompts/<dimension>.checklist.yaml) instead of the single question.",
+    )
     threshold: StrictFloat | None = Field(default=None, ge=0.0, le=1.0)
     kappa_floor: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
     escalate_to: str | None = Field(
@@ -87,6 +92,11 @@ class JudgeSettings(_Settings):
         "key itself in a settings file); unset: the provider's own variable.",
     )
     mode: Literal["reasoned", "logprob"] = "reasoned"
+    checklist: StrictBool = Field(
+        default=False,
+        description="Logprob mode: answer each dimension's checklist of yes/no questions instead "
+        "of the single question (usually set per dimension).",
+    )
     threshold: StrictFloat = Field(
         default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode."
     )

@@ -30,6 +30,8 @@ class VerdictRecord(TypedDict):
     escalated: NotRequired[bool | None]
     escalated_from: NotRequired[str | None]
     decided_by: NotRequired[Literal["human"] | None]
+    answers: NotRequired[dict[str, float] | None]
+    checklist_hash: NotRequired[str | None]
 
 
 class Unadjudicated(TypedDict):

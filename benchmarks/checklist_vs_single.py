@@ -1,0 +1,362 @@
+"""Single question vs checklist on the same model, per dimension, cross-validated.
+
+Two steps, so a long measurement can run in the background and be read while it runs:
+
+    # judge items with both modes, appending one JSON line per item (resumable: items already
+    # in OUT are skipped); --per-set N takes the first N items of each label alternately
+    python benchmarks/checklist_vs_single.py collect OUT.jsonl [--per-set N] [--sets dev,shipped]
+    # print the figures from whatever OUT holds
+    python benchmarks/checklist_vs_single.py report OUT.jsonl
+
+`collect` needs the embedded model (`local` extra). For each item it records the human label,
+whether the engine settles it without the model (injection screen, decisive evidence), the
+signals, the single question's P(pass), the checklist's answers and P(pass), tokens and
+seconds per mode, and how many times the evidence prefix was evaluated (the local runtime's
+prompt feeds are watched: a feed that re-evaluates any whole 64-token chunk of the prefix the
+item's questions share counts as one prefix evaluation).
+
+`report` prints per set and dimension, for each mode: plain kappa (5-fold cross-validated, the
+fitted combination with the signals as `calibrate --fit` fits it), the coverage at decided
+kappa >= 0.8 (the house rule: the 95% lower bound of the cross-validated decided kappa reaches
+0.8, as `calibrate --fit` picks a band; and the point estimate >= 0.8), the median tokens and
+seconds per item, prefix evaluations per item, and ranking AUCs: the model's own P(pass)
+(single question; checklist uncombined), the signals alone (cross-validated logistic) and each
+mode combined with the signals (cross-validated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toolgrade.calibration import agreement as ag
+from toolgrade.calibration.calibrate import (
+    CalibrationError,
+    CalibrationItem,
+    ItemOutcome,
+    fit_combined_threshold,
+    load_set,
+)
+from toolgrade.calibration.combination_fit import FitRow, fit_with_cut, score_row
+from toolgrade.judging.checklist import load_checklist
+from toolgrade.judging.settle import settle
+from toolgrade.judging.signals import signal_source, signals_for
+from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
+from toolgrade.models.combination import MODEL_FEATURE
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS = {"dev": ROOT / "benchmarks" / "judge_dev", "shipped": ROOT / "src" / "toolgrade" /
+        "calibration_sets"}
+CHUNK = 64
+
+
+# -- collect ----------------------------------------------------------------------------------
+
+
+class FeedWatch:
+    """Records every prompt the local runtime evaluates: (tokens, tokens evaluated afresh)."""
+
+    def __init__(self) -> None:
+        self.feeds: list[tuple[list[int], int]] = []
+
+    def install(self) -> None:
+        from toolgrade.judging.local import runtime
+
+        original = runtime.LlamaTokenModel.feed
+        watch = self
+
+        def feed(model: Any, tokens: list[int]) -> None:
+            original(model, tokens)
+            watch.feeds.append((list(tokens), model.last_feed[1]))
+
+        runtime.LlamaTokenModel.feed = feed  # type: ignore[method-assign]
+
+    def prefix_evaluations(self, start: int) -> int:
+        """Feeds since `start` that evaluated a whole chunk of the prefix they share afresh."""
+        feeds = self.feeds[start:]
+        if not feeds:
+            return 0
+        shared = len(feeds[0][0])
+        for tokens, _ in feeds[1:]:
+            shared = min(shared, next((i for i, (a, b) in enumerate(
+                zip(tokens, feeds[0][0], strict=False)) if a != b), min(len(tokens), shared)))
+        whole = shared - shared % CHUNK
+        return sum(1 for tokens, fresh in feeds if len(tokens) - fresh < whole) or 1
+
+
+def _engine(dimension: JudgeDimension, checklist: bool, cache: Path) -> Any:
+    from toolgrade.judging import build_judge
+    from toolgrade.judging.local import LOCAL_MODEL
+    from toolgrade.settings import DimensionSettings, JudgeSettings
+
+    table = DimensionSettings(mode="logprob", threshold=0.5, checklist=bool(checklist))
+    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, cache_dir=cache,
+                                       dimensions={dimension: table}))
+    assert engine is not None
+    return engine
+
+
+def _alternate(items: Sequence[CalibrationItem], n: int) -> list[CalibrationItem]:
+    """The first `n` items taking pass and fail alternately (both labels in every prefix)."""
+    passes = [i for i in items if i.label == "pass"]
+    fails = [i for i in items if i.label != "pass"]
+    out: list[CalibrationItem] = []
+    while len(out) < n and (passes or fails):
+        for group in (passes, fails):
+            if group and len(out) < n:
+                out.append(group.pop(0))
+    return out
+
+
+def _judge(engine: Any, dim: JudgeDimension, item: CalibrationItem, watch: FeedWatch
+           ) -> tuple[Verdict, int, float, int, int]:
+    before, start, feeds = engine.usage()[dim]["tokens"], time.perf_counter(), len(watch.feeds)
+    verdict = engine.judge(JudgeRequest(dimension=dim, inputs=item.inputs))
+    seconds = time.perf_counter() - start
+    fresh = sum(evaluated for _, evaluated in watch.feeds[feeds:])
+    return (verdict, engine.usage()[dim]["tokens"] - before, seconds,
+            watch.prefix_evaluations(feeds), fresh)
+
+
+def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
+    """Judge the items with both modes, one JSON line per item appended to `out`."""
+    done = set()
+    if out.exists():
+        done = {(r["set"], r["dimension"], r["id"]) for r in map(json.loads, out.open())}
+    watch = FeedWatch()
+    watch.install()
+    queue = []
+    for set_name in sets:
+        for dim in JUDGE_DIMENSIONS:
+            items = load_set(SETS[set_name] / f"{dim}.jsonl", dim).items
+            queue.append((set_name, dim, _alternate(items, per_set)))
+    engines = {(dim, c): _engine(dim, c, cache) for dim in JUDGE_DIMENSIONS for c in (0, 1)}
+    # Round robin over the dimensions, so a partial run covers every dimension.
+    longest = max(len(items) for _, _, items in queue)
+    for k in range(longest):
+        for set_name, dim, items in queue:
+            if k >= len(items) or (set_name, dim, items[k].id) in done:
+                continue
+            item = items[k]
+            row = {"set": set_name, "dimension": dim, "id": item.id, "label": item.label,
+                   "bytes": len(json.dumps(item.inputs)),
+                   "settled": settle(dim, item.inputs, "logprob") is not None,
+                   "signals": signals_for(dim, item.inputs).values}
+            for name, listed in (("single", 0), ("checklist", 1)):
+                verdict, tokens, seconds, prefixes, fresh = _judge(
+                    engines[(dim, listed)], dim, item, watch)
+                row[name] = {"p_pass": verdict.p_pass if verdict.scored else None,
+                             "answers": verdict.answers, "tokens": tokens,
+                             "fresh_tokens": fresh,
+                             "seconds": round(seconds, 3), "prefix_evaluations": prefixes,
+                             "cached": verdict.cached, "settled": verdict.reason.startswith(
+                                 "deterministic:")}
+            with out.open("a") as handle:
+                handle.write(json.dumps(row) + "\n")
+            print(f"{set_name} {dim} {item.id}: single {row['single']['seconds']:.1f}s "
+                  f"checklist {row['checklist']['seconds']:.1f}s", flush=True)
+
+
+# -- cost: tokens evaluated, from the tokenizer alone -----------------------------------------
+
+
+def _fresh(previous: list[int], tokens: list[int]) -> int:
+    """Tokens the runtime evaluates for `tokens` after `previous` (whole shared chunks kept)."""
+    keep = 0
+    limit = min(len(previous) - len(previous) % CHUNK, len(tokens) - 1)
+    while keep < limit and previous[keep] == tokens[keep]:
+        keep += 1
+    return len(tokens) - (keep - keep % CHUNK)
+
+
+def cost(sets: list[str]) -> None:
+    """Per set and dimension: median prompt tokens evaluated afresh per item, single question
+    vs checklist, replaying the runtime's chunk reuse over every item in order (no inference:
+    the GGUF is loaded for its vocabulary only, so the figures do not depend on the load)."""
+    import llama_cpp
+
+    from toolgrade.judging.checklist import combined_hash
+    from toolgrade.judging.delimiter import content_token
+    from toolgrade.judging.local.files import ensure_model_file
+    from toolgrade.judging.local.runtime import LlamaTokenModel
+    from toolgrade.judging.prompts import load_template
+
+    llama = llama_cpp.Llama(model_path=str(ensure_model_file()), vocab_only=True, verbose=False)
+    tokens = LlamaTokenModel(llama)
+    secret = b"benchmark"
+    print("set      dimension                n  fresh tokens/item single  checklist  ratio  "
+          "requests/item")
+    for set_name in sets:
+        for dim in JUDGE_DIMENSIONS:
+            template, checklist = load_template(dim), load_checklist(dim)
+            both = combined_hash(template.template_hash, checklist.checklist_hash)
+            items = [i for i in load_set(SETS[set_name] / f"{dim}.jsonl", dim).items
+                     if settle(dim, i.inputs, "logprob") is None]
+            single_prev: list[int] = []
+            list_prev: list[int] = []
+            singles, lists = [], []
+            for item in items:
+                token = content_token(secret, template.template_hash, "logprob", item.inputs)
+                prompt = template.render(item.inputs, answer_mode="logprob", token=token)
+                ids = tokens.prompt_tokens(prompt.messages())
+                singles.append(_fresh(single_prev, ids))
+                single_prev = ids
+                spent = 0
+                for order in checklist.orders(item.inputs):
+                    order_token = content_token(secret, both, "checklist", order)
+                    for question in checklist.model_questions:
+                        asked = checklist.prompt(template, order, order_token, question)
+                        ids = tokens.prompt_tokens(asked.messages())
+                        spent += _fresh(list_prev, ids)
+                        list_prev = ids
+                lists.append(spent)
+            if not items:
+                continue
+            requests = len(checklist.model_questions) * len(checklist.orders(items[0].inputs))
+            s, c = statistics.median(singles), statistics.median(lists)
+            print(f"{set_name:8} {dim:22} {len(items):3}  {s:22.0f} {c:10.0f} {c / s:6.2f}  "
+                  f"{requests:5}")
+
+
+# -- report -----------------------------------------------------------------------------------
+
+
+def auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
+    """P(a random pass item scores above a random fail item), ties half."""
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not pos or not neg:
+        return None
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def _oof_scores(rows: list[FitRow], features: list[str], folds: int) -> list[float]:
+    """Out-of-fold combined P(pass) of every row."""
+    labels = [r.human_pass for r in rows]
+    scores = [0.0] * len(rows)
+    for fold in ag.stratified_folds(labels, folds, ag.BOOTSTRAP_SEED):
+        held = set(fold)
+        combination, _, _ = fit_with_cut([r for i, r in enumerate(rows) if i not in held],
+                                         features)
+        for i in fold:
+            scores[i] = score_row(combination, rows[i])
+    return scores
+
+
+def _outcomes(rows: list[dict[str, Any]], mode: str) -> list[ItemOutcome]:
+    """The rows as calibrate's outcomes; inputs hold only the id (signals come from the row)."""
+    out = []
+    for r in rows:
+        item = CalibrationItem(id=r["id"], inputs={"id": r["id"]}, label=r["label"])
+        m = r[mode]
+        verdict = (Verdict(verdict="pass", p_pass=m["p_pass"], answers=m["answers"])
+                   if m["p_pass"] is not None else Verdict.unscored("none"))
+        out.append(ItemOutcome(item, [verdict]))
+    return out
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "  -  " if value is None else f"{value:.{digits}f}"
+
+
+def mode_figures(rows: list[dict[str, Any]], dim: JudgeDimension, mode: str) -> dict[str, Any]:
+    """Cross-validated figures of one mode on one set's items of `dim`."""
+    by_id = {r["id"]: r for r in rows}
+    source = signal_source(dim)
+
+    labels = [r["label"] == "pass" for r in rows]
+    figures: dict[str, Any] = {"n": len(rows)}
+    try:
+        stored = type(source)(
+            signals=lambda inputs: by_id[str(inputs["id"])]["signals"],
+            settled=lambda inputs: by_id[str(inputs["id"])]["settled"])
+        fit = fit_combined_threshold(_outcomes(rows, mode), stored)
+        figures["kappa"] = fit.cv_kappa
+        band = fit.band
+        figures["coverage_bound"] = band.cv_coverage if band else None
+        figures["coverage_point"] = max(
+            (lv.cv_coverage for lv in (band.levels if band else [])
+             if lv.cv_decided_kappa is not None and lv.cv_decided_kappa >= 0.8), default=0.0)
+        fit_rows = [FitRow(r[mode]["p_pass"] or 0.5,
+                           {**r["signals"], **(r[mode]["answers"] or {})},
+                           r["label"] == "pass", r["settled"]) for r in rows]
+        features = [MODEL_FEATURE, *sorted({k for fr in fit_rows for k in fr.signals})]
+        folds = min(5, sum(labels), len(labels) - sum(labels))
+        figures["auc_combined"] = auc(_oof_scores(fit_rows, features, folds), labels)
+        sig = [f for f in features if f != MODEL_FEATURE and not f.startswith("q_")]
+        if sig:
+            signal_rows = [FitRow(0.5, r.signals, r.human_pass, r.settled) for r in fit_rows]
+            figures["auc_signals"] = auc(_oof_scores(signal_rows, sig, folds), labels)
+    except (CalibrationError, ValueError) as exc:
+        figures["error"] = str(exc)[:80]
+    model_rows = [(r[mode]["p_pass"], r["label"] == "pass") for r in rows
+                  if not r["settled"] and r[mode]["p_pass"] is not None]
+    figures["auc_model"] = auc([p for p, _ in model_rows], [y for _, y in model_rows])
+    asked = [r[mode] for r in rows if not r[mode]["settled"]]
+    figures["tokens"] = statistics.median(a["tokens"] for a in asked) if asked else None
+    fresh = [a for a in asked if not a["cached"]]
+    figures["seconds"] = statistics.median(a["seconds"] for a in fresh) if fresh else None
+    figures["prefixes"] = (statistics.mean(a["prefix_evaluations"] for a in fresh)
+                           if fresh else None)
+    evaluated = [a["fresh_tokens"] for a in fresh if "fresh_tokens" in a]
+    figures["fresh_tokens"] = statistics.median(evaluated) if evaluated else None
+    return figures
+
+
+def report(path: Path) -> None:
+    """Print the figures of every set and dimension in `path`."""
+    rows = [json.loads(line) for line in path.open()]
+    print("set      dimension               n  mode       kappa cov>=.8(lo/pt) tok  fresh "
+          "s/item prefix  AUC model sig  combined")
+    for set_name in SETS:
+        for dim in JUDGE_DIMENSIONS:
+            these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
+            if not these:
+                continue
+            for mode in ("single", "checklist"):
+                f = mode_figures(these, dim, mode)
+                print(f"{set_name:8} {dim:22} {f['n']:3}  {mode:9} {_fmt(f.get('kappa')):>6} "
+                      f"{_fmt(f.get('coverage_bound'))}/{_fmt(f.get('coverage_point'))}      "
+                      f"{_fmt(f['tokens'], 0):>5} {_fmt(f['fresh_tokens'], 0):>5} "
+                      f"{_fmt(f['seconds'], 1):>6} "
+                      f"{_fmt(f['prefixes'], 2):>6}  {_fmt(f['auc_model']):>5} "
+                      f"{_fmt(f.get('auc_signals')):>5} {_fmt(f.get('auc_combined')):>5}"
+                      + (f"  ({f['error']})" if "error" in f else ""))
+    sizes = [r["bytes"] for r in rows if 2000 <= r["bytes"] <= 6000
+             and not r["checklist"]["settled"] and not r["checklist"]["cached"]]
+    secs = [r["checklist"]["seconds"] for r in rows if r["bytes"] in sizes
+            and not r["checklist"]["settled"] and not r["checklist"]["cached"]]
+    if secs:
+        print(f"checklist median seconds per 2-6 kB item: {statistics.median(secs):.1f} "
+              f"({len(secs)} items)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect or report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", choices=("collect", "report", "cost"))
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--per-set", type=int, default=1000)
+    parser.add_argument("--sets", default="dev,shipped")
+    parser.add_argument("--cache", type=Path, default=Path(".checklist-bench-cache"))
+    args = parser.parse_args(argv)
+    if args.step == "collect":
+        for dim in JUDGE_DIMENSIONS:
+            load_checklist(dim)  # a broken checklist stops before the model loads
+        collect(args.out, args.per_set, args.sets.split(","), args.cache)
+    elif args.step == "cost":
+        cost(args.sets.split(","))
+    else:
+        report(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The checklist benchmark's report step on synthetic rows (no model): it must print figures."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from script_modules import load_script
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _rows(n: int) -> list[dict]:
+    rng = random.Random(7)
+    rows = []
+    for k in range(n):
+        human_pass = k % 2 == 0
+        right = rng.random() < 0.85
+        p_yes = 0.8 if human_pass == right else 0.2
+        mode = {"tokens": 500, "seconds": 4.0, "prefix_evaluations": 1, "cached": False,
+                "settled": False}
+        rows.append({
+            "set": "dev", "dimension": "recovery_quality", "id": f"i{k}",
+            "label": "pass" if human_pass else "fail", "bytes": 3000, "settled": False,
+            "signals": {"stage_bad": float(not human_pass and rng.random() < 0.5)},
+            "single": {**mode, "p_pass": rng.random(), "answers": None},
+            "checklist": {**mode, "p_pass": p_yes, "answers": {"q_task_done": p_yes}},
+        })
+    return rows
+
+
+def test_the_report_prints_both_modes_with_figures(tmp_path, capsys) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _rows(40)))
+    bench.report(path)
+    lines = capsys.readouterr().out.splitlines()
+    single = next(line for line in lines if "single" in line)
+    listed = next(line for line in lines if "checklist " in line and "recovery" in line)
+    assert "(" not in single and "(" not in listed  # no fit error
+    figures = bench.mode_figures(_rows(40), "recovery_quality", "checklist")
+    assert figures["auc_model"] > 0.75  # the answers carry the label 85% of the time
+    assert figures["kappa"] > 0.4
+    assert "checklist median seconds per 2-6 kB item: 4.0 (40 items)" in lines[-1]
