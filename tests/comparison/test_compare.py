@@ -65,7 +65,7 @@ def test_flips_name_the_failures_that_appeared_and_link_both_runs(
         folders: dict[str, Path]) -> None:
     comparison = compare_gradings(read_grading(folders["strong"]),
                                   read_grading(folders["weak"]))
-    flip = next(f for f in comparison.flips if f.case == "refund-damaged-01")
+    flip = next(f for f in comparison.flips if f.case == "cancel-order-03")
     assert flip.direction == "to_fail"
     assert "selection/forbidden_tool" in flip.appeared
     assert flip.base_run.startswith(str(folders["strong"] / "report.html") + "#run-")
