@@ -18,7 +18,7 @@ from toolgrade.loaders.suite_digest import suite_sha256
 from toolgrade.models.figures import ResultRecord, check_blocks
 from toolgrade.models.summary import RunSummary
 from toolgrade.reporting.digest import iter_records
-from toolgrade.reporting.files import read_summary
+from toolgrade.reporting.files import read_output_folder
 from toolgrade.vocabulary import CHECK_NAMES
 
 #: The figures a comparison covers, in the order they are shown.
@@ -91,19 +91,7 @@ def _outcome(record: ResultRecord) -> RunOutcome:
 
 def read_grading(folder: Path) -> Grading:
     """The folder's summary and runs; `ToolgradeError` naming what is missing or unreadable."""
-    results_path, summary_path = folder / "results.jsonl", folder / "summary.json"
-    missing = [p.name for p in (results_path, summary_path) if not p.is_file()]
-    if missing:
-        raise ToolgradeError(f"{folder}: no {' or '.join(missing)} here; grade into it with "
-                             f"`toolgrade run SUITE RUNS --out {folder}` first")
-    try:
-        data = json.loads(summary_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ToolgradeError(f"{summary_path}: not readable JSON: {exc}") from exc
-    summary = read_summary(data)
-    if isinstance(summary, list):
-        raise ToolgradeError(f"{summary_path}: not a toolgrade summary:\n  "
-                             + "\n  ".join(summary))
+    results_path, summary = read_output_folder(folder)
     grading = Grading(folder=folder, summary=summary)
     try:
         grading.runs = [_outcome(record) for record in iter_records(results_path)]

@@ -146,10 +146,10 @@ def write_reports(
         return stream.write(out_dir, summary)
 
 
-def rerender(out_dir: Path) -> list[Path]:
-    """Re-write the reports of an existing output folder from its results.jsonl and summary.json.
+def read_output_folder(out_dir: Path) -> tuple[Path, RunSummary]:
+    """An output folder's results.jsonl path and its summary.json, read and checked.
 
-    Raises ToolgradeError naming what is missing or unreadable; nothing is re-graded.
+    Raises ToolgradeError naming what is missing or unreadable.
     """
     results_path, summary_path = out_dir / "results.jsonl", out_dir / "summary.json"
     missing = [p.name for p in (results_path, summary_path) if not p.is_file()]
@@ -165,6 +165,15 @@ def rerender(out_dir: Path) -> list[Path]:
         raise ToolgradeError(
             f"{summary_path}: not a toolgrade summary:\n  " + "\n  ".join(summary)
         )
+    return results_path, summary
+
+
+def rerender(out_dir: Path) -> list[Path]:
+    """Re-write the reports of an existing output folder from its results.jsonl and summary.json.
+
+    Raises ToolgradeError naming what is missing or unreadable; nothing is re-graded.
+    """
+    results_path, summary = read_output_folder(out_dir)
     try:
         return write_reports(out_dir, summary, results_path, expected=summary.trajectories)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
