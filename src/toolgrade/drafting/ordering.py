@@ -28,6 +28,7 @@ from typing import Any
 
 from toolgrade.drafting.catalogue import DraftTool, words
 from toolgrade.drafting.infer import Line, done_calls
+from toolgrade.jsonio.leaves import leaves
 from toolgrade.models import Trajectory
 from toolgrade.models.trajectory import Message, ToolCall
 
@@ -40,14 +41,8 @@ _CHECK_WORDS = frozenset({"verify", "authenticate", "authorize", "confirm", "val
 
 
 def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    elif _long_enough(value):
-        yield value
+    """The scalars inside `value` long enough to count as a flow, in document order."""
+    return (leaf.value for leaf in leaves(value) if _long_enough(leaf.value))
 
 
 def _long_enough(value: Any) -> bool:
