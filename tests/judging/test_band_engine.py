@@ -34,6 +34,18 @@ def test_a_judge_always_inside_the_band_never_yields_a_pass(p_pass, dimension) -
     assert judge.usage()[dimension]["unscored"] == 1
 
 
+def test_undecided_items_share_one_reason_so_reports_group_them() -> None:
+    table = DimensionSettings(mode="logprob", threshold=0.5, band=BAND)
+    verdicts = [
+        engine(_reply_at(p), mode="logprob", presettle=None,
+               dimensions={"argument_equivalence": table}).judge(
+            request_for("argument_equivalence"))
+        for p in (0.3, 0.6)
+    ]
+    assert verdicts[0].reason == verdicts[1].reason
+    assert [round(v.p_pass or 0.0, 2) for v in verdicts] == [0.3, 0.6]
+
+
 def test_outside_the_band_the_cut_decides() -> None:
     table = DimensionSettings(mode="logprob", threshold=0.5, band=BAND)
     high = engine(_reply_at(0.95), mode="logprob", presettle=None,

@@ -50,9 +50,11 @@ def combine(
     )
 
 
-def uncertain_reason(p_pass: float, band: tuple[float, float]) -> str:
-    """`uncertain: P(pass) 0.512 inside the calibrated band [0.310, 0.620]`."""
-    return f"uncertain: P(pass) {p_pass:.3f} inside the calibrated band [{band[0]:.3f}, " \
+def uncertain_reason(band: tuple[float, float]) -> str:
+    """`uncertain: P(pass) inside the calibrated band [0.310, 0.620], ...`: one wording per
+    band, so reports group a dimension's undecided items; the item's own P(pass) is the
+    verdict's `p_pass`."""
+    return f"uncertain: P(pass) inside the calibrated band [{band[0]:.3f}, " \
         f"{band[1]:.3f}], where this judge does not decide"
 
 
@@ -63,7 +65,7 @@ def abstain(settings: JudgeSettings, verdict: Verdict) -> Verdict:
             or not verdict.scored or not in_band(band, verdict.p_pass)):
         return verdict
     return verdict.model_copy(update={
-        "verdict": "unscored", "reason": uncertain_reason(verdict.p_pass, band), "label": None,
+        "verdict": "unscored", "reason": uncertain_reason(band), "label": None,
     })
 
 
