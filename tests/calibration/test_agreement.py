@@ -202,3 +202,19 @@ def test_kappa_is_symmetric_in_the_raters(data: list[tuple[bool, bool]]) -> None
     table = ag.confusion_table([h for h, _ in data], [j for _, j in data])
     k1, k2 = ag.cohen_kappa(table), ag.cohen_kappa(table.T)
     assert (k1 is None and k2 is None) or math.isclose(k1 or 0.0, k2 or 0.0, abs_tol=1e-12)
+
+
+def test_the_exact_kappa_bound_knows_how_many_items_agree() -> None:
+    few = np.array([[5, 0], [0, 4]])
+    many = few * 20
+    low_few, low_many = ag.exact_kappa_low(few), ag.exact_kappa_low(many)
+    assert low_few is not None and low_many is not None
+    assert low_few < 0.5 < 0.9 < low_many < 1.0
+    assert ag.exact_kappa_low(np.array([[9, 0], [0, 0]])) is None  # kappa undefined
+
+
+@given(st.integers(1, 30), st.integers(0, 30), st.integers(0, 30), st.integers(1, 30))
+def test_the_exact_kappa_bound_never_exceeds_kappa(a, b, c, d) -> None:
+    table = np.array([[a, b], [c, d]])
+    kappa, low = ag.cohen_kappa(table), ag.exact_kappa_low(table)
+    assert kappa is not None and low is not None and low <= kappa + 1e-12

@@ -137,3 +137,17 @@ def test_the_chosen_level_reaches_the_target_by_its_lower_bound(rows, target):
         assert best.cv_decided_kappa_ci[0] >= target
         assert all(p.cv_coverage <= best.cv_coverage for p in points
                    if p.cv_decided_kappa_ci and p.cv_decided_kappa_ci[0] >= target)
+
+
+
+def test_a_handful_of_agreeing_items_is_no_band_to_ship():
+    # Ten clear items among ninety coin flips: a band can decide just the ten, all agreeing.
+    # A bootstrap over them reads [1, 1]; the exact bound on their agreement keeps the lower
+    # bound far under 0.8, so no level is chosen and the judge decides nothing.
+    rng = np.random.default_rng(5)
+    human = [True] * 5 + [False] * 5 + [bool(rng.integers(0, 2)) for _ in range(90)]
+    scores = ([0.99 - 0.001 * i for i in range(5)] + [0.01 + 0.001 * i for i in range(5)]
+              + [float(rng.uniform(0.3, 0.7)) for _ in range(90)])
+    folds = ag.stratified_folds(human, 5)
+    points = band_curve(human, [False] * 100, folds, _cut_scorer(human, scores))
+    assert choose(points, 0.8) is None

@@ -76,6 +76,24 @@ def cohen_kappa(table: NDArray[np.int64] | FloatArray) -> float | None:
     return float((p_o - p_e) / (1.0 - p_e))
 
 
+def exact_kappa_low(table: NDArray[np.int64] | FloatArray, level: float = 0.95) -> float | None:
+    """Cohen's kappa at the exact (Clopper-Pearson) lower bound of the agreement rate, p_e held
+    at the table's own: a bound that knows how many items there are. Nine items that all agree
+    give agreement >= 0.66 at 95%, which a bootstrap over those same nine items cannot show
+    (every resample agrees: [1, 1]). None where kappa is undefined."""
+    t = np.asarray(table, dtype=np.float64)
+    n = t.sum()
+    if n == 0 or cohen_kappa(t) is None:
+        return None
+    from scipy.stats import beta  # lazily: scipy.stats costs start-up time on every run
+
+    agreeing = float(np.trace(t))
+    tail = (1.0 - level) / 2.0
+    p_o_low = float(beta.ppf(tail, agreeing, n - agreeing + 1)) if agreeing > 0 else 0.0
+    p_e = float(np.dot(t.sum(axis=1), t.sum(axis=0))) / (n * n)
+    return (p_o_low - p_e) / (1.0 - p_e)
+
+
 def gwet_ac1(table: NDArray[np.int64] | FloatArray) -> float | None:
     """Gwet's AC1 of a square q x q contingency table (q >= 2); None on an empty table."""
     t = np.asarray(table, dtype=np.float64)

@@ -17,6 +17,10 @@ items it never saw:
 - The level chosen for a target kappa is the one of widest cross-validated coverage whose
   decided kappa's *lower* 95% bound reaches the target: the point estimate over 20 levels on
   a hundred items picks the luckiest level, and the bound is what a team can gate on. The
+  lower bound is the smaller of the paired bootstrap's and the kappa at the exact
+  (Clopper-Pearson) lower bound of the decided items' agreement rate: a bootstrap over nine
+  decided items that all agree reads [1, 1], while the exact bound says 0.66 agreement, so a
+  band that decides a handful of items cannot pass for a reliable one. The
   shipped band is the one fitted at that level on every item. No level reaching it: the band
   is [0, 1], the judge decides nothing, and says so (coverage 0).
 
@@ -146,8 +150,14 @@ def _decided_figures(
         return None, None
     hs, vs = [h for h, _ in pairs], [v for _, v in pairs]
     rows = ag.paired_rows(hs, vs)
+    table = rows.sum(axis=0).reshape(2, 2)
     ci, _ = ag.bootstrap_kappa_ci(rows, seed=seed)
-    return ag.cohen_kappa(rows.sum(axis=0).reshape(2, 2)), ci
+    exact_low = ag.exact_kappa_low(table)
+    if ci is not None and exact_low is not None:
+        # The lower end is the smaller of the two bounds: the bootstrap's knows the spread of
+        # disagreements, the exact one knows how few items there are.
+        ci = (min(ci[0], exact_low), ci[1])
+    return ag.cohen_kappa(table), ci
 
 
 def band_curve(
