@@ -66,7 +66,7 @@ def test_calibrate_writes_record_and_prints_summary(app: typer.Typer, tmp_path: 
     assert result.exit_code == 0, result.output
     assert "Cohen's kappa" in result.output and "fake/judge" in result.output
     data = json.loads(out.read_text())
-    assert data["dimension"] == "alternate_route" and data["n"] == 83
+    assert data["dimension"] == "alternate_route" and data["n"] == len(_ar_items())
     assert data["model"] == "fake/judge"
     assert find_record(tmp_path / "records", "fake/judge", "alternate_route") is not None
     assert all(engine.closed for engine in app.built)  # type: ignore[attr-defined]
@@ -125,7 +125,7 @@ def _rerun_keeps_the_record(
     good = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
     assert good.exit_code == 0, good.output
     before = find_record(tmp_path / "records", "fake/judge", "alternate_route")
-    assert before is not None and before.observations == 83
+    assert before is not None and before.observations == len(_ar_items())
 
     def new(self: Any) -> _Engine:
         engine = _Engine(judge)
@@ -143,7 +143,8 @@ def test_a_run_that_scored_nothing_keeps_the_old_record(
 ) -> None:
     result = _rerun_keeps_the_record(app, tmp_path, monkeypatch, _Down())
     assert result.exit_code == 1
-    assert "no verdict was scored (83 unscored, 83 errors); the record was not written" in (
+    n = len(_ar_items())
+    assert f"no verdict was scored ({n} unscored, {n} errors); the record was not written" in (
         result.output
     )
 
@@ -193,14 +194,15 @@ def _ar_items() -> list[Any]:
 def test_a_run_where_most_calls_failed_keeps_the_old_record(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 6 right verdicts out of 83 give kappa 1.0 [1.0, 1.0]: a rate-limit storm must not replace
+    # 6 right verdicts out of all give kappa 1.0 [1.0, 1.0]: a rate-limit storm must not replace
     # a measurement with that, nor let it pass a kappa floor.
     labels = {item.id: item.label for item in _ar_items()}
     answered = {i for i, lab in labels.items() if lab == "pass"}
     answered = set(sorted(answered)[:3]) | set(sorted(set(labels) - answered)[:3])
     result = _rerun_keeps_the_record(app, tmp_path, monkeypatch, _MostlyDown(labels, answered))
     assert result.exit_code == 1, result.output
-    assert "77 of 83 verdicts are model-call errors" in result.output
+    n = len(labels)
+    assert f"{n - 6} of {n} verdicts are model-call errors" in result.output
     assert "the record was not written" in result.output
 
 
