@@ -9,7 +9,7 @@ Each candidate holds what `toolgrade run` gives the judge (`checks/recovery.judg
 - `fault`: `{tool, nth, kind: error, content}`, the error text as the agent saw it;
 - `transcript`: the steps after the fault as the importer normalises them (real arguments and
   ids, contents cut past MAX_CONTENT_CHARS with the marker of scripts/cut_tau2_items.py),
-  numbered from 1, up to ITEM_BUDGET bytes and ending on an agent message;
+  numbered from 1, up to ITEM_BUDGET characters and ending on an agent message;
 - `stage`: what the recovery check's `stage_of` finds for that fault on the run cut where the
   transcript ends, with `escalate_with: transfer_to_human_agents` (tau2's hand-over tool) and
   the default retry ceiling, so the stage never rests on steps the judge is not shown.
@@ -37,9 +37,9 @@ from toolgrade.models import RecoveryExpectation, ToolCall, Trajectory
 #: A step's content longer than this is cut: real-length, but several steps fit beside the
 #: template in the local judge's 4096-token window.
 MAX_CONTENT_CHARS = 1200
-#: An item (one JSON line, before its label and note) stays under this many bytes (~2,000
+#: An item (one JSON line, before its label and note) stays under this many characters (~1,700
 #: tokens), so a rendered item leaves room for the instructions and the answer.
-ITEM_BUDGET = 7000
+ITEM_BUDGET = 6000
 #: tau2's hand-over tool in every domain: calling it after a fault is an escalation.
 ESCALATION = "transfer_to_human_agents"
 
