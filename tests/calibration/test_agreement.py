@@ -217,4 +217,4 @@ def test_the_exact_kappa_bound_knows_how_many_items_agree() -> None:
 def test_the_exact_kappa_bound_never_exceeds_kappa(a, b, c, d) -> None:
     table = np.array([[a, b], [c, d]])
     kappa, low = ag.cohen_kappa(table), ag.exact_kappa_low(table)
-    assert kappa is not None and low is not None and low <= kappa + 1e-12
+    assert kappa is not None and low is not None and -1.0 <= low <= kappa + 1e-12
