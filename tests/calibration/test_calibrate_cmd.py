@@ -122,7 +122,10 @@ def _rerun_keeps_the_record(
 ) -> Result:
     """Calibrate alternate_route with the fake judge, then again with `judge`: the second
     run's result, after checking that it left the first run's record as it was."""
-    good = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    # The model is named: with none, the embedded judge's shipped record would configure the
+    # dimension, and a record that decides nothing is refused before the outage is looked at.
+    args = ["calibrate", "-d", "alternate_route", "--model", "fake/judge"]
+    good = CliRunner().invoke(app, args)
     assert good.exit_code == 0, good.output
     before = find_record(tmp_path / "records", "fake/judge", "alternate_route")
     assert before is not None and before.observations == len(_ar_items())
@@ -133,7 +136,7 @@ def _rerun_keeps_the_record(
         return engine
 
     monkeypatch.setattr(calibrate_cmd._Judges, "new", new)
-    result = CliRunner().invoke(app, ["calibrate", "-d", "alternate_route"])
+    result = CliRunner().invoke(app, args)
     assert find_record(tmp_path / "records", "fake/judge", "alternate_route") == before
     return result
 
