@@ -189,8 +189,7 @@ def _tools_called(run: RunIdentity) -> Iterable[str]:
         # `type() is`, not `isinstance`: the models' ABC instance check costs more per step
         # than the rest of this, on every run read (a step is a ToolCall or a Message).
         return [step.tool for step in run.steps if type(step) is ToolCall]
-    tools: tuple[str, ...] = getattr(run, "tools", ())
-    return tools
+    return run.tools if isinstance(run, RunKey) else ()
 
 
 def _reliability_key_clashes(
