@@ -152,7 +152,7 @@ def validate_and_grade(
     start = open_inputs(suite_path, runs, options.exclude, engine, text_calls=options.text_calls)
     if not _one_pass(start, engine, options):
         inputs = _validated(start, engine, otlp, stats)
-        judges = _ready(inputs, options, hooks, out_dir, judged=True)
+        judges = _ready(inputs, options, hooks, out_dir, set_up_judges=True)
         with hooks.progress(inputs.n_runs) as progress:
             return inputs, grade(inputs, out_dir, judge=judges.engine, checks=options.checks,
                                  judge_concurrency=judges.judge_concurrency, engine=engine,
@@ -169,11 +169,11 @@ def validate_and_grade(
             writer = OutputWriter(results, transcripts, summary, progress=progress,
                                   total=_expected_runs(start.files) if progress else 0,
                                   reports=options.reports)
-            _first_pass(check, engine, otlp, stats, (writer, options.checks))
+            _first_pass(check, engine, otlp, stats, _Grading(writer, options.checks))
         inputs = check.finish(otlp, stats)
         if progress is not None:
             progress(inputs.n_runs, inputs.n_runs)
-        _ready(inputs, options, hooks, out_dir, judged=False)
+        _ready(inputs, options, hooks, out_dir, set_up_judges=False)
         move_in(stage, out_dir)
     if len(inputs.agents) <= 1:
         _as_one_agent(summary, next(iter(inputs.agents), None))
@@ -220,40 +220,47 @@ def _validated(start: OpenedInputs, engine: Engine, otlp: OtlpOptions, stats: Ot
     return check.finish(otlp, stats)
 
 
+class _Grading(NamedTuple):
+    """The first pass grades too (the one pass): where the graded lines go, and the custom
+    checks the workers are sent (None: the default ones, which they build themselves)."""
+
+    writer: OutputWriter
+    checks: list[Check] | None
+
+
 def _first_pass(check: RunsCheck, engine: Engine, otlp: OtlpOptions, stats: OtlpStats,
-                grading: tuple[OutputWriter, list[Check] | None] | None) -> None:
+                grading: _Grading | None) -> None:
     """Every run line read and checked, in input order: here, or in the engine's workers when
-    the files are large enough; with `grading` (a writer, and the custom checks or None),
-    graded there too, and while no problem is seen, the graded lines written and the parts
-    merged."""
-    start = check.start
+    the files are large enough; with `grading`, graded there too, and while no problem is
+    seen, the graded lines written and the parts merged."""
+    start, suite = check.start, check.start.suite
     if not hands_out(engine, start.files):
         for file, line, run, found in iter_runs(start.files, otlp, stats):
             check.add(file, line, run, found)
         return
-    suite, writer = start.suite, grading[0] if grading is not None else None
     grader = None
     if grading is not None and suite is not None:
-        part = writer.reports.part_factory() if writer and writer.reports is not None else None
-        grader = jobs.Grader(suite, start.decisions, grading[1], True, part)
+        reports = grading.writer.reports
+        part = reports.part_factory() if reports is not None else None
+        grader = jobs.Grader(suite, start.decisions, grading.checks, True, part)
     answers = jobs.read_in_workers(start.files, engine, otlp, stats, grader=grader,
                                    with_tools=check.called is not None)
     for answer in answers:
         for file, line, key, found in answer.reads:
             check.add(file, line, key, found)
-        if writer is not None and answer.graded is not None and not check.problems:
+        if grading is not None and answer.graded is not None and not check.problems:
             assert suite is not None
-            writer.take_chunk(answer.graded, suite.cases)  # past a problem: nothing kept
+            grading.writer.take_chunk(answer.graded, suite.cases)  # past a problem: nothing
 
 
 def _ready(inputs: ValidatedInputs, options: GradingOptions, hooks: GradingHooks,
-           out_dir: Path, *, judged: bool) -> JudgeChoice:
+           out_dir: Path, *, set_up_judges: bool) -> JudgeChoice:
     """Once the inputs are valid, before anything is written: refuse an empty input (unless
-    allowed), set the judges up (when `judged`: the one pass set them up before reading),
-    prepare the output folder, let the caller speak."""
+    allowed), set the judges up (the one pass set them up before reading), prepare the output
+    folder, let the caller speak."""
     if not options.allow_empty:
         require_runs(inputs)
-    judges = hooks.judges(inputs) if judged else _NoJudge()
+    judges = hooks.judges(inputs) if set_up_judges else _NoJudge()
     prepare_out_dir(out_dir, options.replaced)  # only once nothing can refuse the grading
     hooks.before_write(inputs)
     return judges
