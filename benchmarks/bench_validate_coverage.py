@@ -25,7 +25,7 @@ import yaml
 
 from toolgrade.loaders.catalogue import read_tools_from
 from toolgrade.loaders.runs import iter_runs, run_files
-from toolgrade.scoring import parallel_read
+from toolgrade.scoring import engines
 from toolgrade.scoring.engines import Engine, LocalProcesses, Serial
 from toolgrade.scoring.runner import validate_inputs
 
@@ -86,7 +86,7 @@ def main() -> None:
                 best[name] = min(best.get(name, seconds), seconds)
     figures: dict[str, Any] = {
         "runs": args.runs, "run_file_mb": round(size_mb, 1),
-        "parallel_read_mb": round(parallel_read.PARALLEL_READ_BYTES / 2**20, 1),
+        "parallel_read_mb": round(engines.PARALLEL_BYTES / 2**20, 1),
         "configs": {name: {"seconds": round(s, 3), "runs_per_s": round(args.runs / s),
                            "called_tools_collected": collected[name]}
                     for name, s in best.items()},

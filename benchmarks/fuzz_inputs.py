@@ -353,7 +353,7 @@ def _import_once() -> None:
     import toolgrade.loaders.runs
     import toolgrade.reporting
     import toolgrade.scoring.gates
-    import toolgrade.scoring.one_pass
+    import toolgrade.scoring.jobs
     import toolgrade.scoring.runner  # noqa: F401
     from toolgrade.cli.main import app
 

@@ -18,8 +18,7 @@ from toolgrade.loaders.runs import load_runs, run_files
 from toolgrade.models import CheckResult, JudgeRequest, Verdict
 from toolgrade.models import figures as f
 from toolgrade.models import result_line as line
-from toolgrade.scoring.grading import grade_trajectory
-from toolgrade.scoring.recording import _RECORDED
+from toolgrade.scoring.grading import _RECORDED, grade_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 

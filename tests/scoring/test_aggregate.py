@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgrade.models import CheckName, CheckResult, Scoring
-from toolgrade.scoring.aggregate import aggregate, weighted_mean
+from toolgrade.scoring.grading import aggregate, weighted_mean
 
 
 def r(

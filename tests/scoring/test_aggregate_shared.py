@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgrade.models import Aggregate, CheckResult, Scoring
-from toolgrade.scoring.aggregate import aggregate
+from toolgrade.scoring.grading import aggregate
 
 _RESULT = st.builds(
     CheckResult,

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from toolgrade.cli.main import app
 from toolgrade.loaders.suite import load_suite
 from toolgrade.models import CheckName, CheckResult, Scoring
-from toolgrade.scoring.aggregate import _decide, aggregate
+from toolgrade.scoring.grading import _decide, aggregate
 
 HELPDESK = Path(__file__).parents[2] / "examples" / "helpdesk"
 UNDECIDED = {"unscored_fields": [

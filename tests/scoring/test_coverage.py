@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from toolgrade.loaders import load_suite
 from toolgrade.models import HARD_CASE_KINDS, Aggregate, Case, CheckResult, TrajectoryResult
-from toolgrade.scoring.coverage import (
+from toolgrade.scoring.tallies import (
     NEAR_DUPLICATE,
     KindRates,
     case_kinds,

@@ -20,7 +20,7 @@ from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.loaders.otlp import OtlpOptions
-from toolgrade.scoring import jobs, parallel_read, workers
+from toolgrade.scoring import engines, jobs
 from toolgrade.scoring.engines import LocalProcesses, Serial, engine_for
 from toolgrade.scoring.runner import grade, validate_inputs
 
@@ -44,8 +44,8 @@ def _synth() -> ModuleType:
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 16 lines, and workers for reading whatever the size of the files."""
-    monkeypatch.setattr(workers, "CHUNK_SIZE", 16)
-    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 0)
+    monkeypatch.setattr(engines, "CHUNK_SIZE", 16)
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ EXAMPLES = {
 def test_every_output_is_byte_identical_whatever_the_number_of_jobs(
     example: str, synthetic: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(workers, "CHUNK_SIZE", EXAMPLES[example])
+    monkeypatch.setattr(engines, "CHUNK_SIZE", EXAMPLES[example])
     runs: Path | list[Path]
     extra: tuple[str, ...] = ()
     if example.startswith("helpdesk"):
@@ -112,7 +112,7 @@ def test_every_output_is_byte_identical_whatever_the_number_of_jobs(
         one, three = (tmp_path / d / name for d in ("one", "three"))
         assert one.read_bytes() == three.read_bytes(), name
     summary = json.loads((tmp_path / "one" / "summary.json").read_text())
-    assert summary["trajectories"] > 3 * workers.CHUNK_SIZE  # so that every worker had chunks
+    assert summary["trajectories"] > 3 * engines.CHUNK_SIZE  # so that every worker had chunks
     transcripts = (tmp_path / "one" / "transcripts.jsonl").read_text().splitlines()
     assert len(transcripts) == summary["trajectories"]
     if example == "helpdesk+otlp":
@@ -256,7 +256,7 @@ def test_workers_leave_ctrl_c_to_the_parent() -> None:
 
     before = signal.getsignal(signal.SIGINT)
     try:
-        workers._ignore_sigint(None)
+        engines._ignore_sigint(None)
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
@@ -265,7 +265,7 @@ def test_workers_leave_ctrl_c_to_the_parent() -> None:
 def test_the_default_is_the_cpus_this_process_may_use() -> None:
     import os
 
-    assert workers.available_cpus() == len(os.sched_getaffinity(0))
+    assert engines.available_cpus() == len(os.sched_getaffinity(0))
 
 
 @pytest.mark.usefixtures("small_chunks")

@@ -4,6 +4,7 @@ known valid. Chunks are made small so that a few hundred runs use every worker."
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,9 @@ from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
 from toolgrade.composition import judges as judge_setup
 from toolgrade.errors import InputError
-from toolgrade.scoring import one_pass, parallel_read, workers
+from toolgrade.scoring import engines, jobs
 from toolgrade.scoring.engines import LocalProcesses, Serial
-from toolgrade.scoring.one_pass import Options, validate_and_grade
-from toolgrade.scoring.runner import grade, validate_inputs
+from toolgrade.scoring.runner import GradingOptions, grade, validate_and_grade, validate_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "helpdesk"
@@ -29,8 +29,32 @@ EXAMPLE = ROOT / "examples" / "helpdesk"
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 16 lines, and workers for reading whatever the size of the files."""
-    monkeypatch.setattr(workers, "CHUNK_SIZE", 16)
-    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 0)
+    monkeypatch.setattr(engines, "CHUNK_SIZE", 16)
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)
+
+
+class NoJudge:
+    """Judging off (`runner.JudgeChoice`)."""
+
+    engine = None
+    judge_concurrency = 1
+
+
+class _Hooks:
+    """A caller's hooks (`runner.GradingHooks`): no judge, what it was told, and when."""
+
+    def __init__(self, before_write: Any = None, progress: Any = None) -> None:
+        self._before_write, self._progress = before_write, progress
+
+    def judges(self, inputs: Any) -> NoJudge:
+        return NoJudge()
+
+    def progress(self, total: int | None) -> Any:
+        return contextlib.nullcontext(self._progress)
+
+    def before_write(self, inputs: Any) -> None:
+        if self._before_write is not None:
+            self._before_write(inputs)
 
 
 @pytest.fixture(scope="module")
@@ -145,22 +169,25 @@ def test_one_agent_keeps_its_reliability_keys(tmp_path: Path) -> None:
     suite = EXAMPLE / "suite.yaml"
     two = grade(validate_inputs(suite, [runs]), tmp_path / "two", engine=Serial())
     inputs, one = validate_and_grade(suite, [runs], tmp_path / "one", LocalProcesses(2))
-    assert len(inputs.agents) == 1 and inputs.n_runs > 3 * workers.CHUNK_SIZE
+    assert len(inputs.agents) == 1 and inputs.n_runs > 3 * engines.CHUNK_SIZE
     assert one.summary.to_json_text() == two.summary.to_json_text()
     assert "@" not in "".join(json.loads(one.summary.to_json_text())["reliability"])
 
 
-def test_before_write_runs_once_the_inputs_are_valid_and_before_the_folder_exists(
+def test_before_write_runs_once_the_inputs_are_valid_and_before_anything_is_written(
     synthetic: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    """The output folder is made (prepared by the runner) only once the inputs are valid, and
+    the caller's hook sees it empty."""
     suite, runs = synthetic
     out = tmp_path / "deep" / "out"
-    seen: list[tuple[int, bool]] = []
+    seen: list[tuple[int, list[str]]] = []
     ticks: list[tuple[int, int]] = []
-    options = Options(before_write=lambda inputs: seen.append((inputs.n_runs, out.exists())),
-                      progress=lambda done, total: ticks.append((done, total)))
-    validate_and_grade(suite, [runs], out, LocalProcesses(2), options)
-    assert seen == [(300, False)]
+    hooks = _Hooks(before_write=lambda inputs: seen.append((inputs.n_runs, sorted(
+        p.name for p in out.iterdir()))),
+                   progress=lambda done, total: ticks.append((done, total)))
+    validate_and_grade(suite, [runs], out, LocalProcesses(2), hooks=hooks)
+    assert seen == [(300, [])]
     assert ticks[-1] == (300, 300) and [d for d, _ in ticks] == [*range(1, 301), 300]
     assert (out / "results.jsonl").is_file() and not (tmp_path / "deep").joinpath("x").exists()
     assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["out"]  # no staging left
@@ -173,7 +200,7 @@ def test_a_dying_worker_costs_only_its_runs_in_one_pass_too(
     deadly = [KillsItsWorker(), *(c for c in default_checks() if c.name != "selection")]
     sound = [SelectionCheck(), *(c for c in default_checks() if c.name != "selection")]
     _, got = validate_and_grade(suite, [runs], tmp_path / "deadly", LocalProcesses(2),
-                                Options(checks=deadly))
+                                GradingOptions(checks=deadly))
     expected = grade(validate_inputs(suite, [runs]), tmp_path / "sound", checks=sound,
                      engine=Serial())
     got_lines = [json.loads(x) for x in got.results_path.read_text().splitlines()]
@@ -189,16 +216,16 @@ def test_a_dying_worker_costs_only_its_runs_in_one_pass_too(
 def test_small_inputs_take_two_passes_in_this_process(
     synthetic: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 1 << 40)
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 1 << 40)
 
-    def no_pass(*_: object, **__: object) -> None:
+    def no_workers(*_: object, **__: object) -> None:
         raise AssertionError("the one pass ran for a small input")
 
-    monkeypatch.setattr(one_pass, "_pass", no_pass)
+    monkeypatch.setattr(jobs, "read_in_workers", no_workers)
     suite, runs = synthetic
     seen: list[int] = []
     inputs, output = validate_and_grade(suite, [runs], tmp_path / "out", LocalProcesses(2),
-                                        Options(before_write=lambda i: seen.append(i.n_runs)))
+                                        hooks=_Hooks(before_write=lambda i: seen.append(i.n_runs)))
     assert seen == [300] and output.summary.trajectories == inputs.n_runs == 300
 
 
@@ -208,22 +235,22 @@ def test_a_worker_infers_each_case_s_kinds_once_not_once_a_chunk(
     from toolgrade.loaders import load_suite
     from toolgrade.loaders.runs import iter_run_sources
     from toolgrade.models import HumanDecisions
-    from toolgrade.scoring import coverage, jobs
+    from toolgrade.scoring import tallies
 
     inferred: list[str] = []
-    real = coverage.case_kinds
+    real = tallies.case_kinds
 
     def case_kinds(case: Any) -> tuple[str, ...]:
         inferred.append(case.id)
         return real(case)
 
-    monkeypatch.setattr(coverage, "case_kinds", case_kinds)
+    monkeypatch.setattr(tallies, "case_kinds", case_kinds)
     suite_path, runs = synthetic
     suite = load_suite(suite_path)
     items = list(iter_run_sources([runs]))
-    jobs.start_grader(suite, HumanDecisions(), None, True, None)
+    jobs.start_worker(jobs.Grader(suite, HumanDecisions(), None, True, None))
     for start in range(0, len(items), 16):  # one worker, chunk after chunk
-        jobs.read_and_grade_chunk(items[start:start + 16])
+        jobs.read_chunk(items[start:start + 16])
     assert sorted(inferred) == sorted(set(inferred)) and len(inferred) <= len(suite)
 
 

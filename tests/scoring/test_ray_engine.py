@@ -21,7 +21,7 @@ from toolgrade.checks.selection import SelectionCheck
 from toolgrade.cli.main import app
 from toolgrade.errors import InputError
 from toolgrade.reporting import ReportStream
-from toolgrade.scoring import jobs, parallel_read, workers
+from toolgrade.scoring import engines, jobs
 from toolgrade.scoring.engines import LocalProcesses, Serial, engine_for
 from toolgrade.scoring.ray_engine import RayEngine
 from toolgrade.scoring.runner import grade, validate_inputs
@@ -42,8 +42,8 @@ def ray_instance() -> Iterator[None]:
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 16 lines, and workers for reading whatever the size of the files."""
-    monkeypatch.setattr(workers, "CHUNK_SIZE", 16)
-    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 0)
+    monkeypatch.setattr(engines, "CHUNK_SIZE", 16)
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_every_output_on_ray_is_byte_identical_to_one_process(
         monkeypatch.chdir(EXAMPLE)  # its settings file and relative paths
         suite, runs = EXAMPLE / "suite.yaml", EXAMPLE / "runs"
     elif example == "adjudication":
-        monkeypatch.setattr(workers, "CHUNK_SIZE", 2)  # 10 runs
+        monkeypatch.setattr(engines, "CHUNK_SIZE", 2)  # 10 runs
         suite, runs = _adjudicated(tmp_path)
         monkeypatch.chdir(suite.parent)
     else:
@@ -105,7 +105,7 @@ def test_every_output_on_ray_is_byte_identical_to_one_process(
         assert one.read_bytes() == on_ray.read_bytes(), name
     n_runs = json.loads((tmp_path / "one" / "summary.json").read_text())["trajectories"]
     # Every run was read and graded by a Ray task, in one pass (one task a chunk), none here.
-    assert len(ray_chunks) == -(-n_runs // workers.CHUNK_SIZE)
+    assert len(ray_chunks) == -(-n_runs // engines.CHUNK_SIZE)
     assert all(pid != os.getpid() for _, pid in ray_chunks)
     assert "graded on Ray: 1 node(s)" in said
 
@@ -125,7 +125,7 @@ def test_grade_from_python_takes_a_ray_engine(
     assert on_ray.results_path.read_bytes() == one.results_path.read_bytes()
     assert taken == _lines(one.results_path)
     assert len(engine.nodes) == 1 and engine.processes  # the instance's one node
-    assert len(ray_chunks) == -(-inputs.n_runs // workers.CHUNK_SIZE)
+    assert len(ray_chunks) == -(-inputs.n_runs // engines.CHUNK_SIZE)
     engine.close()
     import ray
 

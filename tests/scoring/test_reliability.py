@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgrade.models import Aggregate, TrajectoryResult
-from toolgrade.scoring.reliability import (
+from toolgrade.scoring.tallies import (
     MAX_K,
     ReliabilityAccumulator,
     pass_at_k,

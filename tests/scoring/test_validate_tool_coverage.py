@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from toolgrade.cli.main import app
 from toolgrade.loaders import load_suite
-from toolgrade.scoring import parallel_read, workers
-from toolgrade.scoring.catalogue_figures import coverage_lines
+from toolgrade.scoring import engines
 from toolgrade.scoring.engines import LocalProcesses, Serial
 from toolgrade.scoring.runner import validate_inputs
+from toolgrade.scoring.tallies import coverage_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 MCP = ROOT / "examples" / "mcp"
@@ -44,8 +44,8 @@ def test_validate_without_runs_prints_only_what_the_cases_expect() -> None:
 
 def test_the_called_tools_are_the_same_when_workers_read_the_runs(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workers, "CHUNK_SIZE", 2)
-    monkeypatch.setattr(parallel_read, "PARALLEL_READ_BYTES", 0)
+    monkeypatch.setattr(engines, "CHUNK_SIZE", 2)
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)
     serial = validate_inputs(MCP / "suite.yaml", [MCP / "runs"], engine=Serial())
     parallel = validate_inputs(MCP / "suite.yaml", [MCP / "runs"], engine=LocalProcesses(2))
     assert serial.called_tools == CALLED

@@ -4,7 +4,7 @@ An item is one judge question of any dimension but alternate_route (routes are d
 and route, `adjudication.routes`): an argument pair, a recovery, a result interpretation. The
 run records each item the first judge left `unscored` (uncertain, awaiting adjudication, no
 judge, a failed call, an unparsed reply) with its id and the inputs the judge saw
-(`scoring.recording`); the same item asked in several runs or cases is listed once. Items the
+(`scoring.grading`); the same item asked in several runs or cases is listed once. Items the
 escalation judge decided are listed too, marked so, for people to confirm or overrule; items
 still unscored after it are "left for people".
 """

@@ -503,3 +503,28 @@ def summary_for_run(
 
 def _listed(pair: tuple[float, float] | None) -> list[float] | None:
     return list(pair) if pair is not None else None
+
+
+def refusal_to_write(record: CalibrationRecord, *, decides_nothing: bool, cached: bool
+                     ) -> str | None:
+    """Why `record` must not be written (None: it may): a record of nothing, or of mostly
+    errors, would replace a good one, and floors would then refuse the judge, so an outage or
+    a bad key must not wipe a calibration. `decides_nothing`: the judge as configured abstains
+    on every P(pass) (its band covers them all); `cached`: scored verdicts went to the cache
+    (said in the advice)."""
+    if record.observations == 0 and decides_nothing:
+        return (f"the {record.dimension} judge as run configures it decides no item (its band "
+                "covers every P(pass)), so there is nothing to measure; the record was not "
+                "written. Measure the model itself with --fit")
+    if record.observations == 0:
+        return (f"no verdict was scored ({record.unscored} unscored, {record.errors} errors); "
+                "the record was not written")
+    asked = record.n * record.repeats
+    if record.errors * 2 > asked:
+        # A partial outage (a rate-limit storm): the few verdicts that got through measure
+        # almost nothing, yet their kappa interval can be as narrow as [1.0, 1.0].
+        return (f"{record.errors} of {asked} verdicts are model-call errors (an outage, rate "
+                "limits or a bad key), so this is no measurement of the judge; the record was "
+                "not written. Run again once the provider answers"
+                + (" (scored verdicts are cached)." if cached else "."))
+    return None

@@ -136,9 +136,7 @@ class _Judges:
     def close(self) -> None:
         """Close every engine built (their disk caches)."""
         for engine in self.engines:
-            close = getattr(engine, "close", None)
-            if callable(close):
-                close()
+            engine.close()
 
 
 PF = ("pass", "fail")
@@ -279,7 +277,12 @@ def calibrate(
 ) -> None:
     """Measure a judge's agreement with a labelled calibration set and write the record."""
     from toolgrade.calibration.calibrate import load_sets
-    from toolgrade.calibration.records import calibration_dir, record_json, write_record
+    from toolgrade.calibration.records import (
+        calibration_dir,
+        record_json,
+        refusal_to_write,
+        write_record,
+    )
     from toolgrade.judging.combine import decides_nothing
     from toolgrade.settings import load_settings
 
@@ -315,32 +318,11 @@ def calibrate(
             judges.close()
         out.print(summary_table(record))
         out.print(f"judge usage: {judges.usage()}", markup=False)
-        if record.observations == 0 and decides_nothing(judge_settings.for_dimension(dim)):
-            fail(
-                f"toolgrade: the {dim} judge as run configures it decides no item (its band "
-                "covers every P(pass)), so there is nothing to measure; the record was not "
-                "written. Measure the model itself with --fit",
-                EXIT_FAILED,
-            )
-        if record.observations == 0:
-            # A record of nothing would replace a good one, and floors would then refuse the
-            # judge: an outage or a bad key must not wipe a calibration.
-            fail(
-                f"toolgrade: no verdict was scored ({record.unscored} unscored, "
-                f"{record.errors} errors); the record was not written",
-                EXIT_FAILED,
-            )
-        asked = record.n * record.repeats
-        if record.errors * 2 > asked:
-            # Nor may a partial outage (a rate-limit storm): the few verdicts that got through
-            # measure almost nothing, yet their kappa interval can be as narrow as [1.0, 1.0].
-            fail(
-                f"toolgrade: {record.errors} of {asked} verdicts are model-call errors (an "
-                "outage, rate limits or a bad key), so this is no measurement of the judge; "
-                "the record was not written. Run again once the provider answers"
-                + (" (scored verdicts are cached)." if judge_settings.use_cache else "."),
-                EXIT_FAILED,
-            )
+        refusal = refusal_to_write(
+            record, decides_nothing=decides_nothing(judge_settings.for_dimension(dim)),
+            cached=judge_settings.use_cache)
+        if refusal is not None:
+            fail(f"toolgrade: {refusal}", EXIT_FAILED)
         target = calibration_dir(settings.judge.calibration_dir)
         written = write_record(record, target)
         out.print(f"record: {written}", markup=False)

@@ -45,7 +45,7 @@ def draft(
     The suite is written only once it validates; exit 2 on bad input, nothing written.
     """
     from toolgrade.drafting.draft import DraftOptions, draft_suite, header, write_draft
-    from toolgrade.scoring.coverage import coverage_line
+    from toolgrade.scoring.tallies import coverage_line
 
     options = DraftOptions(agent=agent, min_runs=min_runs, tools=tools, free_reads=free_reads,
                            guards=guards, by_input=by_input)

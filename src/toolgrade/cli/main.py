@@ -143,8 +143,7 @@ def validate(
                 raise InputError(problems)
             out.print(f"ok: {len(loaded)} cases")
             called = None
-        from toolgrade.scoring.catalogue_figures import coverage_lines
-        from toolgrade.scoring.coverage import coverage_line
+        from toolgrade.scoring.tallies import coverage_line, coverage_lines
 
         out.print(coverage_line(loaded.cases.values()))
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, closing
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -28,10 +27,8 @@ from toolgrade.vocabulary import CASE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolgrade.composition.judges import JudgeSetup
-    from toolgrade.loaders.otlp import OtlpOptions
-    from toolgrade.reporting import ReportStream
-    from toolgrade.scoring.engines import Engine
-    from toolgrade.scoring.runner import RunOutput, ValidatedInputs
+    from toolgrade.scoring.outputs import ProgressHook
+    from toolgrade.scoring.runner import ValidatedInputs
     from toolgrade.settings import Settings
 
 
@@ -40,52 +37,6 @@ class EngineName(StrEnum):
 
     local = "local"
     ray = "ray"
-
-
-def _engine(name: EngineName, address: str | None, jobs: int | None, quiet: bool = False
-            ) -> Engine:
-    """The engine the options name; `ConfigError` for --address without Ray, or no Ray."""
-    from toolgrade.scoring.engines import engine_for
-    from toolgrade.scoring.workers import available_cpus
-
-    if name is EngineName.local:
-        if address is not None:
-            raise ConfigError("--address is the Ray cluster's: give it with --engine ray")
-        return engine_for(jobs if jobs is not None else available_cpus())
-    from toolgrade.scoring.ray_engine import RayEngine, check_reachable, import_ray
-
-    import_ray()  # no Ray installed: say so before reading anything
-    check_reachable(address)  # even for inputs small enough to grade here
-    return RayEngine(address=address, tasks=jobs, quiet=quiet)
-
-
-@contextmanager
-def _closing(engine: Engine) -> Iterator[None]:
-    """Close the engine afterwards, when it holds something (a local Ray it started)."""
-    try:
-        yield
-    finally:
-        close = getattr(engine, "close", None)
-        if close is not None:
-            close()
-
-
-def _say_where_graded(engine: Engine) -> None:
-    """With Ray: how many nodes and worker processes graded (none: all of it ran here)."""
-    nodes, processes = getattr(engine, "nodes", None), getattr(engine, "processes", None)
-    if nodes is not None and processes is not None:
-        err.print(f"graded on Ray: {len(nodes)} node(s), {len(processes)} worker process(es)",
-                  markup=False)
-
-
-def _open_engine(engine: Engine, inputs: ValidatedInputs, judged: bool) -> None:
-    """Connect to Ray now, when it is to grade (so that an unreachable cluster is exit 2 with
-    nothing written); small inputs and judged runs grade in this process."""
-    from toolgrade.scoring import workers
-
-    open_engine = getattr(engine, "open", None)
-    if open_engine is not None and not judged and inputs.n_runs > workers.CHUNK_SIZE:
-        open_engine()
 
 
 def _settings(
@@ -119,24 +70,6 @@ def _settings(
     )
 
 
-def _make_out_dir(out_dir: Path) -> None:
-    """Create the output folder, or stop with exit 2 before anything is graded.
-
-    A previous run's summary and reports are removed first: results.jsonl is about to be
-    rewritten, and a run stopped before its own summary must not leave a folder whose files
-    describe two runs (`toolgrade report` would render them together).
-    """
-    from toolgrade.reporting.files import REPORT_FILES
-
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for name in ("summary.json", *REPORT_FILES):
-            (out_dir / name).unlink(missing_ok=True)
-    except OSError as exc:
-        reason = f"cannot prepare the output folder: {exc.strerror}"
-        raise ConfigError(f"--out {out_dir}: {reason}") from exc
-
-
 def _warn_about_coverage(inputs: ValidatedInputs) -> None:
     """Say when runs leave cases ungraded: their checks are missing from every figure."""
     missing = inputs.cases_without_runs
@@ -153,29 +86,34 @@ def _warn_about_coverage(inputs: ValidatedInputs) -> None:
     )
 
 
-@dataclass(frozen=True)
-class _Job:
-    """What `toolgrade run` was asked to read and where it writes."""
+class _Console:
+    """What `toolgrade run` adds to the grading (`scoring.runner.GradingHooks`): the judges it
+    sets up (`composition.judges`), the progress bar and the notices it prints."""
 
-    suite: Path
-    runs: list[Path]
-    out_dir: Path
-    otlp: OtlpOptions
-    allow_empty: bool
-    text_calls: bool = False
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.setup: JudgeSetup | None = None
 
-    def refuse_empty(self, inputs: ValidatedInputs) -> None:
-        """`EmptyInputError` when the run files hold no run, unless --allow-empty."""
-        from toolgrade.scoring.runner import require_runs
+    def judges(self, inputs: ValidatedInputs | None) -> JudgeSetup:
+        """The judges, for the dimensions the suite's cases decide (none before reading)."""
+        from toolgrade.checks.adjudication import deciding_dimensions
+        from toolgrade.composition.judges import setup_judges
 
-        if not self.allow_empty:
-            require_runs(inputs)
+        deciding = deciding_dimensions(inputs.suite.cases.values()) if inputs else None
+        self.setup = setup_judges(self.settings, notify=_notify, deciding=deciding)
+        return self.setup
 
-    def before_write(self, inputs: ValidatedInputs, engine: Engine, judged: bool) -> None:
-        """Once the inputs are valid and the judges set up, before anything is written:
-        connect to Ray, prepare the output folder, and say what the figures leave out."""
-        _open_engine(engine, inputs, judged=judged)
-        _make_out_dir(self.out_dir)  # only once nothing can refuse the run
+    def progress(self, total: int | None) -> AbstractContextManager[ProgressHook | None]:
+        """The progress bar; "read", not "graded", in one pass: grading runs ahead of
+        validation there and is thrown away on bad input."""
+        from toolgrade.cli.progress import progress_bar
+
+        assert self.setup is not None  # the judges are set up first
+        return progress_bar(self.settings.progress, total, self.setup,
+                            verb="graded" if total is not None else "read")
+
+    def before_write(self, inputs: ValidatedInputs) -> None:
+        """Say what the figures leave out."""
         _warn_about_coverage(inputs)
         if inputs.otlp_stats is not None:
             err.print(inputs.otlp_stats.describe(), markup=False)
@@ -183,51 +121,6 @@ class _Job:
 
 def _notify(message: str) -> None:
     err.print(message, markup=False)
-
-
-def _two_passes(
-    job: _Job, settings: Settings, engine: Engine, reports: ReportStream
-) -> tuple[RunOutput, JudgeSetup]:
-    """Validate every input, set the judges up, then grade (with a judge, or in this
-    process): no model is called before the inputs are known valid."""
-    from toolgrade.checks.adjudication import deciding_dimensions
-    from toolgrade.cli.progress import progress_bar
-    from toolgrade.composition.judges import setup_judges
-    from toolgrade.scoring.runner import grade, validate_inputs
-
-    inputs = validate_inputs(job.suite, job.runs, exclude=job.out_dir, otlp=job.otlp,
-                             engine=engine, text_calls=job.text_calls)
-    job.refuse_empty(inputs)
-    judges = setup_judges(settings, notify=_notify,
-                          deciding=deciding_dimensions(inputs.suite.cases.values()))
-    job.before_write(inputs, engine, judged=judges.engine is not None)
-    with progress_bar(settings.progress, inputs.n_runs, judges) as hook:
-        output = grade(inputs, job.out_dir, judge=judges.engine,
-                       judge_concurrency=judges.judge_concurrency, engine=engine, progress=hook,
-                       reports=reports)
-    return output, judges
-
-
-def _one_pass(
-    job: _Job, settings: Settings, engine: Engine, reports: ReportStream
-) -> tuple[RunOutput, JudgeSetup]:
-    """No judge, and workers: validate and grade in one pass (`scoring.one_pass`), nothing
-    written into the output folder before the inputs are known valid."""
-    from toolgrade.cli.progress import progress_bar
-    from toolgrade.composition.judges import setup_judges
-    from toolgrade.scoring.one_pass import Options, validate_and_grade
-
-    judges = setup_judges(settings, notify=_notify)  # judging is off here: nothing is built
-    # "read", not "graded": grading runs ahead of validation and is thrown away on bad input.
-    with progress_bar(settings.progress, None, judges, verb="read") as hook:
-        def before_write(inputs: ValidatedInputs) -> None:
-            job.refuse_empty(inputs)
-            job.before_write(inputs, engine, judged=False)
-
-        options = Options(exclude=job.out_dir, otlp=job.otlp, progress=hook, reports=reports,
-                          before_write=before_write, text_calls=job.text_calls)
-        _, output = validate_and_grade(job.suite, job.runs, job.out_dir, engine, options)
-    return output, judges
 
 
 def run(
@@ -294,10 +187,10 @@ def run(
     Exit 0 when every gate holds, 1 when a gate fails, 2 for bad input or configuration.
     """
     from toolgrade.loaders.otlp import OtlpOptions
-    from toolgrade.loaders.suite_digest import suite_sha256
     from toolgrade.reporting import ReportStream, print_scorecard
-    from toolgrade.scoring.gates import evaluate_gates, validate_gate_names
-    from toolgrade.scoring.runner import write_summary
+    from toolgrade.reporting.files import REPORT_FILES
+    from toolgrade.scoring.gates import validate_gate_names
+    from toolgrade.scoring.runner import GradingOptions, engine_named, finish, validate_and_grade
 
     with input_errors_exit():
         settings = _settings(config, judge_model, no_judge, cache_dir, no_cache, quiet)
@@ -306,24 +199,20 @@ def run(
         validate_gate_names(settings.gates)
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"--out {out_dir}: a file of that name exists, not a folder")
-        engine = _engine(engine_name, address, jobs, quiet)
-        job = _Job(suite, runs, out_dir, OtlpOptions(case_attribute=case_attribute), allow_empty,
-                   text_calls)
-        with _closing(engine), ReportStream() as reports:
-            if settings.judge.enabled or not engine.parallel:
-                output, judges = _two_passes(job, settings, engine, reports)
-            else:
-                output, judges = _one_pass(job, settings, engine, reports)
-            judged = output.summary.with_run_context(
-                judges=judges.summary(output.judge_items), suite=str(suite.resolve()),
-                suite_sha256=suite_sha256(suite),
-            )
-            gates = evaluate_gates(settings.gates, judged)
-            output.summary = judged.with_gates(gates)
-            write_summary(output)
-            reports.write(out_dir, output.summary)
-            if not quiet:
-                _say_where_graded(engine)
+        engine = engine_named(engine_name.value, jobs=jobs, address=address, quiet=quiet)
+        console = _Console(settings)
+        with closing(engine), ReportStream() as reports:
+            options = GradingOptions(
+                exclude=out_dir, otlp=OtlpOptions(case_attribute=case_attribute),
+                text_calls=text_calls, allow_empty=allow_empty, judged=settings.judge.enabled,
+                reports=reports, replaced=REPORT_FILES)
+            _, output = validate_and_grade(suite, runs, out_dir, engine, options, console)
+            assert console.setup is not None  # validate_and_grade sets the judges up
+            gates = finish(output, suite_path=suite, judges=console.setup.summary(
+                output.judge_items), gates=settings.gates, reports=reports)
+            where = engine.describe()
+            if where is not None and not quiet:
+                err.print(where, markup=False)
     if not quiet:
         print_scorecard(out, output.summary)
         for line in _items_lines(output.judge_items, out_dir, _record_figures(output.summary)):

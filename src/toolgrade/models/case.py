@@ -27,7 +27,7 @@ from toolgrade.vocabulary import CheckName as CheckName
 #: The pseudo-tool that stands for the agent's final reply in ordering constraints.
 ANSWER = "answer"
 
-#: The hard-case kinds a case may be tagged with (and some are inferred; scoring/coverage.py).
+#: The hard-case kinds a case may be tagged with (and some are inferred; scoring/tallies.py).
 HardCaseKind = Literal[
     "no_tool", "overlapping_tools", "missing_required_info", "multi_turn", "misleading_identifier"
 ]

@@ -87,7 +87,7 @@ class Aggregate(BaseModel):
     mode: Literal["binary", "weighted", "hybrid"]
     score: float | None
     passed: bool
-    #: Set when unscored checks took part in the verdict (`scoring.aggregate`); otherwise the
+    #: Set when unscored checks took part in the verdict (`scoring.grading`); otherwise the
     #: status follows from `passed` and the checks' states (`models.status.aggregate_status`).
     status: Status | None = None
     #: The unscored checks that keep an `unscored` verdict open.
@@ -114,7 +114,7 @@ class TrajectoryResult(BaseModel):
     )
 
     def judge_log(self) -> dict[str, list[JudgeLogEntry]]:
-        """`judges` typed: the run's judge calls by dimension (scoring/recording.py)."""
+        """`judges` typed: the run's judge calls by dimension (scoring/grading.py)."""
         return cast(dict[str, list[JudgeLogEntry]], self.judges)
 
     def to_json(self) -> ResultRecord:

@@ -16,7 +16,7 @@ from toolgrade.reporting.digest import Digest, FailureExample
 from toolgrade.reporting.run_view import run_label
 from toolgrade.reporting.runs_section import RunsSection
 from toolgrade.reporting.tables import DASH, Table, anchor, calibration_text, fmt
-from toolgrade.scoring.reliability import MAX_K
+from toolgrade.scoring.tallies import MAX_K
 
 #: pass@k / pass^k columns shown when trials allow them (all k would not fit a page).
 SHOWN_K = (1, 2, 3, 5, 10)

@@ -1,9 +1,18 @@
-"""`summary.adjudication`: what judges and people decided, and the pass rates with and without.
+"""What judges and people decided, and what they left undecided: `summary.adjudication` and
+`summary.unscored`.
 
-A check whose outcome a verdict or decision changed keeps its deterministic score and pass in
-`figures.unadjudicated` (checks/adjudication.py); the pass rates "without" use those, and the
-aggregate is recomputed from them by the case's own scoring mode. So nobody mistakes an
-adjudicated pass for a listed one: both rates stand side by side.
+`summary.adjudication`: a check whose outcome a verdict or decision changed keeps its
+deterministic score and pass in `figures.unadjudicated` (checks/adjudication.py); the pass
+rates "without" use those, and the aggregate is recomputed from them by the case's own scoring
+mode. So nobody mistakes an adjudicated pass for a listed one: both rates stand side by side.
+
+`summary.unscored`: how many runs and items no judge or person decided, per check and why.
+Present only when something was unscored, so the summaries of fully decided runs keep their
+keys. `runs` counts runs whose aggregate status is `unscored` (they did not pass, and only
+undecided items kept them from it); per check, `runs` counts results whose status is
+`unscored`, `items` every undecided item (also those on a check that passed or failed for
+another reason), `reasons` the items per reason and `by` the items per kind and reason, most
+first (what the reports put in words: `models.status.describe_count`).
 """
 
 from __future__ import annotations
@@ -13,8 +22,9 @@ from typing import TypedDict
 
 from toolgrade.checks.base import pass_rate
 from toolgrade.models import Case, CheckName, CheckResult, TrajectoryResult
-from toolgrade.models.figures import JudgeLogEntry, decision_of
-from toolgrade.scoring.aggregate import aggregate
+from toolgrade.models.figures import BlockView, JudgeLogEntry, decision_of
+from toolgrade.models.status import aggregate_status, check_status, unscored_items
+from toolgrade.scoring.grading import aggregate, status_block
 
 #: The checks in which a judge or a person can decide.
 DECIDING_CHECKS: tuple[CheckName, ...] = ("selection", "recovery")
@@ -188,3 +198,95 @@ class AdjudicationAccumulator:
             "pass_rate_without": pass_rate(self.passed_without, self.trajectories),
         }
         return out
+
+
+# summary.unscored -------------------------------------------------------------------------
+
+class UnscoredGroup(TypedDict):
+    """Undecided items of one kind and reason."""
+
+    kind: str
+    reason: str
+    items: int
+
+
+class CheckUnscored(TypedDict):
+    """One check's block of `summary.unscored.checks`."""
+
+    runs: int
+    items: int
+    reasons: dict[str, int]
+    by: list[UnscoredGroup]
+
+
+class UnscoredBlock(TypedDict):
+    """`summary.unscored`."""
+
+    runs: int
+    checks: dict[str, CheckUnscored]
+
+
+class _CheckUnscored:
+    def __init__(self) -> None:
+        self.runs = 0
+        self.items: Counter[tuple[str, str]] = Counter()  # (kind, reason) -> items
+
+    def merge(self, other: _CheckUnscored) -> None:
+        self.runs += other.runs
+        self.items.update(other.items)
+
+    def to_json(self) -> CheckUnscored:
+        reasons: Counter[str] = Counter()
+        for (_, reason), n in self.items.items():
+            reasons[reason] += n
+        ordered = sorted(self.items.items(), key=lambda kv: (-kv[1], kv[0]))
+        return {
+            "runs": self.runs,
+            "items": sum(self.items.values()),
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "by": [{"kind": kind, "reason": reason, "items": n} for (kind, reason), n in ordered],
+        }
+
+
+class UnscoredAccumulator:
+    """Counts unscored runs and items, one record at a time; merges exactly (counts only)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.checks: dict[str, _CheckUnscored] = {}
+
+    def add(self, record: TrajectoryResult) -> None:
+        """Take one graded trajectory."""
+        blocks: dict[CheckName, BlockView] = {
+            name: status_block(result) for name, result in record.checks.items()}
+        undecided = False
+        for name, block in blocks.items():
+            items = unscored_items(name, block)
+            if not items:
+                continue
+            # Only a block with undecided items has a status its failures decide.
+            block["failures"] = [f.to_json() for f in record.checks[name].failures]
+            undecided = True
+            tally = self.checks.setdefault(name, _CheckUnscored())
+            tally.runs += check_status(name, block) == "unscored"
+            tally.items.update((i.kind, i.reason) for i in items)
+        if undecided:  # a run with no undecided item cannot be unscored
+            status = record.aggregate.status or aggregate_status(blocks, record.aggregate.passed)
+            self.runs += status == "unscored"
+
+    def merge(self, other: UnscoredAccumulator) -> None:
+        """Add another's counts."""
+        self.runs += other.runs
+        for name, tally in other.checks.items():
+            self.checks.setdefault(name, _CheckUnscored()).merge(tally)
+
+    @property
+    def used(self) -> bool:
+        """Whether any item was unscored."""
+        return bool(self.checks)
+
+    def to_json(self) -> UnscoredBlock:
+        """`{runs, checks: {check: {runs, items, reasons: {reason: n},
+        by: [{kind, reason, items}]}}}` (kind: field, route or recovery quality)."""
+        return {"runs": self.runs,
+                "checks": {name: self.checks[name].to_json() for name in sorted(self.checks)}}

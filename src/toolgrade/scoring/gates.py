@@ -23,7 +23,7 @@ from toolgrade.errors import ConfigError
 from toolgrade.models import CHECK_NAMES, HARD_CASE_KINDS
 from toolgrade.models.figures import Stage
 from toolgrade.models.summary import GateResult, RunSummary
-from toolgrade.scoring.aggregate import reaches
+from toolgrade.scoring.grading import reaches
 
 
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:

@@ -1,21 +1,25 @@
-"""Input validation: every suite and run line read once, every problem listed, before any
-grading or model call (docs/contract.md). `runner.grade` takes what this returns.
+"""Input validation's parts: every suite and run line read once, every problem listed, before
+any grading or model call (docs/contract.md). `runner.validate_inputs` and
+`runner.validate_and_grade` put them together: `open_inputs` reads what comes before the runs,
+`RunsCheck` takes each run line as read (here or in an engine's worker) and checks what no
+worker can see alone (unknown cases, duplicate runs, reliability keys that clash), in input
+order, so the problems and their order are the same whoever read the lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from toolgrade.errors import EmptyInputError, InputError, InputProblem
-from toolgrade.loaders import Suite, iter_runs, load_suite, run_files
+from toolgrade.loaders import Suite, load_suite, run_files
 from toolgrade.loaders.adjudications import adjudications_path, load_decisions
 from toolgrade.loaders.otlp import OtlpOptions, OtlpStats
 from toolgrade.loaders.swapped import swapped_problem
 from toolgrade.models import HumanDecisions, ToolCall, Trajectory
-from toolgrade.scoring.engines import Engine, Serial
+from toolgrade.scoring.engines import Engine, hands_out
 from toolgrade.scoring.summary import reliability_key
 
 
@@ -39,45 +43,6 @@ class ValidatedInputs:
     called_tools: frozenset[str] | None = None
 
 
-def validate_inputs(
-    suite_path: Path,
-    runs: list[Path],
-    exclude: Path | None = None,
-    otlp: OtlpOptions | None = None,
-    *,
-    engine: Engine | None = None,
-    text_calls: bool = False,
-) -> ValidatedInputs:
-    """Read every input once; raise `InputError` listing every problem in every file.
-
-    `exclude`: a folder whose files are never runs, even inside a runs folder (the output
-    folder, so that a second run does not read the first one's `results.jsonl`). `otlp`:
-    how OTLP trace exports among the run files are read. `engine`: where the lines are read
-    (`scoring.engines`: `Serial()`, the default, `LocalProcesses(n)`, a Ray cluster; large
-    inputs only, the problems are the same, in the same order, whichever reads them).
-    `text_calls`: every case reads calls written in assistant text, as `text_calls: true` in
-    the suite would (`toolgrade run --text-calls`).
-    """
-    otlp = otlp or OtlpOptions()
-    stats = OtlpStats()
-    engine = engine if engine is not None else Serial()
-    opened = open_inputs(suite_path, runs, exclude, engine, text_calls=text_calls)
-    return check_runs(opened, engine, otlp, stats)
-
-
-def check_runs(
-    start: OpenedInputs, engine: Engine, otlp: OtlpOptions, stats: OtlpStats
-) -> ValidatedInputs:
-    """The rest of `validate_inputs` once the inputs are opened: every run line read (in the
-    engine's workers when large) and checked; `InputError` listing every problem."""
-    check = RunsCheck(start)
-    with_tools = check.called is not None
-    for file, line, trajectory, found in _read_runs(start.files, engine, otlp, stats,
-                                                    with_tools):
-        check.add(file, line, trajectory, found)
-    return check.finish(otlp, stats)
-
-
 @dataclass
 class OpenedInputs:
     """What validation reads before the runs: the run files, the suite (None: it did not
@@ -93,9 +58,10 @@ def open_inputs(
     suite_path: Path, runs: list[Path], exclude: Path | None, engine: Engine,
     *, text_calls: bool = False,
 ) -> OpenedInputs:
-    """The first half of `validate_inputs`: the run files listed, the engine started early
-    when they are large (its start-up then overlaps reading the suite), the suite and its
-    adjudications file read (with `text_calls`, every case set to read calls in text)."""
+    """What validation reads before the runs: the run files listed, the engine opened when
+    they are large enough for it (`engines.hands_out`; an unreachable cluster is a
+    `ConfigError` before anything is written), the suite and its adjudications file read
+    (with `text_calls`, every case set to read calls in text)."""
     swapped = swapped_problem(suite_path, runs)
     if swapped is not None:
         raise InputError([swapped])
@@ -103,12 +69,8 @@ def open_inputs(
     suite: Suite | None = None
     decisions = HumanDecisions()
     files = run_files(runs, exclude)
-    if engine.parallel:
-        from toolgrade.scoring.parallel_read import (
-            start_workers_early,  # multiprocessing when asked
-        )
-
-        start_workers_early(files, engine)
+    if hands_out(engine, files):
+        engine.open()  # its start-up (a fork server, a cluster) overlaps reading the suite
     try:
         suite = load_suite(suite_path)
         if text_calls:
@@ -129,7 +91,7 @@ def open_inputs(
 
 
 class RunsCheck:
-    """The second half of `validate_inputs`: every run read, in input order, checked against
+    """The rest of validation: every run read, in input order, checked against
     the suite and the runs before it (unknown cases, duplicate runs, reliability keys that
     clash), every problem kept in the order found."""
 
@@ -227,18 +189,7 @@ def _tools_called(run: RunIdentity) -> Iterable[str]:
         # `type() is`, not `isinstance`: the models' ABC instance check costs more per step
         # than the rest of this, on every run read (a step is a ToolCall or a Message).
         return [step.tool for step in run.steps if type(step) is ToolCall]
-    tools: tuple[str, ...] = getattr(run, "tools", ())
-    return tools
-
-
-def _read_runs(
-    files: list[Path], engine: Engine, otlp: OtlpOptions, stats: OtlpStats, with_tools: bool
-) -> Iterator[tuple[str, int, RunIdentity | None, list[InputProblem]]]:
-    if not engine.parallel:
-        return iter_runs(files, otlp, stats)
-    from toolgrade.scoring.parallel_read import read_runs  # multiprocessing only when asked for
-
-    return read_runs(files, engine, otlp, stats, with_tools=with_tools)
+    return run.tools if isinstance(run, RunKey) else ()
 
 
 def _reliability_key_clashes(
@@ -264,6 +215,30 @@ def _reliability_key_clashes(
                 )
             )
     return problems
+
+
+class RunKey(NamedTuple):
+    """What validation keeps of a run read by a worker: its identity and, when asked for,
+    the distinct tools it called (for tool coverage), in first-call order."""
+
+    case_id: str
+    trial: int
+    agent: str | None
+    tools: tuple[str, ...] = ()
+
+
+_Read = tuple[str, int, RunKey | None, list[InputProblem]]
+
+
+def run_key(run: Trajectory | None, with_tools: bool = False) -> RunKey | None:
+    """What validation keeps of a run (None: the line did not read); `with_tools`: the tools
+    it called too."""
+    if run is None:
+        return None
+    tools = tuple(dict.fromkeys(s.tool for s in run.steps if type(s) is ToolCall)) \
+        if with_tools else ()  # `type() is`: see `_tools_called`
+    return RunKey(run.case_id, run.trial, run.agent, tools)
+
 
 
 class RunIdentity(Protocol):

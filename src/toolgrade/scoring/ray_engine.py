@@ -34,13 +34,11 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from toolgrade.errors import ConfigError
-from toolgrade.scoring.workers import chunks
+from toolgrade.scoring.engines import DIED, chunks
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: What a crashed run's checks say: the same words as `--jobs` (`scoring.workers`).
-DIED = "the worker process grading this run died"
 #: Chunks in flight per cluster CPU: one running, one queued.
 _IN_FLIGHT_PER_CPU = 2
 
@@ -102,10 +100,6 @@ class RayEngine:
         """Always: the work goes to Ray."""
         return True
 
-    def start_early(self) -> None:
-        """Connect now (validation is about to hand lines out)."""
-        self.open()
-
     def open(self) -> None:
         """Connect to Ray, or start a local instance; `ConfigError` when neither works."""
         if self._open:
@@ -137,6 +131,10 @@ class RayEngine:
             import_ray().shutdown()
         self._started = self._open = False
 
+    def describe(self) -> str | None:
+        """How many nodes and worker processes graded (none: all of it ran here)."""
+        return f"graded on Ray: {len(self.nodes)} node(s), {len(self.processes)} worker process(es)"
+
     def __enter__(self) -> RayEngine:
         return self
 
@@ -155,7 +153,7 @@ class RayEngine:
         initargs: tuple[Any, ...] = (),
         chunk_size: int,
     ) -> Iterator[R]:
-        """`work` over chunks of `items` in Ray tasks, one answer per item, in input order."""
+        """`work` over chunks of `items` in Ray tasks, its answers in input order."""
         self.open()
         ray = import_ray()
         ref = ray.put(initargs) if initializer is not None else None

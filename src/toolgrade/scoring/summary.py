@@ -17,11 +17,13 @@ from toolgrade.checks import Check, CheckAccumulator
 from toolgrade.checks.arguments.figures import GivenSelection
 from toolgrade.checks.base import can_merge
 from toolgrade.models import Case, Trajectory, TrajectoryResult
-from toolgrade.scoring.adjudication import AdjudicationAccumulator
-from toolgrade.scoring.catalogue_figures import CatalogueFigures
-from toolgrade.scoring.coverage import RATED_CHECKS, KindRates
-from toolgrade.scoring.reliability import ReliabilityAccumulator
-from toolgrade.scoring.unscored import UnscoredAccumulator
+from toolgrade.scoring.adjudication import AdjudicationAccumulator, UnscoredAccumulator
+from toolgrade.scoring.tallies import (
+    RATED_CHECKS,
+    CatalogueFigures,
+    KindRates,
+    ReliabilityAccumulator,
+)
 
 
 class OrderedSum:

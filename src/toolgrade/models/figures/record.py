@@ -84,7 +84,7 @@ class AggregateRecord(TypedDict):
 
 
 class JudgeLogEntry(TypedDict):
-    """One judge call of the run (scoring/recording.py): the verdict, its set fields,
+    """One judge call of the run (scoring/grading.py): the verdict, its set fields,
     `cached`; `item` (and `inputs`, when undecided) for items people may decide."""
 
     verdict: VerdictName
