@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 
 from toolgrade.checks import default_checks
+from toolgrade.checks.registry import names as check_names
 from toolgrade.errors import ConfigError, EmptyInputError, InputError
-from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
+from toolgrade.models import CheckResult, TrajectoryResult
 from toolgrade.models.figures import UnscoredField, figures_of
 from toolgrade.reporting.junit import unscored_line, unscored_message
 
@@ -152,7 +153,7 @@ class ToolgradeCase(pytest.Collector):
         several = len(self.records) > 1
         for record in self.records:
             suffix = f"[{record.agent or 'agent'}:{record.trial}]" if several else ""
-            for check in CHECK_NAMES:
+            for check in check_names():
                 result = record.checks.get(check)
                 if result is None:
                     continue

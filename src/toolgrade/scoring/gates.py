@@ -1,8 +1,9 @@
 """Gates: minimums on summary figures, e.g. `"selection.f1" = 0.9` (docs/reports.md).
 
 A gate names a figure by a dotted path: `<check>.<figure>[.<key>...]` looks in
-`summary.checks.<check>`, and so does `coverage.<kind>` (a count of cases); `aggregate.<figure>`
-in `summary.aggregate`; anything else from the top of the summary. A key may itself hold dots
+`summary.checks.<check>` (any registered check, with the figures its registry entry lists), and
+so does `coverage.<kind>` (a count of cases); `aggregate.<figure>` in `summary.aggregate`;
+anything else from the top of the summary. A key may itself hold dots
 (`arguments.per_field.refund.amount.accuracy` names the `refund.amount` field). Names and
 thresholds are checked before grading: an unknown figure, a per-tool or per-field gate without
 its figure, or a threshold that is not a finite number (in [0, 1] for rates; 0 or more for
@@ -18,9 +19,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, get_args
 
+from toolgrade.checks.registry import entries, entry
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
-from toolgrade.models import CHECK_NAMES, HARD_CASE_KINDS
+from toolgrade.models import HARD_CASE_KINDS
 from toolgrade.models.figures import Stage
 from toolgrade.models.summary import GateResult, RunSummary
 from toolgrade.scoring.aggregate import reaches
@@ -29,32 +31,21 @@ from toolgrade.scoring.aggregate import reaches
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
     """(check, metric, value or MISSING); a key may span dots ("per_field.refund.amount")."""
     head, _, rest = name.partition(".")
-    if (head in CHECK_NAMES or head == "coverage") and rest:
+    if (entry(head) is not None or head == "coverage") and rest:
         return head, rest, resolve_path(summary.get("checks", {}), name)
     if head == "aggregate" and rest:
         return head, rest, resolve_path(summary.get("aggregate", {}), rest)
     return head, rest or head, resolve_path(summary, name)
 
 
-#: Figures a gate may name, per block; `*` allows any key below (a tool, a field, a k), and a
-#: figure after it (`per_tool.*.f1`) must end the name.
-KNOWN_FIGURES: dict[str, set[str]] = {
-    "selection": {
-        "precision", "recall", "f1", "pass_rate",
-        "per_tool.*.precision", "per_tool.*.recall", "per_tool.*.f1", "per_kind.*.pass_rate",
-    },
-    "arguments": {
-        "pass_rate", "exact_rate", "field_accuracy", "per_field.*.accuracy",
-        "field_precision", "field_recall", "field_f1",
-        "per_field.*.precision", "per_field.*.recall", "per_field.*.f1",
-        "given_selection.pass_rate", "given_selection.exact_rate",
-        "given_selection.field_accuracy", "per_kind.*.pass_rate",
-    },
-    "coverage": set(HARD_CASE_KINDS),
-    "ordering": {"pass_rate", "efficiency.*"},
-    "recovery": {"pass_rate", "state_pass_rate", "pass_at_k.*", "pass_hat_k.*", "stages.*"},
-    "aggregate": {"pass_rate", "mean_score"},
-}  # fmt: skip
+def known_figures() -> dict[str, frozenset[str]]:
+    """Figures a gate may name, per block: each registered check's (`checks.registry`), the
+    hard-case coverage counts and the aggregate's. `*` allows any key below (a tool, a field,
+    a k), and a figure after it (`per_tool.*.f1`) must end the name."""
+    known: dict[str, frozenset[str]] = {e.name: e.gate_figures for e in entries()}
+    return {**known, "coverage": frozenset(HARD_CASE_KINDS),
+            "aggregate": frozenset({"pass_rate", "mean_score"})}
+
 
 #: Figures that count (faults, cases), not rates in [0, 1].
 _COUNTS = ("recovery.stages.", "coverage.")
@@ -64,7 +55,7 @@ _STAGES = frozenset(get_args(Stage))
 
 def _known(head: str, rest: str) -> bool:
     """Whether `rest` names a figure of block `head`, wildcards filled with non-empty keys."""
-    for figure in KNOWN_FIGURES.get(head, ()):
+    for figure in known_figures().get(head, ()):
         prefix, star, suffix = figure.partition("*")
         if not star:
             if rest == figure:
@@ -86,7 +77,7 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
         if name.startswith(_COUNTS[0]) and name.removeprefix(_COUNTS[0]) not in _STAGES
     ]
     if bad:
-        choices = ", ".join(f"{h}.{f}" for h, fs in KNOWN_FIGURES.items() for f in sorted(fs))
+        choices = ", ".join(f"{h}.{f}" for h, fs in known_figures().items() for f in sorted(fs))
         raise ConfigError(f"unknown gate figure(s): {', '.join(map(repr, bad))}; known: {choices}")
     for name, threshold in gates.items():
         problem = _threshold_problem(name, threshold)

@@ -1,0 +1,46 @@
+"""Which check names a result may carry: the four of the closed vocabulary, plus any check
+added to the registry (`checks.registry.register`, which admits its name here).
+
+Results and records name their check with `RegisteredCheck`: to mypy it is `CheckName`, so
+code reading the four checks keeps its literal types; at run time any registered name passes,
+and any other is refused as before.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, cast
+
+from pydantic import PlainValidator
+from pydantic_core import PydanticCustomError
+
+from toolgrade.vocabulary import CHECK_NAMES, CheckName
+
+#: Names of registered checks beyond the four (`checks.registry` keeps this in step).
+_ADMITTED: set[str] = set()
+
+
+def admit_check(name: str) -> None:
+    """Accept `name` as a check's name from now on."""
+    _ADMITTED.add(name)
+
+
+def retire_check(name: str) -> None:
+    """Stop accepting `name` (a registered check taken away again)."""
+    _ADMITTED.discard(name)
+
+
+def is_check_name(name: object) -> bool:
+    """Whether `name` names a shipped or a registered check."""
+    return name in CHECK_NAMES or name in _ADMITTED
+
+
+def _check_name(value: Any) -> CheckName:
+    if not isinstance(value, str) or not is_check_name(value):
+        expected = ", ".join(repr(n) for n in (*CHECK_NAMES, *sorted(_ADMITTED)))
+        raise PydanticCustomError("check_name", "Input should be {expected}",
+                                  {"expected": expected})
+    return cast(CheckName, value)  # a registered check may be beyond the literal four
+
+
+#: A check's name as results carry it (see the module's docstring).
+RegisteredCheck = Annotated[CheckName, PlainValidator(_check_name)]
