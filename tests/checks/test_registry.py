@@ -79,7 +79,7 @@ def _grade(tmp_path: Path, gates: str = "") -> tuple[int, Path, str]:
     config.write_text(f"[gates]\n{gates}", encoding="utf-8")
     out = tmp_path / "out"
     result = runner.invoke(app, ["run", str(suite), str(runs), "--no-judge", "--config",
-                                 str(config), "--out", str(out), "-q"])
+                                 str(config), "--out", str(out)])
     return result.exit_code, out, result.output
 
 
@@ -103,6 +103,7 @@ def test_a_toy_check_is_everywhere_the_four_are(toy_check: CheckEntry, tmp_path:
                                  "value": 2 / 3, "threshold": 0.9, "passed": False}]
     assert code == 1, output
     assert "gate FAILED: brevity.pass_rate = 0.6667, minimum 0.9" in output
+    assert "│ brevity   │ 0.667" in output  # the terminal's scorecard
 
 
 def test_the_pytest_plugin_has_an_item_per_run_of_the_toy_check(
