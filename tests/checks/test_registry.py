@@ -12,6 +12,7 @@ from typing import cast
 import pytest
 from typer.testing import CliRunner
 
+import toolgrade.composition.judges  # noqa: F401  (before pytester: see test_pytest_plugin)
 from builders_foundation import steps_run, write_jsonl, write_yaml_suite
 from toolgrade.checks import default_checks
 from toolgrade.checks.base import CheckAccumulator, GradeContext, PassRateAccumulator
