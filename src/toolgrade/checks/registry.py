@@ -10,12 +10,13 @@ An entry builds its check lazily (`build`): reading the names costs no check's i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from toolgrade.models.check_names import admit_check, retire_check
+from toolgrade.models.figures import Stage
 from toolgrade.models.result_line import (
     ArgumentsLine,
     CheckLine,
@@ -52,14 +53,17 @@ class CheckEntry:
     """One check as the rest of toolgrade knows it.
 
     `gate_figures`: the summary figures of its block a gate may name (`*` stands for any key:
-    a tool, a field, a k). `per_kind`: its block carries pass rates per hard-case kind;
-    `pass_k`: the suite's pass@k and pass^k. `agent_figures`: extra figures per agent, under
-    `agent_key`. `line_model`: its block of a results line, for `schema --results`.
+    a tool, a field, a k); `gate_counts`: those of them that are mappings of counts, not rates
+    (a key missing from a present mapping counts 0), with the keys they may take. `per_kind`:
+    its block carries pass rates per hard-case kind; `pass_k`: the suite's pass@k and pass^k.
+    `agent_figures`: extra figures per agent, under `agent_key`. `line_model`: its block of a
+    results line, for `schema --results`.
     """
 
     name: CheckName
     build: Callable[[], Check]
     gate_figures: frozenset[str] = frozenset({"pass_rate"})
+    gate_counts: Mapping[str, frozenset[str]] = field(default_factory=dict)
     line_model: type[CheckLine] = CheckLine
     per_kind: bool = False
     pass_k: bool = False
@@ -112,7 +116,7 @@ _SHIPPED = (
                gate_figures=frozenset({"pass_rate", "efficiency.*"})),
     CheckEntry("recovery", _recovery, line_model=RecoveryLine, pass_k=True, gate_figures=
                frozenset({"pass_rate", "state_pass_rate", "pass_at_k.*", "pass_hat_k.*",
-                          "stages.*"})),
+                          "stages.*"}), gate_counts={"stages": frozenset(get_args(Stage))}),
 )
 _REGISTRY: dict[str, CheckEntry] = {entry.name: entry for entry in _SHIPPED}
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import Any
 
 from toolgrade.checks.registry import entries, entry
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
 from toolgrade.models import HARD_CASE_KINDS
-from toolgrade.models.figures import Stage
 from toolgrade.models.summary import GateResult, RunSummary
 from toolgrade.scoring.aggregate import reaches
 
@@ -47,10 +46,12 @@ def known_figures() -> dict[str, frozenset[str]]:
             "aggregate": frozenset({"pass_rate", "mean_score"})}
 
 
-#: Figures that count (faults, cases), not rates in [0, 1].
-_COUNTS = ("recovery.stages.", "coverage.")
-#: The stages a `recovery.stages.<stage>` gate may name; one no fault reached counts 0.
-_STAGES = frozenset(get_args(Stage))
+def _counts() -> dict[str, frozenset[str] | None]:
+    """Figures that count (faults per stage, cases per kind), not rates in [0, 1]: the
+    mapping's dotted prefix and the keys it may take (None: any)."""
+    counts: dict[str, frozenset[str] | None] = {
+        f"{e.name}.{figure}.": keys for e in entries() for figure, keys in e.gate_counts.items()}
+    return {**counts, "coverage.": None}
 
 
 def _known(head: str, rest: str) -> bool:
@@ -74,7 +75,8 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
     bad += [
         name
         for name in gates
-        if name.startswith(_COUNTS[0]) and name.removeprefix(_COUNTS[0]) not in _STAGES
+        for prefix, keys in _counts().items()
+        if keys is not None and name.startswith(prefix) and name.removeprefix(prefix) not in keys
     ]
     if bad:
         choices = ", ".join(f"{h}.{f}" for h, fs in known_figures().items() for f in sorted(fs))
@@ -85,10 +87,14 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
             raise ConfigError(f"gate {name!r}: the minimum {threshold!r} {problem}")
 
 
-def _stages_counted(summary: Mapping[str, Any]) -> bool:
-    """Whether the summary counts recovery stages (the check applied to some run)."""
-    recovery = summary.get("checks", {}).get("recovery")
-    return isinstance(recovery, Mapping) and isinstance(recovery.get("stages"), Mapping)
+def _count_of_a_present_mapping(summary: Mapping[str, Any], name: str) -> bool:
+    """Whether `name` is a count whose mapping the summary has (a stage no fault reached,
+    when the recovery check applied to some run): its missing key counts 0."""
+    for prefix in _counts():
+        if name.startswith(prefix) and prefix != "coverage.":
+            found = resolve_path(summary.get("checks", {}), prefix.rstrip("."))
+            return isinstance(found, Mapping)
+    return False
 
 
 def _threshold_problem(name: str, threshold: object) -> str | None:
@@ -96,7 +102,7 @@ def _threshold_problem(name: str, threshold: object) -> str | None:
         return "is not a number"
     if not math.isfinite(threshold):
         return "is not a finite number"
-    if name.startswith(_COUNTS):
+    if name.startswith(tuple(_counts())):
         return "is negative: a count is never under 0" if threshold < 0 else None
     if not 0 <= threshold <= 1:
         return "is outside [0, 1], the range of this figure"
@@ -136,8 +142,8 @@ def evaluate_gates(
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
-        if value is MISSING and name.startswith(_COUNTS[0]) and _stages_counted(summary):
-            value = 0  # a stage no fault reached: the count is 0, not unknown
+        if value is MISSING and _count_of_a_present_mapping(summary, name):
+            value = 0  # e.g. a stage no fault reached: the count is 0, not unknown
         if value is MISSING and _known(*name.partition(".")[::2]):
             value = None
         if value is MISSING:
