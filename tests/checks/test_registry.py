@@ -18,7 +18,9 @@ from toolgrade.checks import default_checks
 from toolgrade.checks.base import CheckAccumulator, GradeContext, PassRateAccumulator
 from toolgrade.checks.registry import CheckEntry, entries, names, register, registered, unregister
 from toolgrade.cli.main import app
+from toolgrade.errors import ConfigError
 from toolgrade.models import Case, CheckName, CheckResult, Trajectory
+from toolgrade.scoring.summary import SuiteSummary
 from toolgrade.vocabulary import CHECK_NAMES
 
 pytest_plugins = ["pytester"]
@@ -148,6 +150,15 @@ def test_unregistered_the_toy_check_is_gone_and_its_name_refused(tmp_path: Path)
     assert "brevity" not in (out / "summary.json").read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="Input should be"):
         CheckResult(check=BREVITY, applicable=False)
+
+
+def test_runs_graded_where_the_toy_check_is_not_registered_are_refused_by_name(
+        toy_check: CheckEntry) -> None:
+    # A worker process (--jobs N, Ray) that never registered it folds a part without it.
+    whole = SuiteSummary(default_checks(), n_cases=1)
+    part = SuiteSummary([c for c in default_checks() if c.name != "brevity"], 1, part=True)
+    with pytest.raises(ConfigError, match="'brevity' is registered in this process but not"):
+        whole.merge(part, {})
 
 
 def test_the_registry_refuses_a_second_entry_of_a_name_and_keeps_the_four() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from toolgrade.checks import Check, CheckAccumulator
 from toolgrade.checks.base import can_merge
 from toolgrade.checks.registry import AgentFigures, entries, entry
+from toolgrade.errors import ConfigError
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator
 from toolgrade.scoring.catalogue_figures import CatalogueFigures
@@ -174,6 +175,11 @@ class SuiteSummary:
                     header = Trajectory(case_id=record.case_id, trial=record.trial,
                                         agent=record.agent)
                     accumulator.add(cases[record.case_id], header, record)
+            elif name not in part.accumulators:
+                raise ConfigError(
+                    f"check {name!r} is registered in this process but not where the runs were "
+                    "graded: register it in a module the grading processes import too, or "
+                    "grade in this process (no --jobs, no --engine ray)")
             else:
                 accumulator.merge(part.accumulators[name])  # type: ignore[attr-defined]
         self.failures.update(part.failures)
