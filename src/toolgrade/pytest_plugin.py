@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from toolgrade.checks import default_checks
-from toolgrade.checks.registry import names as check_names
 from toolgrade.errors import ConfigError, EmptyInputError, InputError
 from toolgrade.models import CheckResult, TrajectoryResult
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import UnscoredField, block_view
 from toolgrade.reporting.junit import unscored_line, unscored_message
 

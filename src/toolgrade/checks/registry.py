@@ -127,7 +127,8 @@ def entries() -> tuple[CheckEntry, ...]:
 
 
 def names() -> tuple[CheckName, ...]:
-    """The registered checks' names, in report order."""
+    """The registered checks' names, in report order (as `models.check_names.registered_names`
+    gives them without importing any check)."""
     return tuple(entry.name for entry in _REGISTRY.values())
 
 

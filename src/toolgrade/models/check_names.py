@@ -15,18 +15,24 @@ from pydantic_core import PydanticCustomError
 
 from toolgrade.vocabulary import CHECK_NAMES, CheckName
 
-#: Names of registered checks beyond the four (`checks.registry` keeps this in step).
-_ADMITTED: set[str] = set()
+#: Names of registered checks beyond the four, in registration order (`checks.registry` keeps
+#: this in step; kept here too so that reports list the checks without importing any).
+_ADMITTED: dict[str, None] = {}
 
 
 def admit_check(name: str) -> None:
     """Accept `name` as a check's name from now on."""
-    _ADMITTED.add(name)
+    _ADMITTED[name] = None
 
 
 def retire_check(name: str) -> None:
     """Stop accepting `name` (a registered check taken away again)."""
-    _ADMITTED.discard(name)
+    _ADMITTED.pop(name, None)
+
+
+def registered_names() -> tuple[CheckName, ...]:
+    """Every registered check's name in report order: the four, then those added."""
+    return (*CHECK_NAMES, *cast(tuple[CheckName, ...], tuple(_ADMITTED)))
 
 
 def is_check_name(name: object) -> bool:
@@ -36,7 +42,7 @@ def is_check_name(name: object) -> bool:
 
 def _check_name(value: Any) -> CheckName:
     if not isinstance(value, str) or not is_check_name(value):
-        expected = ", ".join(repr(n) for n in (*CHECK_NAMES, *sorted(_ADMITTED)))
+        expected = ", ".join(repr(n) for n in registered_names())
         raise PydanticCustomError("check_name", "Input should be {expected}",
                                   {"expected": expected})
     return cast(CheckName, value)  # a registered check may be beyond the literal four

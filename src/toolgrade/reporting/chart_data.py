@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import markupsafe
 
-from toolgrade.checks.registry import names as check_names
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.summary import AgentCheck, CheckSummary, RunSummary
 from toolgrade.reporting.charts import (
     ScoreHistogram,

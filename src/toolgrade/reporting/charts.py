@@ -15,7 +15,7 @@ from typing import Any
 
 import markupsafe
 
-from toolgrade.checks.registry import names as check_names
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.digest import printable
 
 #: One colour per check (the four checks keep their colour in every chart) or per agent.

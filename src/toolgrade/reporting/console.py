@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from toolgrade.checks.registry import names as check_names
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.summary import (
     AdjudicationSummary,
     AgentSummary,

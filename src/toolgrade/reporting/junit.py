@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from toolgrade.checks.registry import names as check_names
 from toolgrade.models import CheckName
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import (
     CheckRecord,
     ResultRecord,

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from toolgrade.checks.registry import names as check_names
 from toolgrade.models import Case, Message, ToolCall, Trajectory
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import (
     FailureRecord,
     JudgeLogEntry,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgrade.checks.registry import names as check_names
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.summary import (
     AgentCheck,
     ArgumentsSummary,

@@ -26,11 +26,11 @@ from typing import Any
 
 import pydantic_core
 
-from toolgrade.checks.registry import names as check_names
 from toolgrade.errors import InputProblem, ToolgradeError
 from toolgrade.jsonio.lines import decode_line
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import CheckName
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import ChecksRecord, ResultRecord, as_record, check_blocks
 from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.run_view import run_label

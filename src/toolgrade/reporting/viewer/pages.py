@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 import jinja2
 
-from toolgrade.checks.registry import names as check_names
 from toolgrade.loaders.runs import read_line
 from toolgrade.models import Trajectory
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.digest import printable
 from toolgrade.reporting.run_view import Pinned, RunView, build_run_view
 from toolgrade.reporting.tables import fmt

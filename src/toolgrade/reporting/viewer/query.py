@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from toolgrade.checks.registry import names as check_names
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.viewer.index import NO_AGENT, RunIndex, RunRow
 
 #: The list's page size unless the query says, and the largest it may ask for.
