@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+import toolgrade.composition.judges  # noqa: F401  (see below)
 from builders_foundation import SIMPLE_CASE, steps_run, write_jsonl, write_yaml_suite
+
+# The judges (and numpy under them) are imported by this process before pytester's in-process
+# runs: those drop the modules they imported, and numpy cannot load its C modules twice in one
+# process (run alone, this file failed 12 of 17 tests with "cannot load module more than once").
 
 pytest_plugins = ["pytester"]
 

@@ -25,8 +25,9 @@ import pytest
 
 from toolgrade.checks import default_checks
 from toolgrade.errors import ConfigError, EmptyInputError, InputError
-from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
-from toolgrade.models.figures import UnscoredField, figures_of
+from toolgrade.models import CheckResult, TrajectoryResult
+from toolgrade.models.check_names import registered_names as check_names
+from toolgrade.models.figures import UnscoredField, block_view
 from toolgrade.reporting.junit import unscored_line, unscored_message
 
 
@@ -97,8 +98,8 @@ class ToolgradeCheckFailure(AssertionError):
         r = self.result
         score = "n/a" if r.score is None else f"{r.score:.3f}"
         block = r.to_json()
-        unscored: list[UnscoredField] = (
-            figures_of(r, "arguments").get("unscored_fields", []) if r.check == "arguments" else [])
+        # Whichever check writes undecided fields (the arguments check does).
+        unscored: list[UnscoredField] = block_view(block).get("unscored_fields") or []
         if block["status"] == "unscored":  # --toolgrade-unscored fail
             return unscored_message(r.check, block) + "\n" + "\n".join(
                 f"  {unscored_line(u)}" for u in unscored)
@@ -152,7 +153,7 @@ class ToolgradeCase(pytest.Collector):
         several = len(self.records) > 1
         for record in self.records:
             suffix = f"[{record.agent or 'agent'}:{record.trial}]" if several else ""
-            for check in CHECK_NAMES:
+            for check in check_names():
                 result = record.checks.get(check)
                 if result is None:
                     continue

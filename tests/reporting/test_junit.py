@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from builders_reporting import HOSTILE, check, failure, record, small_records, write_results
 from toolgrade.reporting.digest import iter_records
 from toolgrade.reporting.junit import JunitCases, _outcome, check_test_id, xml_text
-from toolgrade.reporting.tables import CHECKS
+from toolgrade.vocabulary import CHECK_NAMES as CHECKS
 
 
 def _write_junit(path: Path, records: list[dict[str, Any]]) -> None:

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from toolgrade.models.summary import AggregateSummary, ChecksSummary
-from toolgrade.scoring.gates import KNOWN_FIGURES
+from toolgrade.scoring.gates import known_figures
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -45,7 +45,7 @@ def _resolves(model: Any, parts: list[str]) -> bool:
     return True
 
 
-GATES = [(block, figure) for block, figures in KNOWN_FIGURES.items()
+GATES = [(block, figure) for block, figures in known_figures().items()
          for figure in sorted(figures)]
 
 

@@ -4,40 +4,21 @@ from __future__ import annotations
 
 from typing import Literal
 
-from toolgrade.adapters.anthropic_messages import CALL_BLOCKS, anthropic_to_steps, is_result_block
 from toolgrade.adapters.common import AdapterError, build_call, decode_arguments
-from toolgrade.adapters.mcp_jsonrpc import is_jsonrpc, jsonrpc_to_steps
-from toolgrade.adapters.openai_messages import openai_to_steps
+from toolgrade.adapters.formats import detect_format, format_entry
 from toolgrade.jsonio.values import JsonValue
 from toolgrade.models import Step
 
+#: The shipped chat formats (`adapters.formats` may hold more, registered).
 MessageFormat = Literal["openai", "anthropic", "mcp"]
 
 
-def detect_format(messages: list[JsonValue]) -> MessageFormat:
-    """MCP when any message is a JSON-RPC message; Anthropic when any content block is a call
-    or a result (tool_use, tool_result, server_tool_use, web_search_tool_result, ...); OpenAI
-    otherwise."""
-    if is_jsonrpc(messages):
-        return "mcp"
-    for msg in messages:
-        content = msg.get("content") if isinstance(msg, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and (b.get("type") in CALL_BLOCKS or is_result_block(b.get("type")))
-            for b in content
-        ):
-            return "anthropic"
-    return "openai"
-
-
-def messages_to_steps(
-    messages: list[JsonValue], fmt: MessageFormat | None = None
-) -> list[Step]:
+def messages_to_steps(messages: list[JsonValue], fmt: str | None = None) -> list[Step]:
     """Normalised steps from chat messages in the named or detected format."""
-    chosen = fmt or detect_format(messages)
-    if chosen == "mcp":
-        return jsonrpc_to_steps(messages)
-    return anthropic_to_steps(messages) if chosen == "anthropic" else openai_to_steps(messages)
+    entry = format_entry(fmt or detect_format(messages))
+    if entry is None:
+        raise AdapterError("format", f"unknown format {fmt!r}")
+    return entry.to_steps(messages)
 
 
 __all__ = [

@@ -2,7 +2,8 @@
 
 `selection.py`, `arguments/` (the heaviest: comparators, pairing, schema, grounding),
 `ordering/` (constraints, sequence modes, repeats) and `recovery.py` (with `state.py` and
-`mentions.py`); `base.py`, `memo.py` and `run_calls.py` are what they share. The names below
+`mentions.py`); `base.py`, `memo.py` and `run_calls.py` are what they share; `registry.py`
+lists them, one entry each, for everything that iterates the checks. The names below
 are imported on first use (PEP 562): loading a suite needs `checks.arguments.validation` alone,
 not every check (`toolgrade validate` without runs grades nothing).
 """
@@ -34,13 +35,10 @@ __getattr__ = lazy_attributes(__name__, _WHERE)
 
 
 def default_checks() -> list[Check]:
-    """The four checks in report order."""
-    from toolgrade.checks.arguments import ArgumentsCheck
-    from toolgrade.checks.ordering import OrderingCheck
-    from toolgrade.checks.recovery import RecoveryCheck
-    from toolgrade.checks.selection import SelectionCheck
+    """Every registered check (`checks.registry`), in report order: the four, then any added."""
+    from toolgrade.checks.registry import entries
 
-    return [SelectionCheck(), ArgumentsCheck(), OrderingCheck(), RecoveryCheck()]
+    return [entry.build() for entry in entries()]
 
 
 __all__ = [

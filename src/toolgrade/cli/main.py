@@ -228,9 +228,10 @@ def schema(
 
         document = compare_schema()
     elif results:
+        from toolgrade.checks.registry import entries
         from toolgrade.models.result_line import results_schema
 
-        document = results_schema()
+        document = results_schema({entry.name: entry.line_model for entry in entries()})
     elif summary:
         from toolgrade.models.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     JsonValue,
+    PlainValidator,
     SkipValidation,
     ValidationError,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from toolgrade.adapters import AdapterError, build_call, decode_arguments, messages_to_steps
+from toolgrade.adapters.formats import format_names
 from toolgrade.errors import InputError, InputProblem, read_utf8
 from toolgrade.jsonio.bounds import loads_bounded
 from toolgrade.jsonio.keys import DuplicateKeyError, unique_keys
@@ -40,6 +43,16 @@ from toolgrade.models.catalogue import CatalogueStamp
 _Decoded = SkipValidation[JsonValue]
 
 
+def _run_format(value: Any) -> str:
+    """`steps` or a registered chat format's name (`adapters.formats`), worded as pydantic
+    words a choice of literals."""
+    if isinstance(value, str) and (value == "steps" or value in format_names()):
+        return value
+    *head, last = [repr(name) for name in (*format_names(), "steps")]
+    raise PydanticCustomError("literal_error", "Input should be {expected}",
+                              {"expected": f"{', '.join(head)} or {last}"})
+
+
 class RunRecord(BaseModel):
     """One line of a runs file, before its messages are normalised."""
 
@@ -49,7 +62,7 @@ class RunRecord(BaseModel):
     trial: int = Field(default=0, ge=0)
     # An empty name would share "(unnamed)" with runs that give none; say it instead.
     agent: str | None = Field(default=None, min_length=1)
-    format: Literal["openai", "anthropic", "mcp", "steps"] | None = None
+    format: Annotated[str, PlainValidator(_run_format)] | None = None
     messages: list[Any] | None = None
     steps: list[dict[str, _Decoded]] | None = None
     final_state: dict[str, _Decoded] | None = None
@@ -72,7 +85,7 @@ class RunRecord(BaseModel):
             raise ValueError("a run needs exactly one of 'messages' or 'steps'")
         if self.format == "steps" and self.steps is None:
             raise ValueError("format 'steps' needs a 'steps' list")
-        if self.format in ("openai", "anthropic", "mcp") and self.messages is None:
+        if self.format not in (None, "steps") and self.messages is None:
             raise ValueError(f"format {self.format!r} needs a 'messages' list")
         return self
 
@@ -173,7 +186,7 @@ def to_trajectory(record: RunRecord) -> Trajectory:
         steps = [_normalised_step(s, i) for i, s in enumerate(record.steps)]
     else:
         fmt = None if record.format in (None, "steps") else record.format
-        steps = messages_to_steps(record.messages or [], fmt)  # type: ignore[arg-type]
+        steps = messages_to_steps(record.messages or [], fmt)
     trajectory = Trajectory(
         case_id=record.case_id,
         trial=record.trial,

@@ -8,6 +8,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolgrade.models.catalogue import ToolDrift
+from toolgrade.models.check_names import RegisteredCheck
 from toolgrade.models.figures.failures import FailureRecord
 from toolgrade.models.figures.record import (
     CheckRecord,
@@ -48,7 +49,7 @@ class CheckResult(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    check: CheckName
+    check: RegisteredCheck
     applicable: bool
     score: float | None = None
     passed: bool | None = None
@@ -91,7 +92,7 @@ class Aggregate(BaseModel):
     #: status follows from `passed` and the checks' states (`models.status.aggregate_status`).
     status: Status | None = None
     #: The unscored checks that keep an `unscored` verdict open.
-    unscored_checks: tuple[CheckName, ...] = ()
+    unscored_checks: tuple[RegisteredCheck, ...] = ()
 
 
 class TrajectoryResult(BaseModel):
@@ -102,7 +103,7 @@ class TrajectoryResult(BaseModel):
     case_id: str
     trial: int
     agent: str | None
-    checks: dict[CheckName, CheckResult]
+    checks: dict[RegisteredCheck, CheckResult]
     aggregate: Aggregate
     #: The run's judge calls by dimension (`models.figures.JudgeLogEntry`; a plain JSON
     #: object to pydantic).

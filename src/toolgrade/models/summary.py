@@ -201,10 +201,15 @@ class ChecksSummary(SummaryBlock):
     coverage: dict[str, int] = Field(default_factory=dict)
 
     def of(self, check: str) -> CheckSummary | None:
-        """The block of one of the four checks by name (None when it did not run)."""
-        block = {"selection": self.selection, "arguments": self.arguments,
-                 "ordering": self.ordering, "recovery": self.recovery}.get(check)
-        return block
+        """The block of a check by name (None when it did not run): one of the four typed
+        fields, or a registered check's block, kept as an extra, read as a `CheckSummary`."""
+        if check in type(self).model_fields and check != "coverage":
+            block: object = getattr(self, check)
+        else:
+            block = (self.model_extra or {}).get(check)
+        if isinstance(block, dict):
+            return CheckSummary.model_validate(block)
+        return block if isinstance(block, CheckSummary) else None
 
 
 class AggregateSummary(SummaryBlock):

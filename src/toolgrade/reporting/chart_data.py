@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import markupsafe
 
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.summary import AgentCheck, CheckSummary, RunSummary
 from toolgrade.reporting.charts import (
     ScoreHistogram,
@@ -14,7 +15,6 @@ from toolgrade.reporting.charts import (
     pass_rate_bars,
     score_histogram,
 )
-from toolgrade.reporting.tables import CHECKS
 
 #: The group name of a run with one agent or none.
 ALL_RUNS = "all runs"
@@ -35,9 +35,9 @@ def check_pass_rates(summary: RunSummary) -> dict[str, dict[str, float | None]]:
     """Per agent (or `all runs` with fewer than two agents), each check's pass rate."""
     agents = summary.agents
     if len(agents) >= 2:
-        return {name: {c: _rate(tally.checks.get(c)) for c in CHECKS}
+        return {name: {c: _rate(tally.checks.get(c)) for c in check_names()}
                 for name, tally in sorted(agents.items())}
-    return {ALL_RUNS: {c: _rate(summary.checks.of(c)) for c in CHECKS}}
+    return {ALL_RUNS: {c: _rate(summary.checks.of(c)) for c in check_names()}}
 
 
 def _agent_of(key: str, agents: set[str]) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 
 import markupsafe
 
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.digest import printable
-from toolgrade.reporting.tables import CHECKS
 
 #: One colour per check (the four checks keep their colour in every chart) or per agent.
 PALETTE = ("#0969da", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#1b7c83", "#bf3989")
@@ -97,21 +97,23 @@ def pass_rate_bars(rates: dict[str, dict[str, float | None]]) -> markupsafe.Mark
         return None
     plot_w = _W - _LEFT - _RIGHT
     group_w = plot_w / len(rates)
-    bar_w = min(28.0, group_w * 0.8 / len(CHECKS))
+    checks = check_names()
+    colours = [PALETTE[c % len(PALETTE)] for c in range(len(checks))]
+    bar_w = min(28.0, group_w * 0.8 / len(checks))
     body = _axes("1.0")
     for g, (agent, per) in enumerate(rates.items()):
-        start = _LEFT + g * group_w + (group_w - bar_w * len(CHECKS)) / 2
-        for c, check in enumerate(CHECKS):
+        start = _LEFT + g * group_w + (group_w - bar_w * len(checks)) / 2
+        for c, check in enumerate(checks):
             value = per.get(check)
             if value is None:
                 continue
             x, y = start + c * bar_w, _y(value)
             body.append(f'<rect class="bar" data-check="{check}" x="{x:.1f}" y="{y:.1f}" '
                         f'width="{bar_w - 2:.1f}" height="{_y(0) - y:.1f}" '
-                        f'fill="{PALETTE[c]}"><title>{_t(agent)} {check}: '
+                        f'fill="{colours[c]}"><title>{_t(agent)} {check}: '
                         f'{value:.3f}</title></rect>')
         body.append(_x_label(_LEFT + (g + 0.5) * group_w, agent))
-    legend = [(check, PALETTE[c]) for c, check in enumerate(CHECKS)]
+    legend = list(zip(checks, colours, strict=True))
     return _svg("Pass rate per check, per agent", body, legend)
 
 

@@ -13,10 +13,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.summary import (
     AdjudicationSummary,
     AgentSummary,
     ArgumentsSummary,
+    CheckSummary,
     JudgeSummary,
     OrderingSummary,
     RecoverySummary,
@@ -62,31 +64,48 @@ def _with_unscored(summary: RunSummary, rows: list[tuple[str, str, str]]
     return out
 
 
-def _check_rows(summary: RunSummary) -> list[tuple[str, str, str]]:
-    checks = summary.checks
-    sel, args = checks.selection or SelectionSummary(), checks.arguments or ArgumentsSummary()
-    order, rec = checks.ordering or OrderingSummary(), checks.recovery or RecoverySummary()
-    return _with_unscored(summary, [
-        ("selection", fmt(sel.pass_rate), _selection_figures(sel)),
-        (
-            "arguments",
-            fmt(args.pass_rate),
-            _given_selection(args)
+def _arguments_figures(args: ArgumentsSummary) -> str:
+    return (_given_selection(args)
             + f"exact {fmt(args.exact_rate)}  field acc {fmt(args.field_accuracy)}  "
-            f"invalid {fmt(args.invalid)}  wrong {fmt(args.wrong)}",
-        ),
-        (
-            "ordering",
-            fmt(order.pass_rate),
-            "efficiency "
-            + ", ".join(f"{escape(k)} {fmt(v, 2)}" for k, v in order.efficiency.items()),
-        ),
-        (
-            "recovery",
-            fmt(rec.pass_rate),
-            "stages " + ", ".join(f"{escape(k)} {v}" for k, v in rec.stages.items()),
-        ),
-    ])
+            f"invalid {fmt(args.invalid)}  wrong {fmt(args.wrong)}")
+
+
+def _ordering_figures(order: OrderingSummary) -> str:
+    return "efficiency " + ", ".join(f"{escape(k)} {fmt(v, 2)}"
+                                     for k, v in order.efficiency.items())
+
+
+def _recovery_figures(rec: RecoverySummary) -> str:
+    return "stages " + ", ".join(f"{escape(k)} {v}" for k, v in rec.stages.items())
+
+
+def _figures(block: CheckSummary | None) -> str:
+    """A check's own figures in one cell; a registered check beyond the four shows its pass
+    rate alone (its block is not modelled field by field)."""
+    if isinstance(block, SelectionSummary):
+        return _selection_figures(block)
+    if isinstance(block, ArgumentsSummary):
+        return _arguments_figures(block)
+    if isinstance(block, OrderingSummary):
+        return _ordering_figures(block)
+    if isinstance(block, RecoverySummary):
+        return _recovery_figures(block)
+    return ""
+
+
+#: A missing block of one of the four is shown with its figures empty, as a summary without it.
+_EMPTY: dict[str, CheckSummary] = {"selection": SelectionSummary(),
+                                   "arguments": ArgumentsSummary(),
+                                   "ordering": OrderingSummary(), "recovery": RecoverySummary()}
+
+
+def _check_rows(summary: RunSummary) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    for name in check_names():
+        block = summary.checks.of(name) or _EMPTY.get(name)
+        rate = block.pass_rate if block is not None else None
+        rows.append((name, fmt(rate), _figures(block)))
+    return _with_unscored(summary, rows)
 
 
 def print_scorecard(console: Console, summary: RunSummary) -> None:
@@ -120,16 +139,23 @@ def print_scorecard(console: Console, summary: RunSummary) -> None:
     _print_judges(console, summary.judges)
 
 
+#: The agents table's narrow column heads of the four checks; another check shows its name.
+_SHORT = {"selection": "sel", "arguments": "args", "ordering": "order", "recovery": "recov"}
+
+
+def _short(check: str) -> str:
+    return _SHORT.get(check, check)
+
+
 def _agents_table(agents: Mapping[str, AgentSummary]) -> Table:
     by_agent = Table(title="Agents", title_justify="left")
-    for column in ("agent", "runs", "pass rate", "mean score", "sel", "args", "order", "recov"):
+    for column in ("agent", "runs", "pass rate", "mean score", *map(_short, check_names())):
         by_agent.add_column(column)
     for name, tally in agents.items():
         per = tally.checks
         by_agent.add_row(
             escape(name), str(tally.trajectories), fmt(tally.pass_rate), fmt(tally.mean_score),
-            *(fmt(per[c].pass_rate if c in per else None, 2)
-              for c in ("selection", "arguments", "ordering", "recovery")),
+            *(fmt(per[c].pass_rate if c in per else None, 2) for c in check_names()),
         )
     return by_agent
 

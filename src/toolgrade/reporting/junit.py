@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from toolgrade.models import CheckName
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import (
     CheckRecord,
     ResultRecord,
@@ -29,7 +30,6 @@ from toolgrade.models.figures import (
     check_blocks,
 )
 from toolgrade.models.status import check_status, describe, unscored_items
-from toolgrade.reporting.tables import CHECKS
 
 # XML 1.0 cannot carry most control characters even escaped; agent text may hold them.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -156,7 +156,7 @@ def _pending_line(record: ResultRecord, runs_per_case: Counter[str],
     runs_per_case[case_id] += 1
     agent, trial = record.get("agent"), int(record.get("trial") or 0)
     testcases = []
-    for check in CHECKS:
+    for check in check_names():
         if check in (record.get("checks") or {}):
             rest, tag = _after_name(record, check)
             outcomes["tests"] += 1

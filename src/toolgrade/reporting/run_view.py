@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgrade.models import Case, Message, ToolCall, Trajectory
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import (
     FailureRecord,
     JudgeLogEntry,
@@ -22,7 +23,7 @@ from toolgrade.models.figures import (
 from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.digest import printable
 from toolgrade.reporting.run_reference import Reference, case_reference
-from toolgrade.reporting.tables import CHECKS, DASH, anchor, fmt
+from toolgrade.reporting.tables import DASH, anchor, fmt
 
 #: Longest argument, result or message text shown, in characters (a tool can return a page).
 CONTENT_CHARS = 2000
@@ -195,7 +196,7 @@ _OUTCOMES = {"pass": "pass", "fail": "FAIL", "unscored": "unscored", "n/a": "n/a
 
 def _check_scores(record: ResultRecord) -> tuple[CheckScore, ...]:
     out = []
-    for name in CHECKS:
+    for name in check_names():
         block = block_of(record, name)
         state = check_status(name, block)
         if state == "error":
@@ -209,7 +210,7 @@ def _check_scores(record: ResultRecord) -> tuple[CheckScore, ...]:
 def _failures_by_step(record: ResultRecord, n_steps: int) -> dict[int | None, list[Pinned]]:
     """Each failure under the step it points at; None for the run's own (or a step not there)."""
     by_step: dict[int | None, list[Pinned]] = {}
-    for check in CHECKS:
+    for check in check_names():
         block = block_of(record, check)
         if block.get("passed") is None and "error" in block:
             by_step.setdefault(None, []).append(
@@ -295,7 +296,7 @@ def _adjudications(record: ResultRecord) -> tuple[Pinned, ...]:
     outcome follows it, and a person's recorded decision has no verdict there at all.
     """
     out = []
-    for check in CHECKS:
+    for check in check_names():
         block = block_of(record, check)
         verdict, by = block.get("adjudicated"), block.get("adjudicated_by")
         if verdict is None or (by != "human" and verdict not in ("pass", "unscored")):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgrade.models import CheckName
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.summary import (
     AgentCheck,
     ArgumentsSummary,
@@ -24,7 +24,6 @@ from toolgrade.models.summary import (
     SelectionSummary,
 )
 
-CHECKS: tuple[CheckName, ...] = ("selection", "arguments", "ordering", "recovery")
 DASH = "\N{EN DASH}"
 #: The confusion matrix's row/column for "no tool" (a miss or an extra with no partner).
 NONE_LABEL = "none"
@@ -124,9 +123,9 @@ def _share(value: Any) -> float | None:
 
 
 def cards(summary: RunSummary) -> list[Card]:
-    """The four checks side by side, in report order."""
+    """The registered checks side by side, in report order."""
     out = []
-    for name in CHECKS:
+    for name in check_names():
         block = summary.checks.of(name)
         rate = block.pass_rate if block is not None else None
         applicable = block.applicable if block is not None else None
@@ -196,13 +195,13 @@ def agents_table(summary: RunSummary) -> Table | None:
     agents = summary.agents
     if len(agents) < 2:
         return None
-    rows = []
+    rows, checks = [], check_names()
     for name, tally in sorted(agents.items()):
         per = tally.checks
         rows.append([name, fmt(tally.trajectories), fmt(tally.pass_rate),
                      fmt(tally.mean_score), _agent_given_selection(per),
-                     *(fmt(per[c].pass_rate if c in per else None) for c in CHECKS)])
-    columns = ["agent", "runs", "pass rate", "mean score", "arguments given selection", *CHECKS]
+                     *(fmt(per[c].pass_rate if c in per else None) for c in checks)])
+    columns = ["agent", "runs", "pass rate", "mean score", "arguments given selection", *checks]
     return Table("agents", "Agents", columns, rows,
                  note="arguments given selection: the arguments pass rate over the runs whose "
                       "selection passed.")

@@ -1,8 +1,9 @@
 """Gates: minimums on summary figures, e.g. `"selection.f1" = 0.9` (docs/reports.md).
 
 A gate names a figure by a dotted path: `<check>.<figure>[.<key>...]` looks in
-`summary.checks.<check>`, and so does `coverage.<kind>` (a count of cases); `aggregate.<figure>`
-in `summary.aggregate`; anything else from the top of the summary. A key may itself hold dots
+`summary.checks.<check>` (any registered check, with the figures its registry entry lists), and
+so does `coverage.<kind>` (a count of cases); `aggregate.<figure>` in `summary.aggregate`;
+anything else from the top of the summary. A key may itself hold dots
 (`arguments.per_field.refund.amount.accuracy` names the `refund.amount` field). Names and
 thresholds are checked before grading: an unknown figure, a per-tool or per-field gate without
 its figure, or a threshold that is not a finite number (in [0, 1] for rates; 0 or more for
@@ -16,12 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import Any
 
+from toolgrade.checks.registry import entries, entry
 from toolgrade.checks.state import MISSING, resolve_path
 from toolgrade.errors import ConfigError
-from toolgrade.models import CHECK_NAMES, HARD_CASE_KINDS
-from toolgrade.models.figures import Stage
+from toolgrade.models import HARD_CASE_KINDS
 from toolgrade.models.summary import GateResult, RunSummary
 from toolgrade.scoring.grading import reaches
 
@@ -29,42 +30,33 @@ from toolgrade.scoring.grading import reaches
 def _resolve(summary: Mapping[str, Any], name: str) -> tuple[str, str, Any]:
     """(check, metric, value or MISSING); a key may span dots ("per_field.refund.amount")."""
     head, _, rest = name.partition(".")
-    if (head in CHECK_NAMES or head == "coverage") and rest:
+    if (entry(head) is not None or head == "coverage") and rest:
         return head, rest, resolve_path(summary.get("checks", {}), name)
     if head == "aggregate" and rest:
         return head, rest, resolve_path(summary.get("aggregate", {}), rest)
     return head, rest or head, resolve_path(summary, name)
 
 
-#: Figures a gate may name, per block; `*` allows any key below (a tool, a field, a k), and a
-#: figure after it (`per_tool.*.f1`) must end the name.
-KNOWN_FIGURES: dict[str, set[str]] = {
-    "selection": {
-        "precision", "recall", "f1", "pass_rate",
-        "per_tool.*.precision", "per_tool.*.recall", "per_tool.*.f1", "per_kind.*.pass_rate",
-    },
-    "arguments": {
-        "pass_rate", "exact_rate", "field_accuracy", "per_field.*.accuracy",
-        "field_precision", "field_recall", "field_f1",
-        "per_field.*.precision", "per_field.*.recall", "per_field.*.f1",
-        "given_selection.pass_rate", "given_selection.exact_rate",
-        "given_selection.field_accuracy", "per_kind.*.pass_rate",
-    },
-    "coverage": set(HARD_CASE_KINDS),
-    "ordering": {"pass_rate", "efficiency.*"},
-    "recovery": {"pass_rate", "state_pass_rate", "pass_at_k.*", "pass_hat_k.*", "stages.*"},
-    "aggregate": {"pass_rate", "mean_score"},
-}  # fmt: skip
+def known_figures() -> dict[str, frozenset[str]]:
+    """Figures a gate may name, per block: each registered check's (`checks.registry`), the
+    hard-case coverage counts and the aggregate's. `*` allows any key below (a tool, a field,
+    a k), and a figure after it (`per_tool.*.f1`) must end the name."""
+    known: dict[str, frozenset[str]] = {e.name: e.gate_figures for e in entries()}
+    return {**known, "coverage": frozenset(HARD_CASE_KINDS),
+            "aggregate": frozenset({"pass_rate", "mean_score"})}
 
-#: Figures that count (faults, cases), not rates in [0, 1].
-_COUNTS = ("recovery.stages.", "coverage.")
-#: The stages a `recovery.stages.<stage>` gate may name; one no fault reached counts 0.
-_STAGES = frozenset(get_args(Stage))
+
+def _counts() -> dict[str, frozenset[str] | None]:
+    """Figures that count (faults per stage, cases per kind), not rates in [0, 1]: the
+    mapping's dotted prefix and the keys it may take (None: any)."""
+    counts: dict[str, frozenset[str] | None] = {
+        f"{e.name}.{figure}.": keys for e in entries() for figure, keys in e.gate_counts.items()}
+    return {**counts, "coverage.": None}
 
 
 def _known(head: str, rest: str) -> bool:
     """Whether `rest` names a figure of block `head`, wildcards filled with non-empty keys."""
-    for figure in KNOWN_FIGURES.get(head, ()):
+    for figure in known_figures().get(head, ()):
         prefix, star, suffix = figure.partition("*")
         if not star:
             if rest == figure:
@@ -83,10 +75,11 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
     bad += [
         name
         for name in gates
-        if name.startswith(_COUNTS[0]) and name.removeprefix(_COUNTS[0]) not in _STAGES
+        for prefix, keys in _counts().items()
+        if keys is not None and name.startswith(prefix) and name.removeprefix(prefix) not in keys
     ]
     if bad:
-        choices = ", ".join(f"{h}.{f}" for h, fs in KNOWN_FIGURES.items() for f in sorted(fs))
+        choices = ", ".join(f"{h}.{f}" for h, fs in known_figures().items() for f in sorted(fs))
         raise ConfigError(f"unknown gate figure(s): {', '.join(map(repr, bad))}; known: {choices}")
     for name, threshold in gates.items():
         problem = _threshold_problem(name, threshold)
@@ -94,10 +87,14 @@ def validate_gate_names(gates: Mapping[str, object]) -> None:
             raise ConfigError(f"gate {name!r}: the minimum {threshold!r} {problem}")
 
 
-def _stages_counted(summary: Mapping[str, Any]) -> bool:
-    """Whether the summary counts recovery stages (the check applied to some run)."""
-    recovery = summary.get("checks", {}).get("recovery")
-    return isinstance(recovery, Mapping) and isinstance(recovery.get("stages"), Mapping)
+def _count_of_a_present_mapping(summary: Mapping[str, Any], name: str) -> bool:
+    """Whether `name` is a count whose mapping the summary has (a stage no fault reached,
+    when the recovery check applied to some run): its missing key counts 0."""
+    for prefix in _counts():
+        if name.startswith(prefix) and prefix != "coverage.":
+            found = resolve_path(summary.get("checks", {}), prefix.rstrip("."))
+            return isinstance(found, Mapping)
+    return False
 
 
 def _threshold_problem(name: str, threshold: object) -> str | None:
@@ -105,7 +102,7 @@ def _threshold_problem(name: str, threshold: object) -> str | None:
         return "is not a number"
     if not math.isfinite(threshold):
         return "is not a finite number"
-    if name.startswith(_COUNTS):
+    if name.startswith(tuple(_counts())):
         return "is negative: a count is never under 0" if threshold < 0 else None
     if not 0 <= threshold <= 1:
         return "is outside [0, 1], the range of this figure"
@@ -145,8 +142,8 @@ def evaluate_gates(
     results, unknown = [], []
     for name, threshold in gates.items():
         check, metric, value = _resolve(summary, name)
-        if value is MISSING and name.startswith(_COUNTS[0]) and _stages_counted(summary):
-            value = 0  # a stage no fault reached: the count is 0, not unknown
+        if value is MISSING and _count_of_a_present_mapping(summary, name):
+            value = 0  # e.g. a stage no fault reached: the count is 0, not unknown
         if value is MISSING and _known(*name.partition(".")[::2]):
             value = None
         if value is MISSING:

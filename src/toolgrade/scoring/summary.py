@@ -14,16 +14,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolgrade.checks import Check, CheckAccumulator
-from toolgrade.checks.arguments.figures import GivenSelection
 from toolgrade.checks.base import can_merge
+from toolgrade.checks.registry import AgentFigures, entries, entry
+from toolgrade.errors import ConfigError
 from toolgrade.models import Case, Trajectory, TrajectoryResult
 from toolgrade.scoring.adjudication import AdjudicationAccumulator, UnscoredAccumulator
-from toolgrade.scoring.tallies import (
-    RATED_CHECKS,
-    CatalogueFigures,
-    KindRates,
-    ReliabilityAccumulator,
-)
+from toolgrade.scoring.tallies import CatalogueFigures, KindRates, ReliabilityAccumulator
 
 
 class OrderedSum:
@@ -57,7 +53,10 @@ class _AgentTally:
         self.scored = 0
         self.check_applicable: Counter[str] = Counter()
         self.check_passed: Counter[str] = Counter()
-        self.given_selection = GivenSelection()
+        #: Each registered check's extra per-agent figures (`arguments.given_selection`).
+        self.extras: dict[str, tuple[str, AgentFigures]] = {
+            e.name: (e.agent_key, e.agent_figures()) for e in entries() if e.agent_figures
+        }
 
     def add(self, record: TrajectoryResult) -> None:
         self.n += 1
@@ -69,7 +68,8 @@ class _AgentTally:
             if result.applicable:
                 self.check_applicable[name] += 1
                 self.check_passed[name] += bool(result.passed)
-        self.given_selection.add(record)
+        for _, figures in self.extras.values():
+            figures.add(record)
 
     def merge(self, other: _AgentTally) -> None:
         self.n += other.n
@@ -78,15 +78,17 @@ class _AgentTally:
         self.scored += other.scored
         self.check_applicable.update(other.check_applicable)
         self.check_passed.update(other.check_passed)
-        self.given_selection.merge(other.given_selection)
+        for name, (_, figures) in self.extras.items():
+            figures.merge(other.extras[name][1])
 
     def to_json(self) -> dict[str, Any]:
         checks: dict[str, dict[str, Any]] = {
             name: {"pass_rate": self.check_passed[name] / count}
             for name, count in sorted(self.check_applicable.items())
         }
-        if "arguments" in checks:
-            checks["arguments"]["given_selection"] = self.given_selection.to_json()
+        for name, (key, figures) in self.extras.items():
+            if name in checks:
+                checks[name][key] = figures.to_json()
         return {
             "trajectories": self.n,
             "pass_rate": self.passed / self.n if self.n else None,
@@ -133,7 +135,7 @@ class SuiteSummary:
         self.reliability = ReliabilityAccumulator()
         self.adjudication = AdjudicationAccumulator()
         self.unscored = UnscoredAccumulator()
-        self.kind_rates = KindRates()
+        self.kind_rates = KindRates(e.name for e in entries() if e.per_kind)
         #: Coverage and drift of a `tools_from` suite (`cases`: the suite's, for coverage).
         self.catalogue = CatalogueFigures(cases)
         self.errors = 0
@@ -170,6 +172,11 @@ class SuiteSummary:
                     header = Trajectory(case_id=record.case_id, trial=record.trial,
                                         agent=record.agent)
                     accumulator.add(cases[record.case_id], header, record)
+            elif name not in part.accumulators:
+                raise ConfigError(
+                    f"check {name!r} is registered in this process but not where the runs were "
+                    "graded: register it in a module the grading processes import too, or "
+                    "grade in this process (no --jobs, no --engine ray)")
             else:
                 accumulator.merge(part.accumulators[name])  # type: ignore[attr-defined]
         self.failures.update(part.failures)
@@ -196,12 +203,12 @@ class SuiteSummary:
     def to_json(self) -> dict[str, Any]:
         """The summary without judges and gates (the runner adds those)."""
         checks = {name: acc.summary() for name, acc in self.accumulators.items()}
-        means = self.reliability.means()
-        if "recovery" in checks:
-            checks["recovery"] = {**checks["recovery"], **means}
-        for name in RATED_CHECKS:
-            if name in checks:
-                checks[name] = {**checks[name], "per_kind": self.kind_rates.per_kind(name)}
+        for name, block in checks.items():
+            registered = entry(name)
+            if registered is not None and registered.pass_k:
+                checks[name] = block = {**block, **self.reliability.means()}
+            if registered is not None and registered.per_kind:
+                checks[name] = {**block, "per_kind": self.kind_rates.per_kind(name)}
         overall = self.overall.to_json()
         out = {
             "cases": self.n_cases,

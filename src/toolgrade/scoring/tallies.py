@@ -61,7 +61,7 @@ _STOP = frozenset({
     "have", "not", "but", "you", "your", "their", "them", "when", "which", "what", "into", "out",
     "one", "all", "can", "may", "will",
 })  # fmt: skip
-#: The kinds a check's pass rate is reported for.
+#: The checks whose pass rate is reported per kind unless told (the registry's `per_kind`).
 RATED_CHECKS = ("selection", "arguments")
 
 
@@ -170,9 +170,9 @@ class KindPassRate(TypedDict):
 class KindRates:
     """Selection and arguments pass rates per hard-case kind, folded one record at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, rated: Iterable[str] = RATED_CHECKS) -> None:
         self._kinds: dict[str, tuple[str, ...]] = {}
-        self._counts: dict[str, dict[str, list[int]]] = {c: {} for c in RATED_CHECKS}
+        self._counts: dict[str, dict[str, list[int]]] = {c: {} for c in rated}
 
     def share_kinds(self, other: KindRates) -> None:
         """Look the cases' kinds up in `other`'s cache from now on: the parts a worker folds
@@ -185,7 +185,7 @@ class KindRates:
         kinds = self._kinds.get(case.id)
         if kinds is None:
             kinds = self._kinds[case.id] = case_kinds(case)
-        for check in RATED_CHECKS:
+        for check in self._counts:
             result = record.checks.get(check)  # type: ignore[call-overload]
             if result is None or not result.applicable:
                 continue

@@ -1,13 +1,16 @@
 """The ordering check's per-run figures (checks/ordering/), as one results line holds them."""
 
+from typing import Annotated
+
+from pydantic import Field
 from typing_extensions import TypedDict
 
 
 class SequenceFigures(TypedDict, total=False):
     """The `in_order` mode's longest-common-subsequence rates (absent in other modes)."""
 
-    lcs_precision: float
-    lcs_recall: float
+    lcs_precision: Annotated[float, Field(description="in_order mode only.")]
+    lcs_recall: Annotated[float, Field(description="in_order mode only.")]
 
 
 class OrderingFigures(SequenceFigures, total=False):

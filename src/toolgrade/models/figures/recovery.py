@@ -1,8 +1,9 @@
 """The recovery check's per-run figures (checks/recovery.py, state.py, mentions.py), as one
 results line holds them."""
 
-from typing import Literal, NotRequired
+from typing import Annotated, Literal, NotRequired
 
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from toolgrade.models.figures.verdicts import DecisionFigures, VerdictRecord
@@ -66,7 +67,7 @@ class RecoveryFigures(DecisionFigures, total=False):
     error: str
     faults: list[FaultOutcome]
     state: list[StateRecord]
-    judges: Literal["off", "on"]
+    judges: Annotated[Literal["off", "on"], Field(description="Whether a judge was asked.")]
     mentions: list[MentionRecord]
     judge_recovery: list[RecoveryVerdict]
     judge_interpretation: VerdictRecord

@@ -1,5 +1,8 @@
 """The selection check's per-run figures (checks/selection.py), as one results line holds them."""
 
+from typing import Annotated
+
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from toolgrade.models.figures.failures import FailureRecord
@@ -44,10 +47,11 @@ class SelectionFigures(DecisionFigures, total=False):
     precision: float
     recall: float
     f1: float
-    route: int
+    route: Annotated[int, Field(description="The listed route the run was held to.")]
     per_tool: dict[str, ToolCounts]
     side_effect_extras: list[str]
     substitutions: list[Substitution]
-    free_calls: int
+    free_calls: Annotated[int, Field(
+        description="Calls of free tools beyond the route (cases with free calls).")]
     free_per_tool: dict[str, int]
     overridden_failures: list[FailureRecord]

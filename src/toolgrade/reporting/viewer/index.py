@@ -30,10 +30,10 @@ from toolgrade.errors import InputProblem, ToolgradeError
 from toolgrade.jsonio.lines import decode_line
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.models import CheckName
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import ChecksRecord, ResultRecord, as_record, check_blocks
 from toolgrade.models.status import aggregate_status, check_status
 from toolgrade.reporting.run_view import run_label
-from toolgrade.reporting.tables import CHECKS
 
 RESULTS_FILE = "results.jsonl"
 #: The agent filter's value for runs recorded without an agent.
@@ -67,7 +67,7 @@ class RunRow:
     trial: int
     status: str  # pass / fail / unscored / n/a
     score: float | None
-    checks: tuple[CheckCell, ...]  # in CHECKS order
+    checks: tuple[CheckCell, ...]  # in registry order (checks.registry)
     failures: tuple[str, ...]  # the failure names of the run, sorted, each once
     failed_checks: tuple[str, ...]  # checks that failed or crashed
     search: str  # lower-case text the free-text search looks in
@@ -123,7 +123,7 @@ def make_row(record: ResultRecord, index: int, line: int, offset: int) -> RunRow
     aggregate = record["aggregate"]
     passed = bool(aggregate.get("passed"))
     status = aggregate.get("status") or aggregate_status(checks, passed)
-    cells = tuple(_check_cell(name, checks) for name in CHECKS)
+    cells = tuple(_check_cell(name, checks) for name in check_names())
     failures = _failure_names(checks)
     agent = record.get("agent")
     trial = record.get("trial")
@@ -137,7 +137,7 @@ def make_row(record: ResultRecord, index: int, line: int, offset: int) -> RunRow
         trial=trial, status=_intern(status),
         score=float(score) if isinstance(score, int | float) else None,
         checks=cells, failures=failures,
-        failed_checks=tuple(n for n, c in zip(CHECKS, cells, strict=True)
+        failed_checks=tuple(n for n, c in zip(check_names(), cells, strict=True)
                             if c.outcome in ("FAIL", "crashed")),
         search=" ".join(words).lower(),
     )

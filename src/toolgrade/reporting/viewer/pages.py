@@ -18,9 +18,10 @@ import jinja2
 
 from toolgrade.loaders.runs import read_line
 from toolgrade.models import Trajectory
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.digest import printable
 from toolgrade.reporting.run_view import Pinned, RunView, build_run_view
-from toolgrade.reporting.tables import CHECKS, fmt
+from toolgrade.reporting.tables import fmt
 from toolgrade.reporting.viewer.index import RunIndex, RunRow
 from toolgrade.reporting.viewer.query import MAX_PAGE_SIZE, SORTS, STATUSES, Page, Query, Searcher
 
@@ -71,7 +72,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         finalize=_printable,
     )
-    env.globals.update(url=url, fmt=fmt, step_failures=step_failures, CHECKS=CHECKS,
+    env.globals.update(url=url, fmt=fmt, step_failures=step_failures, CHECKS=check_names(),
                        STATUSES=STATUSES, SORTS=SORTS, PAGE_SIZES=PAGE_SIZES)
     return env
 
@@ -86,7 +87,7 @@ def filter_options(index: RunIndex) -> dict[str, list[tuple[str, str]]]:
     count = "{} ({:,})".format
     return {
         "status": [(s, count(s, index.statuses[s])) for s in STATUSES if index.statuses[s]],
-        "check": [(c, c) for c in CHECKS],
+        "check": [(c, c) for c in check_names()],
         "failure": [(f, count(f, n)) for f, n in sorted(index.failures.items())],
         "agent": [(a, a) for a in index.agents],
     }
@@ -200,7 +201,7 @@ def row_json(row: RunRow) -> RowJson:
         "index": row.index, "line": row.line, "case_id": row.case_id, "agent": row.agent,
         "trial": row.trial, "status": row.status, "score": row.score,
         "checks": {name: {"outcome": c.outcome, "score": c.score}
-                   for name, c in zip(CHECKS, row.checks, strict=True)},
+                   for name, c in zip(check_names(), row.checks, strict=True)},
         "failures": list(row.failures), "url": f"/run/{row.index}",
     }
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from toolgrade.reporting.tables import CHECKS
+from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.viewer.index import NO_AGENT, RunIndex, RunRow
 
 #: The list's page size unless the query says, and the largest it may ask for.
@@ -88,7 +88,7 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
 
     return Query(
         q=last("q"), agent=last("agent"), failure=last("failure"),
-        check=_choice("check", params.get("check") or [], CHECKS),
+        check=_choice("check", params.get("check") or [], check_names()),
         status=_choice("status", params.get("status") or [], STATUSES),
         sort=_choice("sort", params.get("sort") or [], SORTS) or "index",
         page=_whole("page", params.get("page") or [], 1, 1, 10**9),
