@@ -92,7 +92,7 @@ def exact_kappa_low(table: NDArray[np.int64] | FloatArray, level: float = 0.95) 
     p_o_low = float(beta.ppf(tail, agreeing, n - agreeing + 1)) if agreeing > 0 else 0.0
     p_e = float(np.dot(t.sum(axis=1), t.sum(axis=0))) / (n * n)
     # With p_e held fixed the formula can fall under -1, which no kappa of a 2x2 table does.
-    return max(-1.0, (p_o_low - p_e) / (1.0 - p_e))
+    return float(max(-1.0, (p_o_low - p_e) / (1.0 - p_e)))
 
 
 def gwet_ac1(table: NDArray[np.int64] | FloatArray) -> float | None:
