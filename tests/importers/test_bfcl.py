@@ -28,7 +28,7 @@ from toolgrade.scoring.runner import grade, validate_inputs
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("bfcl")
-    import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, out, agent="model-x")
+    import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, out, agent="model-x", lenient=True)
     return out
 
 
@@ -43,7 +43,7 @@ def runs(imported: Path) -> list[dict[str, Any]]:
 
 
 def test_summary_counts_cases_runs_and_unparseable(tmp_path: Path) -> None:
-    summary = import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, tmp_path)
+    summary = import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, tmp_path, lenient=True)
     assert (summary.cases, summary.runs) == (7, 9)
     # parallel_multiple_0 (positional arguments) and simple_python_1 trial 1 (text)
     assert summary.unparseable == 2
