@@ -5,10 +5,11 @@ BFCL's prompt-model handlers (ShishirPatil/gorilla, berkeley-function-call-leade
 parse the text as a Python expression, require a list (or tuple or set) whose every element is
 a call, and read each call's keyword arguments. Whatever it cannot read fails the whole output.
 This module re-implements those rules, so that the BFCL importer's parity mode fails exactly
-what BFCL fails and reads values exactly as BFCL does (a bare name is its text, arithmetic is
-a string such as `"3 * 4"`, a unary operator negates its literal, positional arguments are
-dropped). Nothing is ever evaluated: where BFCL would evaluate (a lambda) its own code fails
-first, and so does this.
+what BFCL fails and reads values exactly as BFCL does (a bare name is its text, arithmetic on
+numbers is its result, an index is its text, a unary operator negates its literal, positional
+arguments are dropped; a call with no keyword argument is not a call BFCL's format check
+accepts). Nothing is ever evaluated: BFCL evaluates arithmetic, which is computed here on
+number literals only.
 """
 
 from __future__ import annotations
@@ -18,11 +19,8 @@ import math
 import warnings
 from typing import Any
 
+from toolgrade.adapters.raw_calls import arithmetic_value
 from toolgrade.jsonio.values import JsonObject, JsonValue
-
-#: The binary operators BFCL writes out; any other fails its decoder.
-_OPERATORS: dict[type[ast.operator], str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Mod: "%"}
 
 #: Longest text handed to the Python parser: its memory grows with the text.
 MAX_TEXT = 200_000
@@ -32,9 +30,11 @@ class NotDecoded(Exception):
     """BFCL's decoder fails this text (the reason, in BFCL's words where it has them)."""
 
 
-def parse_call_list(text: str) -> list[tuple[str, Any]]:
+def parse_call_list(text: str) -> list[tuple[str, Any] | None]:
     """The calls of a text that BFCL's `ast_parse` reads: (name, keyword arguments) in order,
-    the values as BFCL's resolver makes them (Python values: tuples stay tuples here).
+    the values as BFCL's resolver makes them (Python values: tuples stay tuples here); None for
+    a call without keyword arguments (`f()`, `f(5)`), which BFCL's leaderboard of 2024 counts
+    as output in the wrong format, not as a call.
 
     Raises NotDecoded when BFCL's decoder would raise: a syntax error, a body that is not a
     list of calls, a value of a kind it does not read.
@@ -50,12 +50,13 @@ def parse_call_list(text: str) -> list[tuple[str, Any]]:
     body = tree.body
     if not isinstance(body, ast.List | ast.Tuple | ast.Set):
         raise NotDecoded(f"{type(body).__name__} is not a list of calls")
-    calls: list[tuple[str, Any]] = []
+    calls: list[tuple[str, Any] | None] = []
     for element in body.elts:
         if not isinstance(element, ast.Call):
             raise NotDecoded("an element of the list is not a call")
         try:
-            calls.append(_call(element))
+            call = _call(element)
+            calls.append(call if element.keywords else None)
         except RecursionError:
             raise NotDecoded("nested too deep") from None
     return calls
@@ -86,7 +87,9 @@ def _value(node: ast.expr) -> Any:
     if isinstance(node, ast.Dict):
         return _dict(node)
     if isinstance(node, ast.BinOp):
-        return _binary(node)
+        return _arithmetic(node)
+    if isinstance(node, ast.Subscript):
+        return ast.unparse(node)  # `data['sales']`: BFCL keeps the expression as its text
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Call):
@@ -119,14 +122,14 @@ def _dict(node: ast.Dict) -> dict[Any, Any]:
         raise NotDecoded("unhashable dict key") from None
 
 
-def _binary(node: ast.BinOp) -> str:
-    """BFCL writes arithmetic out as text: `3 * 4` is the string "3 * 4"."""
-    left = _value(node.left)
-    symbol = _OPERATORS.get(type(node.op))
-    if symbol is None:
-        raise NotDecoded(f"unsupported operator: {type(node.op).__name__}")
-    right = _value(node.right)
-    return f"{left} {symbol} {right}"
+def _arithmetic(node: ast.BinOp) -> int | float:
+    """BFCL evaluates arithmetic (`3 * 10**8` is 300000000); here it is computed on number
+    literals only, and anything else in it (`2*pi`, a call) fails, as BFCL's evaluation fails
+    on a name it does not know."""
+    number = arithmetic_value(node)
+    if number is None:
+        raise NotDecoded("arithmetic on something other than number literals")
+    return number
 
 
 def as_json(value: Any) -> JsonValue:

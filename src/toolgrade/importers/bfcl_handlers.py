@@ -58,7 +58,7 @@ def _wrapped(text: str) -> str:
 
 
 def _python(text: str) -> Decoded:
-    return list(parse_call_list(text))
+    return [NOT_A_CALL if call is None else call for call in parse_call_list(text)]
 
 
 def _openai_prompt(text: str) -> Decoded:
