@@ -1,11 +1,14 @@
 """Decoding a BFCL result (a model's output) into normalised steps.
 
-Two shapes exist: function-calling models give a list of `{function_name: "<JSON arguments>"}`;
-prompted models give the model's raw text, read by `raw_calls` (Python call lists, JSON call
-objects behind chat-template markers, name line + JSON, code fences with prose around them). A
-list may also hold `{name, arguments}` objects or texts that each hold calls. A call whose
-arguments cannot be read keeps its raw text (`unparseable_arguments`); a text that holds no
-call at all is kept as one `(unparsed)` step (`unparseable_call`), never dropped.
+Two readings exist. By default (`decode_like_bfcl`) a result is decoded as BFCL's handler for
+its model decodes it (`bfcl_handlers`), with BFCL's checker's name rule (`ExactNames`), so that
+what BFCL cannot decode fails here too. The lenient reading (`decode_result`) reads every form
+it knows: function-calling models' `{function_name: "<JSON arguments>"}` lists, and prompted
+models' raw text through `raw_calls` (Python call lists, JSON call objects behind chat-template
+markers, name line + JSON, code fences with prose around them); a list may also hold
+`{name, arguments}` objects or texts that each hold calls. In both, a call whose arguments
+cannot be read keeps its raw text (`unparseable_arguments`); a text that holds no call at all is
+kept as one `(unparsed)` step (`unparseable_call`), never dropped.
 """
 
 from __future__ import annotations
