@@ -169,3 +169,12 @@ def test_tau_bench_summary_says_what_is_graded_and_what_is_free(tmp_path: Path) 
     reads = next(line for line in result.output.splitlines() if line.startswith("free reads"))
     assert "cancel_pending_order" in writes and "get_product_details" not in writes
     assert "get_product_details" in reads
+
+
+def test_bfcl_command_refuses_model_with_lenient(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
+                                        "--results", str(BFCL_RESULTS), "--model", "gpt-4-0613",
+                                        "--lenient", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "--model and --lenient contradict each other" in result.output
+    assert not (tmp_path / "o").exists()
