@@ -1,11 +1,12 @@
 """How often toolgrade's pass/fail on imported BFCL data agrees with BFCL's own checker rules.
 
     python benchmarks/bfcl_agreement.py [DATA_DIR] [--seed N] [--json FILE] [--show N]
-    python benchmarks/bfcl_agreement.py LEADERBOARD_DIR [--model NAME] [--json FILE]
+    python benchmarks/bfcl_agreement.py LEADERBOARD_DIR [--model NAME] [--lenient] [--json FILE]
 
 A DATA_DIR in the 2024 leaderboard layout (data/, result/<model>/, score/<model>/; see
 bfcl_leaderboard.py) is measured on the models' real outputs against the leaderboard's own
-verdicts, printed per model and per category.
+verdicts, printed per model and per category; results are decoded as each model's BFCL handler
+decodes them (`toolgrade import bfcl`'s default), or by the lenient raw-text reader (`--lenient`).
 
 
 DATA_DIR holds BFCL question files `BFCL_v4_<category>.json` and `possible_answer/` (default:
@@ -105,7 +106,9 @@ def _row(question: dict[str, Any], truth: Any, output: Output, trial: int) -> Ro
 def _grade(questions: Path, answers: Path | None, results: Path, work: Path,
            rows: list[Row]) -> list[str]:
     """Import and grade; fill each row's toolgrade verdict. Returns the import's notes."""
-    summary = import_bfcl(questions, answers, results, work / "import")
+    # Synthetic outputs stand for many handlers at once (their decoded calls are given), so
+    # they are read by the lenient reader, not as one model's handler would read them.
+    summary = import_bfcl(questions, answers, results, work / "import", lenient=True)
     inputs = validate_inputs(work / "import" / "suite.jsonl", [work / "import" / "runs.jsonl"])
     output = grade(inputs, work / "graded")
     by_key = {(r.case_id, r.trial): r for r in rows}
@@ -179,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every figure and disagreement here")
     parser.add_argument("--show", type=int, default=15, help="disagreements to print")
     parser.add_argument("--model", action="append", help="leaderboard layout: only this model")
+    parser.add_argument("--lenient", action="store_true",
+                        help="leaderboard layout: read texts with the lenient raw-text reader")
     args = parser.parse_args(argv)
     if bfcl_leaderboard.is_leaderboard(args.data):
         return _leaderboard(args)
@@ -210,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     """Agreement with the leaderboard's own verdicts on real outputs, per model and category."""
-    verdicts, notes = bfcl_leaderboard.measure(args.data, args.model)
+    verdicts, notes = bfcl_leaderboard.measure(args.data, args.model, args.lenient)
     lines, figures = bfcl_leaderboard.report(verdicts, args.show)
     print("\n".join(lines + [f"import: {note}" for note in notes]))
     if args.json:

@@ -5,8 +5,9 @@ Read by bfcl_agreement.py when its DATA_DIR has the leaderboard layout: `data/` 
 (`..._<category>_result.json`, lines `{id, result}` with the model's raw output) and
 `score/<model>/<category>_score.json` (a summary line, then one line per entry BFCL's checker
 failed, `id` being the entry's 1-based position in the result file). Each model's outputs are
-imported with `toolgrade import bfcl`'s code, graded with no judge, and each run's aggregate
-`passed` is compared with BFCL's verdict.
+imported with `toolgrade import bfcl`'s code (decoded as BFCL's handler for the model decodes
+them, the model being the result folder's name; with `lenient`, by the raw-text reader), graded
+with no judge, and each run's aggregate `passed` is compared with BFCL's verdict.
 """
 
 from __future__ import annotations
@@ -79,12 +80,13 @@ def _verdicts(model_dir: Path, score: Path, model: str, category: str) -> list[V
             for i, r in enumerate(results)]
 
 
-def _grade(data: Path, model_dir: Path, category: str, verdicts: list[Verdict], work: Path
-           ) -> None:
+def _grade(data: Path, model_dir: Path, category: str, verdicts: list[Verdict], work: Path,
+           lenient: bool) -> None:
     questions = data / "data" / f"{PREFIX}{category}.json"
     answers = data / "data" / "possible_answer" / f"{PREFIX}{category}.json"
     results = model_dir / f"{PREFIX}{category}_result.json"
-    import_bfcl(questions, answers if answers.exists() else None, results, work / "import")
+    import_bfcl(questions, answers if answers.exists() else None, results, work / "import",
+                lenient=lenient)
     inputs = validate_inputs(work / "import" / "suite.jsonl", [work / "import" / "runs.jsonl"])
     output = grade(inputs, work / "graded")
     by_id = {v.case_id: v for v in verdicts}
@@ -96,7 +98,8 @@ def _grade(data: Path, model_dir: Path, category: str, verdicts: list[Verdict], 
                                  for f in check.get("failures", []))
 
 
-def measure(data: Path, models: list[str] | None = None) -> tuple[list[Verdict], list[str]]:
+def measure(data: Path, models: list[str] | None = None, lenient: bool = False
+            ) -> tuple[list[Verdict], list[str]]:
     """Every output of every model (or of `models`) with both verdicts; plus refusals."""
     verdicts: list[Verdict] = []
     notes: list[str] = []
@@ -112,7 +115,7 @@ def measure(data: Path, models: list[str] | None = None) -> tuple[list[Verdict],
                 work = Path(tmp) / model_dir.name / category
                 work.mkdir(parents=True)
                 try:
-                    _grade(data, model_dir, category, rows, work)
+                    _grade(data, model_dir, category, rows, work, lenient)
                 except InputError as exc:
                     notes += [f"{model_dir.name}/{category}: import refused: {p}"
                               for p in exc.problems[:3]]

@@ -101,3 +101,50 @@ def test_live_style_data_agrees_end_to_end(bench: Any, tmp_path: Path) -> None:
                                          "correct_json_list", "correct_python", "wrong_value"}
     assert [r for r in rows if r.toolgrade != r.reference] == []
     assert any(r.reference for r in rows) and not all(r.reference for r in rows)
+
+
+def _leaderboard(root: Path) -> None:
+    """A leaderboard-layout folder: one model (gpt-4o, whose BFCL decoder did not strip code
+    fences), simple and relevance, with the leaderboard's verdicts."""
+    prefix = "gorilla_openfunctions_v1_test_"
+    f = _fn("f", a={"type": "integer"})
+    (root / "data" / "possible_answer").mkdir(parents=True)
+    model = root / "result" / "gpt-4o-2024-08-06"
+    model.mkdir(parents=True)
+    (root / "score" / "gpt-4o-2024-08-06").mkdir(parents=True)
+    _lines(root / "data" / f"{prefix}simple.json",
+           [{"id": f"simple_{n}", "question": "Go.", "function": f} for n in range(3)])
+    _lines(root / "data" / "possible_answer" / f"{prefix}simple.json",
+           [{"id": f"simple_{n}", "ground_truth": {"f": {"a": [1]}}} for n in range(3)])
+    _lines(root / "data" / f"{prefix}relevance.json",
+           [{"id": f"relevance_{n}", "question": "Hi.", "function": f} for n in range(2)])
+    _lines(model / f"{prefix}simple_result.json", [
+        {"id": "simple_0", "result": "[f(a=1)]"},
+        {"id": "simple_1", "result": "```json\n[f(a=1)]\n```"},  # BFCL: decoder failed
+        {"id": "simple_2", "result": "[f(a=2)]"}])
+    _lines(model / f"{prefix}relevance_result.json", [
+        {"id": "relevance_0", "result": "```python\n[f(a=1)]\n```"},  # BFCL: no call, pass
+        {"id": "relevance_1", "result": "[f(a=1)]"}])
+    _lines(root / "score" / "gpt-4o-2024-08-06" / "simple_score.json", [
+        {"accuracy": 0.33}, {"id": 2, "error_type": "ast_decoder:decoder_failed"},
+        {"id": 3, "error_type": "value_error:others"}])
+    _lines(root / "score" / "gpt-4o-2024-08-06" / "relevance_score.json", [
+        {"accuracy": 0.5}, {"id": 2, "error_type": "relevance_error:decoder_success"}])
+
+
+def test_leaderboard_layout_decodes_as_the_models_handler(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bfcl_leaderboard
+    finally:
+        sys.path.remove(str(BENCH))
+    _leaderboard(tmp_path)
+    verdicts, notes = bfcl_leaderboard.measure(tmp_path)
+    assert notes == []
+    assert [(v.case_id, v.reference, v.toolgrade) for v in verdicts] == [
+        ("simple_0", True, True), ("simple_1", False, False), ("simple_2", False, False),
+        ("relevance_0", True, True), ("relevance_1", False, False)]
+    lenient, _ = bfcl_leaderboard.measure(tmp_path, lenient=True)
+    # The lenient reader reads gpt-4o's fenced calls, which BFCL's decoder failed.
+    assert [v.case_id for v in lenient if v.toolgrade != v.reference] == [
+        "simple_1", "relevance_0"]

@@ -39,7 +39,12 @@ Scenario = Callable[[Path, Path], ImportSummary]
 
 
 def _bfcl_full(tmp: Path, out: Path) -> ImportSummary:
-    return import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, out, agent="m")
+    return import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, out, agent="m", lenient=True)
+
+
+def _bfcl_parity(tmp: Path, out: Path) -> ImportSummary:
+    return import_bfcl(BFCL_QUESTIONS, BFCL_ANSWERS, BFCL_RESULTS, out, agent="m",
+                       model="claude-3-opus-20240229")
 
 
 def _bfcl_no_results(tmp: Path, out: Path) -> ImportSummary:
@@ -74,7 +79,7 @@ def _bfcl_left_out(tmp: Path, out: Path) -> ImportSummary:
         {"id": "live_multiple_2-0-2", "result": "[get_headway(ego_info={'orientation': 30})]"},
         {"id": "live_irrelevance_4-0-4", "result": "no call"},
         {"id": "live_irrelevance_4-0-4", "result": [{"name": "f", "arguments": {"a": 2}}]}])
-    return import_bfcl(questions, answers, results, out)
+    return import_bfcl(questions, answers, results, out, lenient=True)
 
 
 def _tau_retail(tmp: Path, out: Path) -> ImportSummary:
@@ -160,6 +165,7 @@ def _tau2_solo(tmp: Path, out: Path) -> ImportSummary:
 
 SCENARIOS: dict[str, Scenario] = {
     "bfcl_full": _bfcl_full,
+    "bfcl_parity": _bfcl_parity,
     "bfcl_no_results": _bfcl_no_results,
     "bfcl_left_out": _bfcl_left_out,
     "tau_retail": _tau_retail,

@@ -24,12 +24,27 @@ RUNNER = CliRunner()
 
 def test_bfcl_command_writes_suite_and_runs(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
-                                        "--results", str(BFCL_RESULTS), "--out", str(tmp_path)])
+                                        "--results", str(BFCL_RESULTS), "--lenient",
+                                        "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "wrote 7 cases" in result.output
     assert "wrote 9 runs" in result.output
     assert "2 results could not be fully decoded" in result.output
+    assert "decoded" not in result.output.replace("fully decoded", "")
     assert (tmp_path / "suite.jsonl").is_file() and (tmp_path / "runs.jsonl").is_file()
+
+
+def test_bfcl_command_decodes_as_the_named_models_handler(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
+                                        "--results", str(BFCL_RESULTS), "--model",
+                                        "gpt-4-0613", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert ("decoded as BFCL's handler for 'gpt-4-0613' decodes them (family 'openai_prompt'"
+            in result.output)
+    # gpt-4-0613's handler fails the fenced call list BFCL's decoder cannot parse
+    runs = [json.loads(line) for line in (tmp_path / "runs.jsonl").read_text().splitlines()]
+    fenced = next(r for r in runs if r["case_id"] == "simple_python_2")
+    assert fenced["steps"][0]["tool"] == "(unparsed)"
 
 
 def test_tau_bench_command(tmp_path: Path) -> None:
@@ -154,3 +169,12 @@ def test_tau_bench_summary_says_what_is_graded_and_what_is_free(tmp_path: Path) 
     reads = next(line for line in result.output.splitlines() if line.startswith("free reads"))
     assert "cancel_pending_order" in writes and "get_product_details" not in writes
     assert "get_product_details" in reads
+
+
+def test_bfcl_command_refuses_model_with_lenient(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["bfcl", str(BFCL_QUESTIONS), str(BFCL_ANSWERS),
+                                        "--results", str(BFCL_RESULTS), "--model", "gpt-4-0613",
+                                        "--lenient", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "--model and --lenient contradict each other" in result.output
+    assert not (tmp_path / "o").exists()

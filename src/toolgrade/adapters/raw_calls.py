@@ -261,7 +261,7 @@ def python_value(node: ast.expr, source: str) -> JsonValue:
         # Number keys become text, as JSON writes them: {1: 0} reads {"1": 0}.
         return {str(k): python_value(v, source) for k, v in zip(keys, node.values, strict=True)}
     if isinstance(node, ast.UnaryOp | ast.BinOp):
-        number = _arithmetic(node)
+        number = arithmetic_value(node)
         if number is None:
             raise ValueError("arithmetic on something other than numbers")
         return number
@@ -284,22 +284,23 @@ def _constant(value: object) -> JsonValue:
     raise ValueError(f"not a JSON value: {type(value).__name__}")
 
 
-def _arithmetic(node: ast.expr) -> int | float | None:
-    """The number an arithmetic expression on number literals makes, or None."""
+def arithmetic_value(node: ast.expr) -> int | float | None:
+    """The number an arithmetic expression on number literals makes, or None (names, calls,
+    strings, a huge power, a division by zero): computed, never evaluated."""
     if isinstance(node, ast.Constant):
         value = node.value
         return value if isinstance(value, int | float) and not isinstance(value, bool) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        operand = _arithmetic(node.operand)
+        operand = arithmetic_value(node.operand)
         return None if operand is None else (-operand if isinstance(node.op, ast.USub)
                                              else operand)
     if isinstance(node, ast.BinOp) and type(node.op) in _BITWISE:
-        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        left, right = arithmetic_value(node.left), arithmetic_value(node.right)
         if isinstance(left, int) and isinstance(right, int):
             return _BITWISE[type(node.op)](left, right)
         return None
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        left, right = arithmetic_value(node.left), arithmetic_value(node.right)
         if left is None or right is None:
             return None
         if isinstance(node.op, ast.Pow) and (abs(right) > _MAX_EXPONENT or abs(left) > 1e6):

@@ -51,12 +51,26 @@ def bfcl_command(
     agent: Annotated[
         str | None, typer.Option("--agent", help="Agent name recorded on each run.")
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="BFCL model name whose handler decodes the results "
+                     "[default: the results file's folder, as in result/<model>/]."),
+    ] = None,
+    lenient: Annotated[
+        bool,
+        typer.Option("--lenient", help="Read result texts with toolgrade's raw-text reader "
+                     "(every known form) instead of the model's BFCL handler."),
+    ] = False,
 ) -> None:
     """Import BFCL questions, possible answers and optionally a result file."""
     from toolgrade.importers import import_bfcl
 
+    if model is not None and lenient:
+        typer.echo("--model and --lenient contradict each other: choose one", err=True)
+        raise typer.Exit(code=2)
     try:
-        summary = import_bfcl(questions, answers, results, out, agent)
+        summary = import_bfcl(questions, answers, results, out, agent, model=model,
+                              lenient=lenient)
     except InputError as exc:
         raise _fail(exc) from None
     _report(summary)

@@ -19,7 +19,13 @@ from pydantic import ValidationError
 
 from toolgrade.errors import InputError, InputProblem
 from toolgrade.importers.bfcl_answers import expected_call, value_problems
-from toolgrade.importers.bfcl_calls import DecodedResult, NameResolver, decode_result
+from toolgrade.importers.bfcl_calls import (
+    DecodedResult,
+    ExactNames,
+    NameResolver,
+    decode_like_bfcl,
+    decode_result,
+)
 from toolgrade.importers.bfcl_format import (
     BfclAnswerCall,
     BfclFunctionDoc,
@@ -27,6 +33,7 @@ from toolgrade.importers.bfcl_format import (
     BfclQuestion,
     BfclSchema,
 )
+from toolgrade.importers.bfcl_handlers import handler_family, writes_underscored_names
 from toolgrade.importers.bfcl_layout import current_answer, current_question, is_no_call_category
 from toolgrade.importers.bfcl_schema import admit_answer
 from toolgrade.importers.common import (
@@ -336,6 +343,42 @@ def build_cases(questions: list[Located], answers: list[Located] | None) -> Buil
     return built
 
 
+@dataclass(frozen=True)
+class TextDecoding:
+    """How result texts are read: as BFCL's handler for `model` reads them (the default, so
+    that verdicts follow BFCL's), or by toolgrade's lenient raw-text reader (`lenient`)."""
+
+    model: str | None = None
+    lenient: bool = False
+
+    @property
+    def family(self) -> str:
+        """The BFCL handler family of the model ("generic" when unknown)."""
+        return handler_family(self.model)
+
+    def names(self, tools: list[str]) -> NameResolver:
+        """The name rule: loose in lenient mode, BFCL's checker's otherwise."""
+        if self.lenient:
+            return NameResolver(tools)
+        return ExactNames(tools, writes_underscored_names(self.model))
+
+    def decode(self, result: JsonValue, tools: list[str], no_tool: bool) -> DecodedResult:
+        """The steps of one result."""
+        if self.lenient:
+            return decode_result(result, self.names(tools), no_tool=no_tool)
+        return decode_like_bfcl(result, self.family, self.names(tools), no_tool=no_tool)
+
+    def notes(self) -> tuple[str, ...]:
+        """The summary line saying how texts were decoded (none in lenient mode)."""
+        if self.lenient:
+            return ()
+        if self.family == "generic":
+            return (f"results decoded by BFCL's generic rule: {self.model!r} is not a model "
+                    "whose handler toolgrade knows (--model names one; docs/importers.md)",)
+        return (f"results decoded as BFCL's handler for {self.model!r} decodes them (family "
+                f"'{self.family}'; docs/importers.md)",)
+
+
 @dataclass
 class BuiltRuns:
     """The runs read from a result file, with their decoding and the results left out."""
@@ -352,10 +395,12 @@ class BuiltRuns:
 
 
 def build_runs(
-    results: list[Located], built: BuiltCases, agent: str | None
+    results: list[Located], built: BuiltCases, agent: str | None,
+    decoding: TextDecoding | None = None,
 ) -> BuiltRuns:
     """Each result line as a run of its case; repeated ids become trials 0, 1, ... Results of
     questions that were left out are skipped (counted); any other bad line is an error."""
+    reading = decoding or TextDecoding()
     by_id = {c["id"]: c for c in built.cases}
     trials: dict[str, int] = {}
     out = BuiltRuns()
@@ -373,9 +418,8 @@ def build_runs(
             else:
                 problems.append(item.problem("id", f"no question with id {data.get('id')!r}"))
             continue
-        resolver = NameResolver(list(case["tools"]))
-        decoded = decode_result(data["result"], resolver,
-                                no_tool=case["expected"]["selection"].get("no_tool", False))
+        decoded = reading.decode(data["result"], list(case["tools"]),
+                                 no_tool=case["expected"]["selection"].get("no_tool", False))
         trial = trials.get(case["id"], 0)
         trials[case["id"]] = trial + 1
         run: RunLine = {"case_id": case["id"], "trial": trial}
@@ -389,28 +433,42 @@ def build_runs(
     return out
 
 
+def results_model(results: Path) -> str:
+    """The model a BFCL results file belongs to: its folder's name (`result/<model>/...`)."""
+    return results.resolve().parent.name
+
+
 def import_bfcl(
     questions: Path,
     answers: Path | None,
     results: Path | None,
     out: Path,
     agent: str | None = None,
+    *,
+    model: str | None = None,
+    lenient: bool = False,
 ) -> ImportSummary:
     """Import BFCL questions, possible answers and (optionally) a results file into `out`.
 
-    Writes `out/suite.jsonl` and `out/runs.jsonl`. A question that cannot be read is left out
-    and reported in the summary (file:line: field: reason); malformed files, results for
-    unknown questions, or no readable question at all raise InputError before anything is
-    written.
+    Writes `out/suite.jsonl` and `out/runs.jsonl`. Results are decoded as BFCL's handler for
+    `model` decodes them (default: the results file's folder name, as BFCL's `result/<model>/`
+    layout has it; a model BFCL's table does not name gets its generic rule), so verdicts follow
+    BFCL's; `lenient` reads texts with toolgrade's raw-text reader instead. A question that
+    cannot be read is left out and reported in the summary (file:line: field: reason);
+    malformed files, results for unknown questions, or no readable question at all raise
+    InputError before anything is written.
     """
     items = [current_question(item)
              for item in require_items(questions, read_jsonl(questions), "questions")]
     expected = require_items(answers, read_jsonl(answers), "answers") if answers else None
     built = build_cases(items, expected)
     runs = BuiltRuns()
+    notes: tuple[str, ...] = ()
     if results is not None:
         outputs = require_items(results, read_jsonl(results), "results")
-        runs = build_runs(outputs, built, agent)
+        reading = TextDecoding(model or results_model(results), lenient)
+        runs = build_runs(outputs, built, agent, reading)
+        notes = reading.notes()
     write_outputs(out, built.cases, runs.runs)
     answered = {r["case_id"] for r in runs.runs}
     return ImportSummary(
@@ -420,5 +478,5 @@ def import_bfcl(
         calls=sum(d.calls for d in runs.decoded),
         unparseable=sum(1 for d in runs.decoded if d.unparseable),
         missing_runs=len(built.cases) - len(answered) if results is not None else 0,
-        notes=(*built.notes(), *runs.notes()),
+        notes=(*built.notes(), *runs.notes(), *notes),
     )

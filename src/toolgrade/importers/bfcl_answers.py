@@ -132,19 +132,26 @@ def acceptable(values: JsonValue, lenient: bool = True) -> JsonValue:
     return _acceptable(_as_list(values), lenient)
 
 
-def _acceptable(values: list[JsonValue], lenient: bool = True, empty_text: bool = False
+#: What BFCL's checker accepts as given where `""` (left out) is among the acceptable values,
+#: by the parameter's declared type: the empty string, which it finds in the list, and the
+#: empty list, as its list check reads each acceptable value as a list and `""` as `[]`.
+EMPTY_GIVEN: dict[str, JsonValue] = {"string": "", "array": []}
+
+
+def _acceptable(values: list[JsonValue], lenient: bool = True, empty: JsonValue = None
                 ) -> JsonValue:
+    """The comparator; `empty` (when not None) is also accepted where `""` is listed."""
     optional = OPTIONAL in values
     rest = [v for v in values if v != OPTIONAL]
     if not rest:
-        return {"one_of": [{"absent": True}, ""]} if empty_text else {"absent": True}
+        return {"one_of": [{"absent": True}, empty]} if empty is not None else {"absent": True}
     if len(rest) == 1 and not optional:
         return _single(rest[0], lenient)
     options = [_nested(v) for v in rest]
     if optional:
         options.append({"absent": True})
-        if empty_text:
-            options.append("")
+        if empty is not None:
+            options.append(empty)
     comparator: JsonObject = {"one_of": options}
     if lenient and _has_string(rest):
         comparator["normalize"] = True
@@ -217,12 +224,13 @@ def _typed(comparator: JsonValue, values: JsonValue, declared: JsonValue) -> Jso
 
 
 def _comparator(values: JsonValue, declared: JsonObject) -> JsonValue:
-    """A parameter's comparator. An optional string parameter also takes `""`: BFCL's checker
-    finds an empty string among the acceptable values, where `""` marks the parameter
-    optional, so `mission=''` passes there as if it were left out."""
+    """A parameter's comparator. An optional string parameter also takes `""` and an optional
+    array parameter `[]` (EMPTY_GIVEN): BFCL's checker finds them among the acceptable values,
+    where `""` marks the parameter optional, so `mission=''` and `deck=[]` pass there as if
+    they were left out."""
     kind = declared.get("type")
     return _acceptable(_as_list(values), lenient=not is_variable(values, kind),
-                       empty_text=kind == "string")
+                       empty=EMPTY_GIVEN.get(kind) if isinstance(kind, str) else None)
 
 
 def expected_call(name: str, params: Mapping[str, JsonValue], schema: JsonObject

@@ -1,11 +1,14 @@
 """Decoding a BFCL result (a model's output) into normalised steps.
 
-Two shapes exist: function-calling models give a list of `{function_name: "<JSON arguments>"}`;
-prompted models give the model's raw text, read by `raw_calls` (Python call lists, JSON call
-objects behind chat-template markers, name line + JSON, code fences with prose around them). A
-list may also hold `{name, arguments}` objects or texts that each hold calls. A call whose
-arguments cannot be read keeps its raw text (`unparseable_arguments`); a text that holds no
-call at all is kept as one `(unparsed)` step (`unparseable_call`), never dropped.
+Two readings exist. By default (`decode_like_bfcl`) a result is decoded as BFCL's handler for
+its model decodes it (`bfcl_handlers`), with BFCL's checker's name rule (`ExactNames`), so that
+what BFCL cannot decode fails here too. The lenient reading (`decode_result`) reads every form
+it knows: function-calling models' `{function_name: "<JSON arguments>"}` lists, and prompted
+models' raw text through `raw_calls` (Python call lists, JSON call objects behind chat-template
+markers, name line + JSON, code fences with prose around them); a list may also hold
+`{name, arguments}` objects or texts that each hold calls. In both, a call whose arguments
+cannot be read keeps its raw text (`unparseable_arguments`); a text that holds no call at all is
+kept as one `(unparsed)` step (`unparseable_call`), never dropped.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from toolgrade.adapters.raw_calls import DECLINING_NAMES, RawCall, call_fields, parse_raw_calls
+from toolgrade.importers.bfcl_ast import as_arguments
+from toolgrade.importers.bfcl_handlers import decode
 from toolgrade.importers.written import CallStepLine, StepLine
 from toolgrade.jsonio.bounds import loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
@@ -49,6 +54,19 @@ class NameResolver:
 
 def _loose(name: str) -> str:
     return name.replace(".", "_")
+
+
+class ExactNames(NameResolver):
+    """BFCL's checker's own name rule: a called name must be the declared one, or, for models
+    whose provider forbids dots (`underscored`), the declared one with `_` for every `.`."""
+
+    def __init__(self, names: list[str], underscored: bool) -> None:
+        super().__init__(names)
+        self._written = {_loose(name) if underscored else name: name for name in names}
+
+    def resolve(self, called: str) -> str:
+        """The catalogue name BFCL would match `called` to (unchanged when none)."""
+        return self._written.get(called, called)
 
 
 @dataclass
@@ -128,6 +146,31 @@ def encoded_calls(text: str, resolver: NameResolver) -> list[CallStepLine]:
 
 def _is_unparseable(step: StepLine) -> bool:
     return "tool" in step and isinstance(step.get("args"), str)
+
+
+def decode_like_bfcl(
+    result: JsonValue, family: str, names: NameResolver, no_tool: bool = False
+) -> DecodedResult:
+    """Steps for one BFCL `result` decoded as BFCL's handler `family` decodes it
+    (`bfcl_handlers`): what that handler cannot decode, or decodes into something that is not
+    a call, is one `(unparsed)` step (the model's text where no call is expected, as BFCL passes
+    it there); decoded calls are calls, on every case (BFCL fails a decoded call on relevance)."""
+    decoding = decode(result, family)
+    raw = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    if decoding.calls is None:
+        if no_tool:
+            return DecodedResult(steps=[{"role": "assistant", "content": raw}])
+        step: CallStepLine = {"tool": UNPARSED_TOOL, "args": raw, "group": GROUP}
+        return DecodedResult(steps=[step], unparseable=True)
+    steps: list[StepLine] = []
+    for name, arguments in decoding.calls:
+        args = as_arguments(arguments)
+        if not name:  # a call BFCL reads with no name (`'f'(a=1)`): no function matches it
+            steps.append({"tool": UNPARSED_TOOL, "args": raw, "group": GROUP})
+        else:
+            steps.append({"tool": names.resolve(name), "args": raw if args is None else args,
+                          "group": GROUP})
+    return DecodedResult(steps=steps, unparseable=any(_is_unparseable(s) for s in steps))
 
 
 def decode_result(
