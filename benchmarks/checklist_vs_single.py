@@ -45,8 +45,7 @@ from toolgrade.calibration.calibrate import (
 )
 from toolgrade.calibration.combination_fit import FitRow, fit_with_cut, score_row
 from toolgrade.judging.checklist import load_checklist
-from toolgrade.judging.settle import settle
-from toolgrade.judging.signals import signal_source, signals_for
+from toolgrade.judging.settle import settle, signal_source, signals_for
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.models.combination import MODEL_FEATURE
 
@@ -182,10 +181,9 @@ def cost(sets: list[str]) -> None:
     import llama_cpp
 
     from toolgrade.judging.checklist import combined_hash
-    from toolgrade.judging.delimiter import content_token
     from toolgrade.judging.local.files import ensure_model_file
     from toolgrade.judging.local.runtime import LlamaTokenModel
-    from toolgrade.judging.prompts import load_template
+    from toolgrade.judging.prompts import content_token, load_template
 
     llama = llama_cpp.Llama(model_path=str(ensure_model_file()), vocab_only=True, verbose=False)
     tokens = LlamaTokenModel(llama)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from toolgrade.checks import default_checks
-from toolgrade.errors import ConfigError, EmptyInputError, InputError
+from toolgrade.errors import ConfigError, EmptyInputError, InputError, ToolgradeError
 from toolgrade.models import CHECK_NAMES, CheckResult, TrajectoryResult
 from toolgrade.models.figures import UnscoredField, figures_of
 from toolgrade.reporting.junit import unscored_line, unscored_message
@@ -85,7 +85,7 @@ class ToolgradeCheckItem(pytest.Item):
         return self.path, None, f"{self.record.case_id}::{self.name}"
 
 
-class ToolgradeCheckFailure(AssertionError):
+class ToolgradeCheckFailure(ToolgradeError, AssertionError):
     """A check that did not pass, carrying its result."""
 
     def __init__(self, result: CheckResult) -> None:
