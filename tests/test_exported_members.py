@@ -44,4 +44,4 @@ def test_importing_toolgrade_imports_none_of_the_exported_modules() -> None:
     code = ("import sys, toolgrade; "
             "print(sorted(m for m in sys.modules if m.startswith('toolgrade')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['toolgrade', 'toolgrade.lazy']"
+    assert out.stdout.strip() == "['toolgrade']"

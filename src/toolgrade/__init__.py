@@ -1,17 +1,19 @@
 """toolgrade: score an AI agent's tool calls against a structured reference.
 
 The public Python API is `__all__` (docs/contract.md, "The Python API"); anything else may
-change between versions. Each name is imported on first use (PEP 562, `toolgrade.lazy`), so
-`import toolgrade` (and every command line start, which imports it) pays for none of them.
+change between versions. Each name is imported on first use (PEP 562), so `import toolgrade`
+(and every command line start, which imports it) pays for none of them: this module imports
+only `importlib`, which the interpreter has loaded already (not even `typing`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import importlib
 
-from toolgrade.lazy import lazy_attributes
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it the same)
 if TYPE_CHECKING:
+    from typing import Any
+
     from toolgrade.errors import (
         ConfigError,
         EmptyInputError,
@@ -63,7 +65,6 @@ _WHERE = {
     "ProviderAuthError": "toolgrade.errors",
 }
 
-_attribute = lazy_attributes(__name__, _WHERE)
 
 
 def __getattr__(name: str) -> Any:
@@ -73,7 +74,10 @@ def __getattr__(name: str) -> Any:
         from importlib.metadata import version
 
         return version("toolgrade")
-    return _attribute(name)
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolgrade' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 def __dir__() -> list[str]:
