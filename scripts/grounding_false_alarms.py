@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.checks.grounding import DEFAULT_KINDS, ungrounded_values, value_kind
-
 from toolgrade.loaders import iter_runs, load_suite, run_files
 from toolgrade.models import Case, Message, Step, ToolCall, ToolResult, Trajectory
 
