@@ -127,7 +127,8 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
     """Judge the items with both modes, one JSON line per item appended to `out`."""
     done = set()
     if out.exists():
-        done = {(r["set"], r["dimension"], r["id"]) for r in map(json.loads, out.open())}
+        lines = out.read_text().splitlines()
+        done = {(r["set"], r["dimension"], r["id"]) for r in map(json.loads, lines)}
     watch = FeedWatch()
     watch.install()
     queue = []
@@ -310,7 +311,7 @@ def mode_figures(rows: list[dict[str, Any]], dim: JudgeDimension, mode: str) -> 
 
 def report(path: Path) -> None:
     """Print the figures of every set and dimension in `path`."""
-    rows = [json.loads(line) for line in path.open()]
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
     print("set      dimension               n  mode       kappa cov>=.8(lo/pt) tok  fresh "
           "s/item prefix  AUC model sig  combined")
     for set_name in SETS:
