@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade.judging import build_judge
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.scoring.runner import ValidatedInputs, grade, validate_inputs
 from toolgrade.settings import JudgeSettings
 

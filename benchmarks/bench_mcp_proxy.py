@@ -104,6 +104,7 @@ def measure(n: int) -> dict[str, Any]:
     direct_times = _round_trips(direct, n)
     _pipes(direct)[0].close()
     direct.wait()
+    _pipes(direct)[1].close()
     with tempfile.TemporaryDirectory() as tmp:
         runs = Path(tmp) / "runs.jsonl"
         record = [*_toolgrade(), "mcp", "record", "--out", str(runs), "--case", "bench", "--",
@@ -113,6 +114,7 @@ def measure(n: int) -> dict[str, Any]:
         peak_before_write = _peak_rss_mb(proxy.pid)
         _pipes(proxy)[0].close()
         proxy.wait()
+        _pipes(proxy)[1].close()
         # The largest of the waited-for children: the proxy, now with its run line written.
         peak_whole = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         line = runs.read_text(encoding="utf-8")

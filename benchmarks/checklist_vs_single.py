@@ -45,8 +45,7 @@ from toolgrade.calibration.calibrate import (
 )
 from toolgrade.calibration.combination_fit import FitRow, fit_with_cut, score_row
 from toolgrade.judging.checklist import load_checklist
-from toolgrade.judging.settle import settle
-from toolgrade.judging.signals import signal_source, signals_for
+from toolgrade.judging.settle import settle, signal_source, signals_for
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.models.combination import MODEL_FEATURE
 
@@ -128,7 +127,8 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
     """Judge the items with both modes, one JSON line per item appended to `out`."""
     done = set()
     if out.exists():
-        done = {(r["set"], r["dimension"], r["id"]) for r in map(json.loads, out.open())}
+        lines = out.read_text().splitlines()
+        done = {(r["set"], r["dimension"], r["id"]) for r in map(json.loads, lines)}
     watch = FeedWatch()
     watch.install()
     queue = []
@@ -182,10 +182,9 @@ def cost(sets: list[str]) -> None:
     import llama_cpp
 
     from toolgrade.judging.checklist import combined_hash
-    from toolgrade.judging.delimiter import content_token
     from toolgrade.judging.local.files import ensure_model_file
     from toolgrade.judging.local.runtime import LlamaTokenModel
-    from toolgrade.judging.prompts import load_template
+    from toolgrade.judging.prompts import content_token, load_template
 
     llama = llama_cpp.Llama(model_path=str(ensure_model_file()), vocab_only=True, verbose=False)
     tokens = LlamaTokenModel(llama)
@@ -312,7 +311,7 @@ def mode_figures(rows: list[dict[str, Any]], dim: JudgeDimension, mode: str) -> 
 
 def report(path: Path) -> None:
     """Print the figures of every set and dimension in `path`."""
-    rows = [json.loads(line) for line in path.open()]
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
     print("set      dimension               n  mode       kappa cov>=.8(lo/pt) tok  fresh "
           "s/item prefix  AUC model sig  combined")
     for set_name in SETS:

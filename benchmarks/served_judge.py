@@ -28,8 +28,8 @@ from typing import Any
 from tenacity import wait_fixed
 
 from toolgrade.judging import JudgeEngine
+from toolgrade.judging.client import RetryAfterWait
 from toolgrade.judging.factory import litellm_client
-from toolgrade.judging.retry_after import RetryAfterWait
 from toolgrade.judging.standin import FaultPlan, StandInServer
 from toolgrade.models import JudgeRequest
 from toolgrade.settings import JudgeSettings

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.client import ChatRequest
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.settings import JudgeSettings
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "adjudication"

@@ -8,7 +8,7 @@ from typing import Any
 
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.client import ChatRequest
-from toolgrade.judging.fakes import FakeClient
+from toolgrade.judging.scripted import FakeClient
 from toolgrade.judging.settle import settle
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest
 from toolgrade.settings import JudgeSettings

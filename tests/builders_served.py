@@ -11,8 +11,8 @@ from tenacity import wait_fixed
 
 from builders_judging import request_for
 from toolgrade.judging import JudgeEngine
+from toolgrade.judging.client import RetryAfterWait
 from toolgrade.judging.factory import litellm_client
-from toolgrade.judging.retry_after import RetryAfterWait
 from toolgrade.judging.standin import StandInServer
 from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings

@@ -1,4 +1,42 @@
-"""Errors users see: every input problem names the file, the line and the field."""
+"""Errors users see: every input problem names the file, the line and the field.
+
+Every error toolgrade raises is a `ToolgradeError`; the command line prints its message and
+exits 2 (docs/contract.md, "Exit codes"). The tree, with where each class lives when not here
+(a second base in brackets: code that catches that one keeps working):
+
+    ToolgradeError
+    ├── InputError                   problems in the suite or runs, each file:line: field
+    ├── EmptyInputError              the run files hold no run
+    ├── ConfigError                  settings, gates, judge floors, judge models
+    │   └── ProviderAuthError        a judge provider refused the credentials
+    ├── NotUtf8Error [ValueError]    a text file that is not UTF-8
+    ├── BoundsError [ValueError]     a value past the loaders' bounds (jsonio/bounds.py)
+    ├── DuplicateKeyError [ValueError]  an object naming a key twice (jsonio/keys.py)
+    ├── YamlBoundsError [yaml ConstructorError]  the same, in YAML (loaders/yaml_lines.py)
+    ├── AdapterError [ValueError]    a run message that cannot be read (adapters/common.py)
+    ├── SpecError [ValueError]       a reference argument that is not a valid comparator
+    │                                (checks/arguments/comparators.py)
+    ├── CalibrationError             a calibration that cannot proceed (calibration/calibrate.py)
+    ├── PromptError [ValueError]     a judge template missing, malformed or misused
+    ├── TransientError               a judge provider failure worth retrying
+    ├── MissingKeyError              a judge call refused before it is made: no key variable set
+    ├── CacheStorageError            the verdict cache's database cannot be read or written
+    ├── LocalModelError              the embedded judge model cannot be used
+    ├── McpServerError               an MCP server unreachable or answering wrongly
+    │                                (mcp/catalogue.py)
+    ├── StaleIndex                   results.jsonl changed under the viewer's index
+    │                                (reporting/viewer/index.py)
+    ├── QueryError [ValueError]      a viewer query parameter it cannot use
+    │                                (reporting/viewer/query.py)
+    ├── NotFound [LookupError]       no run at the viewer's index (reporting/viewer/pages.py)
+    ├── NotDecoded [ValueError]      an output BFCL's decoder fails (importers/bfcl_ast.py)
+    ├── ToolFault                    an injected tool error raised to the agent (harness.py)
+    └── ToolgradeCheckFailure [AssertionError]  a check that did not pass, in the pytest plugin
+                                     (pytest_plugin.py)
+
+Private exceptions (a leading underscore) are signals inside one module and never leave it.
+tests/test_errors.py holds this tree to the code.
+"""
 
 from __future__ import annotations
 
@@ -80,12 +118,41 @@ class ProviderAuthError(ConfigError):
         )
 
 
-class NotUtf8Error(ValueError):
+class NotUtf8Error(ToolgradeError, ValueError):
     """A text input file holds bytes that are not UTF-8; `line` is where the first one is."""
 
     def __init__(self, line: int, byte: int) -> None:
         self.line = line
         super().__init__(f"not UTF-8 text: byte 0x{byte:02x} (save the file as UTF-8)")
+
+
+class PromptError(ToolgradeError, ValueError):
+    """A template is missing, malformed, or was given the wrong inputs.
+
+    A `ToolgradeError`, so the command line reports a broken template as bad configuration
+    (exit 2) rather than with a traceback; messages start with `file:line:` where known.
+    """
+
+
+class TransientError(ToolgradeError):
+    """A provider failure worth retrying (rate limit, timeout, server error) not from litellm."""
+
+
+class MissingKeyError(ToolgradeError):
+    """A call that could only be refused: its provider's key variable is not set. Raised
+    before litellm is imported (which takes seconds), read as a refused credential."""
+
+    def __init__(self, model: str, variable: str) -> None:
+        super().__init__(f"Missing credentials: {variable} is not set for {model}")
+        self.variable = variable
+
+
+class CacheStorageError(ToolgradeError):
+    """The cache's database could not be read or written (full or read-only disk, lock)."""
+
+
+class LocalModelError(ToolgradeError):
+    """The embedded model cannot be used (extra not installed, or a corrupt file)."""
 
 
 def read_utf8(path: Path) -> str:

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.jsonio import out as json_out
 from toolgrade.jsonio.lines import MAX_DEPTH, too_deep
 from toolgrade.jsonio.values import JsonObject, JsonValue
@@ -48,7 +49,7 @@ class RunLine(TypedDict):
     final_state: NotRequired[JsonObject]
 
 
-class ToolFault(Exception):
+class ToolFault(ToolgradeError):
     """An injected tool error (fault kind ``error``), raised to the agent in ``raise`` mode."""
 
     def __init__(self, tool: str, content: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from toolgrade.checks import default_checks
-from toolgrade.errors import ConfigError, EmptyInputError, InputError
+from toolgrade.errors import ConfigError, EmptyInputError, InputError, ToolgradeError
 from toolgrade.models import CheckResult, TrajectoryResult
 from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.models.figures import UnscoredField, block_view
@@ -86,7 +86,7 @@ class ToolgradeCheckItem(pytest.Item):
         return self.path, None, f"{self.record.case_id}::{self.name}"
 
 
-class ToolgradeCheckFailure(AssertionError):
+class ToolgradeCheckFailure(ToolgradeError, AssertionError):
     """A check that did not pass, carrying its result."""
 
     def __init__(self, result: CheckResult) -> None:

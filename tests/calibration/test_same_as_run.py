@@ -11,9 +11,9 @@ from toolgrade.calibration.records import CalibrationRecord
 from toolgrade.cli import calibrate_cmd
 from toolgrade.judging import factory
 from toolgrade.judging.defaults import configured
-from toolgrade.judging.fakes import FakeClient, logprob_reply
 from toolgrade.judging.judge import JudgeEngine
 from toolgrade.judging.local import LOCAL_MODEL
+from toolgrade.judging.scripted import FakeClient, logprob_reply
 from toolgrade.models import JUDGE_DIMENSIONS, Combination, JudgeDimension
 from toolgrade.settings import JudgeSettings
 

@@ -17,7 +17,7 @@ from toolgrade.calibration.records import CALIBRATION_DIR_ENV
 from toolgrade.cli import calibrate_cmd
 from toolgrade.judging import build_judge
 from toolgrade.judging.client import ChatRequest
-from toolgrade.judging.fakes import FakeClient, logprob_reply, verdict_json
+from toolgrade.judging.scripted import FakeClient, logprob_reply, verdict_json
 from toolgrade.judging.settle import settle
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings

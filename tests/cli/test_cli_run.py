@@ -235,7 +235,8 @@ def test_a_float_overflow_in_a_run_is_written_as_valid_json(
     def refuse(token: str) -> None:
         raise AssertionError(f"{token} written as a bare token")
 
-    (record,) = [json.loads(t, parse_constant=refuse) for t in (out / "results.jsonl").open()]
+    lines = (out / "results.jsonl").read_text().splitlines()
+    (record,) = [json.loads(t, parse_constant=refuse) for t in lines]
     arguments = record["checks"]["arguments"]
     assert arguments["passed"] is False
     assert '"Infinity"' in json.dumps(arguments)

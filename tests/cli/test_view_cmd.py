@@ -63,6 +63,9 @@ def test_view_prints_the_address_serves_it_and_stops_on_ctrl_c(tmp_path: Path) -
         if process.poll() is None:
             process.kill()
             process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def _next_line(process: subprocess.Popen[str], timeout_s: float) -> str:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgrade.jsonio.leaves import decoded, keys_and_scalars, leaves
-from toolgrade.judging.screen import find_injection
+from toolgrade.judging.settle import find_injection
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),

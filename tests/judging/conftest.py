@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builders_redis import RedisServer, free_port
-from toolgrade.judging.cache_redis import forget_outages
+from toolgrade.judging.cache_shared import forget_outages
 
 
 @pytest.fixture

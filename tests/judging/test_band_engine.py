@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders_judging import engine, request_for
-from toolgrade.judging.fakes import FakeClient, logprob_reply
+from toolgrade.judging.scripted import FakeClient, logprob_reply
 from toolgrade.models import JUDGE_DIMENSIONS
 from toolgrade.models.adjudication import unscored_kind
 from toolgrade.settings import DimensionSettings

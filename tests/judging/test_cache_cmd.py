@@ -18,7 +18,7 @@ from toolgrade.judging.cache import (
     clear_cache,
     default_cache_dir,
 )
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 
 runner = CliRunner()
 

@@ -11,7 +11,7 @@ from builders_judging import all_requests, no_sleep, settings
 from builders_redis import RedisServer, free_port
 from toolgrade.cli.cache_cmd import cache_app
 from toolgrade.judging import JudgeEngine
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.settings.cache import CacheSettings
 
 runner = CliRunner()

@@ -13,13 +13,12 @@ import pytest
 
 from builders_judging import all_requests, no_sleep, request_for, settings
 from builders_redis import RedisServer, free_port
-from toolgrade.errors import ConfigError
+from toolgrade.errors import CacheStorageError, ConfigError
 from toolgrade.judging import JudgeEngine
-from toolgrade.judging.cache import CacheStorageError, VerdictCache
-from toolgrade.judging.cache_layered import LayeredCache, open_cache
-from toolgrade.judging.cache_redis import RedisVerdictCache
+from toolgrade.judging.cache import VerdictCache
+from toolgrade.judging.cache_shared import LayeredCache, RedisVerdictCache, open_cache
 from toolgrade.judging.client import ChatRequest
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.models import JudgeRequest
 from toolgrade.settings.cache import CacheSettings
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from builders_judging import engine, request_for, system_text, user_text
+from toolgrade.errors import PromptError
 from toolgrade.judging.checklist import (
     MAX_QUESTIONS,
     MIN_QUESTIONS,
@@ -18,11 +19,11 @@ from toolgrade.judging.checklist import (
     pass_probability,
 )
 from toolgrade.judging.client import ChatRequest
-from toolgrade.judging.fakes import FakeClient, logprob_reply
-from toolgrade.judging.prompts import PromptError, load_template
-from toolgrade.judging.signals import signals_for
+from toolgrade.judging.prompts import load_template
+from toolgrade.judging.scripted import FakeClient, logprob_reply
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeRequest
 from toolgrade.settings import DimensionSettings
+from toolgrade.signals import signals_for
 
 SETS = Path(__file__).resolve().parents[2] / "src" / "toolgrade" / "calibration_sets"
 

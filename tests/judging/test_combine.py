@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from builders_judging import engine, request_for
 from toolgrade.judging.combine import combine
-from toolgrade.judging.fakes import FakeClient, logprob_reply
+from toolgrade.judging.scripted import FakeClient, logprob_reply
 from toolgrade.models import Combination, Verdict
 from toolgrade.models.combination import LOGIT_CLIP, MODEL_FEATURE, model_logit
 from toolgrade.settings import DimensionSettings, JudgeSettings

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from builders_judging import delimiter_token, engine, request_for
-from toolgrade.judging import delimiter
-from toolgrade.judging.delimiter import content_token, installation_secret
-from toolgrade.judging.fakes import FakeClient
+from toolgrade.judging import prompts as delimiter
+from toolgrade.judging.prompts import content_token, installation_secret
+from toolgrade.judging.scripted import FakeClient
 
 
 def test_the_same_request_is_fenced_the_same_way_and_another_request_otherwise() -> None:

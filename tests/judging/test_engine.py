@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from builders_judging import MODEL, all_requests, engine, request_for, settings, user_text
-from toolgrade.judging import JudgeEngine, TransientError
+from toolgrade.errors import TransientError
+from toolgrade.judging import JudgeEngine
 from toolgrade.judging.cache import VerdictCache
 from toolgrade.judging.client import ChatReply, ChatRequest
-from toolgrade.judging.fakes import FakeClient, logprob_reply, verdict_json
 from toolgrade.judging.prompts import load_template
+from toolgrade.judging.scripted import FakeClient, logprob_reply, verdict_json
 from toolgrade.models import JudgeRequest
 from toolgrade.settings import DimensionSettings
 

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from toolgrade.cli.main import app
 from toolgrade.judging.escalation import EscalatingJudge, should_escalate
-from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.judging.judge import JudgeEngine
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.judging.standin import FaultPlan, StandInServer
 from toolgrade.models import JudgeRequest, Verdict
 from toolgrade.settings import JudgeSettings

@@ -13,7 +13,7 @@ import pytest
 from builders_judging import request_for
 from toolgrade.judging import NO_JUDGE_MESSAGE, JudgeEngine, build_judge, factory
 from toolgrade.judging.client import LiteLLMClient
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.models import JUDGE_DIMENSIONS
 from toolgrade.settings import JudgeSettings
 

@@ -22,8 +22,8 @@ from builders_judging import (
     system_text,
     user_text,
 )
-from toolgrade.judging.fakes import FakeClient, verdict_json
 from toolgrade.judging.prompts import strip_delimiters
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.models import JUDGE_DIMENSIONS, JUDGE_INPUTS, JudgeDimension, JudgeRequest
 
 DELIMITER_LIKE = re.compile(r"<<\s*(end\s*-\s*)?data\s*-", re.IGNORECASE)

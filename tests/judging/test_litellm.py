@@ -17,7 +17,7 @@ from builders_judging import all_requests, no_sleep, request_for, settings
 from toolgrade.errors import ProviderAuthError
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.client import LiteLLMClient, import_litellm, is_auth_failure, is_transient
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 
 litellm = import_litellm()
 MODEL = "openai/gpt-4o-mini"

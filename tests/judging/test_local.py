@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolgrade.errors import LocalModelError
 from toolgrade.judging.local import (
     LOCAL_MODEL,
-    LocalModelError,
     ModelSpec,
     assemble_model,
     ensure_model_file,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgrade.judging.local import LocalModelError
+from toolgrade.errors import LocalModelError
 from toolgrade.judging.local import self_test as rc
 
 REPO = Path(__file__).resolve().parents[2]

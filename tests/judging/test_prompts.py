@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from builders_judging import data_blocks, inputs_for
+from toolgrade.errors import PromptError
 from toolgrade.judging import prompts
 from toolgrade.judging.prompts import (
-    PromptError,
     PromptTemplate,
     load_template,
     load_templates,

@@ -10,7 +10,7 @@ import openai
 import pytest
 from tenacity import RetryCallState, Retrying, wait_fixed
 
-from toolgrade.judging.retry_after import RetryAfterWait, parse_retry_after, retry_after_s
+from toolgrade.judging.client import RetryAfterWait, parse_retry_after, retry_after_s
 
 NOW = 1_800_000_000.0
 

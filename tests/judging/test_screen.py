@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from toolgrade.calibration.calibrate import load_set
-from toolgrade.judging.screen import find_injection
+from toolgrade.judging.settle import find_injection
 from toolgrade.models import JUDGE_DIMENSIONS
 
 STEERING = [

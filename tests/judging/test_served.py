@@ -17,7 +17,7 @@ from builders_served import KEY_ENV, grade_all, items, served_engine, served_set
 from toolgrade.errors import ConfigError
 from toolgrade.judging import JudgeEngine, build_judge, limits
 from toolgrade.judging.factory import litellm_client
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.judging.standin import FAULT_KINDS, FaultPlan, StandInServer
 from toolgrade.settings import JudgeSettings, Settings
 

@@ -36,16 +36,16 @@ def _proxy(tmp_path: Path, **popen: object) -> subprocess.Popen[bytes]:
 
 
 def test_messages_pass_unchanged_and_the_session_becomes_a_run(tmp_path: Path) -> None:
-    proxy = _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proxy.stdin is not None and proxy.stdout is not None
-    received = []
-    for line in SESSION:
-        proxy.stdin.write(line)
-        proxy.stdin.flush()
-        if b'"id"' in line:
-            received.append(proxy.stdout.readline())
-    proxy.stdin.close()
-    assert proxy.wait(60) == 0
+    with _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proxy:
+        assert proxy.stdin is not None and proxy.stdout is not None
+        received = []
+        for line in SESSION:
+            proxy.stdin.write(line)
+            proxy.stdin.flush()
+            if b'"id"' in line:
+                received.append(proxy.stdout.readline())
+        proxy.stdin.close()
+        assert proxy.wait(60) == 0
     assert (tmp_path / "seen.log").read_bytes() == b"".join(SESSION)
     replies = [answer(json.loads(line)) for line in SESSION if b'"id"' in line]
     assert received == [(json.dumps(r) + "\n").encode() for r in replies]
@@ -112,26 +112,26 @@ def _wait_for_file_line(path: Path, line: bytes, timeout: float = 60) -> None:
 
 
 def test_a_stopped_proxy_writes_what_it_recorded(tmp_path: Path) -> None:
-    proxy = _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proxy.stdin is not None and proxy.stdout is not None
-    proxy.stdin.write(SESSION[4])
-    proxy.stdin.flush()
-    proxy.stdout.readline()
-    proxy.send_signal(signal.SIGTERM)
-    assert proxy.wait(60) == 128 + signal.SIGTERM
+    with _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proxy:
+        assert proxy.stdin is not None and proxy.stdout is not None
+        proxy.stdin.write(SESSION[4])
+        proxy.stdin.flush()
+        proxy.stdout.readline()
+        proxy.send_signal(signal.SIGTERM)
+        assert proxy.wait(60) == 128 + signal.SIGTERM
     (run,) = load_runs([tmp_path / "runs.jsonl"])
     assert run.tool_names == ["echo"]
 
 
 def test_a_server_that_exits_ends_the_session_for_the_agent_too(tmp_path: Path) -> None:
-    proxy = _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proxy.stdin is not None and proxy.stdout is not None
-    proxy.stdin.write(SESSION[4])
-    proxy.stdin.flush()
-    proxy.stdout.readline()
-    proxy.stdin.write(b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"quit"}}\n')
-    proxy.stdin.flush()
-    assert proxy.stdout.readline() == b""  # the agent hears the end instead of waiting
-    assert proxy.wait(60) == 0
+    with _proxy(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proxy:
+        assert proxy.stdin is not None and proxy.stdout is not None
+        proxy.stdin.write(SESSION[4])
+        proxy.stdin.flush()
+        proxy.stdout.readline()
+        proxy.stdin.write(b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"quit"}}\n')
+        proxy.stdin.flush()
+        assert proxy.stdout.readline() == b""  # the agent hears the end instead of waiting
+        assert proxy.wait(60) == 0
     (run,) = load_runs([tmp_path / "runs.jsonl"])
     assert run.tool_names == ["echo", "quit"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from builders_judging import all_requests, engine
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.models.judge_usage import JudgeUsage
 from toolgrade.models.summary import JudgeSummary
 

@@ -20,7 +20,7 @@ from builders_reporting import (
     steps_record,
     write_run_dir,
 )
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.loaders.transcripts import TRANSCRIPTS_FILE
 from toolgrade.reporting.files import rerender
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from builders_adjudication import PARCEL_ROUTE, copy_example, fake_engine, route_verdicts
-from toolgrade.judging.fakes import FakeClient
+from toolgrade.judging.scripted import FakeClient
 from toolgrade.scoring.runner import grade, validate_inputs
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from toolgrade.judging import JudgeEngine, build_judge
 from toolgrade.judging.client import ChatRequest
-from toolgrade.judging.fakes import FakeClient, verdict_json
+from toolgrade.judging.scripted import FakeClient, verdict_json
 from toolgrade.scoring.runner import ValidatedInputs, grade, validate_inputs
 from toolgrade.settings import JudgeSettings
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import cast
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.jsonio.bounds import BoundsError, loads_bounded, loads_or_none
 from toolgrade.jsonio.values import JsonObject, JsonValue
 from toolgrade.models import ToolCall, ToolResult
@@ -17,7 +18,7 @@ from toolgrade.models import ToolCall, ToolResult
 _ERROR_TEXT = re.compile(r"^\s*(error\b|exception\b|traceback\b|[45]\d\d\b)", re.IGNORECASE)
 
 
-class AdapterError(ValueError):
+class AdapterError(ToolgradeError, ValueError):
     """A message that cannot be read; `field` is its dotted location inside the run."""
 
     def __init__(self, field: str, reason: str) -> None:

@@ -34,7 +34,7 @@ from toolgrade.calibration.records import (
     sha256_hex,
     shipped_set_bytes,
 )
-from toolgrade.errors import InputError, InputProblem, NotUtf8Error, decode_utf8
+from toolgrade.errors import InputError, InputProblem, NotUtf8Error, ToolgradeError, decode_utf8
 from toolgrade.jsonio.lines import decode_line, numbered_lines
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.models import (
@@ -79,7 +79,7 @@ class CalibrationSet:
     provenance: JsonObject = field(default_factory=dict)
 
 
-class CalibrationError(Exception):
+class CalibrationError(ToolgradeError):
     """A calibration run cannot proceed (e.g. threshold fitting without P(pass))."""
 
 

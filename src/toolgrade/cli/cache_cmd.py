@@ -89,7 +89,7 @@ def _show_folder(judge: JudgeSettings) -> None:
 
 
 def _show_redis(judge: JudgeSettings) -> None:
-    from toolgrade.judging.cache_redis import redis_stats
+    from toolgrade.judging.cache_shared import redis_stats
 
     info = guarded(lambda: redis_stats(judge.cache))
     typer.echo(f"redis:     {info.url} (prefix {info.prefix})")
@@ -124,7 +124,7 @@ def clear(
     """Remove every cached verdict (the next run asks the judge models again). On Redis only
     the keys under the prefix are removed."""
     from toolgrade.judging.cache import clear_cache
-    from toolgrade.judging.cache_redis import clear_redis
+    from toolgrade.judging.cache_shared import clear_redis
     from toolgrade.settings.cache import masked_url
 
     judge = guarded(lambda: _settings(config, cache_dir, backend, url, prefix))

@@ -345,7 +345,7 @@ def _run(
     from toolgrade.calibration.band import DEFAULT_TARGET_KAPPA
     from toolgrade.calibration.calibrate import CalibrationError
     from toolgrade.calibration.calibrate import calibrate as run_calibration
-    from toolgrade.judging.signals import signal_source
+    from toolgrade.judging.settle import signal_source
 
     dimension, model = judges.dimension, judges.model()
     settings = judges.settings.for_dimension(dimension)

@@ -36,7 +36,7 @@ class JudgeSetup:
     calibration: dict[JudgeDimension, CalibrationSummary | None] = field(default_factory=dict)
     disabled_reason: str | None = None
     #: Per escalating dimension: the escalation judge's model and calibration
-    #: (composition.escalation).
+    #: (judging.escalation).
     escalation: UsageByDimension = field(default_factory=dict)
 
     @property
@@ -206,7 +206,7 @@ def _withhold_undecidable(settings: JudgeSettings, below: dict[JudgeDimension, t
             notify(f"warning: [judge] require_calibration = false: {names} decide(s) outcomes "
                    "with no calibration record over the floor; their verdicts are not measured")
         return
-    from toolgrade.judging.withhold import awaiting_reason
+    from toolgrade.judging.escalation import awaiting_reason
 
     for dimension, (model, _) in below.items():
         if withheld is not None:
@@ -226,7 +226,7 @@ def setup_judges(
 
     `deciding`: the dimensions the suite asks to decide, with the cases asking; each needs a
     calibration record over its floor (`DECIDING_KAPPA_FLOOR` unless one is configured). One
-    under it is withheld (`judging.withhold`: its requests answered unscored, awaiting
+    under it is withheld (`judging.escalation`: its requests answered unscored, awaiting
     adjudication; said once); `require_calibration = true` makes it a ConfigError before any
     model call instead, and `false` lets it decide (warned once).
     """
@@ -248,10 +248,10 @@ def setup_judges(
     judge: RunJudge = engine
     if withheld:
         # Withheld requests come back unscored; the escalation judge (if any) then gets them.
-        from toolgrade.judging.withhold import WithholdingJudge
+        from toolgrade.judging.escalation import WithholdingJudge
 
         judge = WithholdingJudge(engine, withheld)
-    from toolgrade.composition.escalation import add_escalation
+    from toolgrade.judging.escalation import add_escalation
 
     judge, escalation = add_escalation(judge, judge_settings, deciding, notify)
     return JudgeSetup(engine=judge, settings=judge_settings, calibration=calibration,

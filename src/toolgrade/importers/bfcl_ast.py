@@ -20,13 +20,14 @@ import warnings
 from typing import Any
 
 from toolgrade.adapters.raw_calls import arithmetic_value
+from toolgrade.errors import ToolgradeError
 from toolgrade.jsonio.values import JsonObject, JsonValue
 
 #: Longest text handed to the Python parser: its memory grows with the text.
 MAX_TEXT = 200_000
 
 
-class NotDecoded(Exception):
+class NotDecoded(ToolgradeError, ValueError):
     """BFCL's decoder fails this text (the reason, in BFCL's words where it has them)."""
 
 

@@ -17,6 +17,8 @@ import re
 import sys
 from typing import Any
 
+from toolgrade.errors import ToolgradeError
+
 #: The deepest nesting of arrays and objects a value may hold. Outputs nest a run's values a few
 #: levels deeper, still far from the interpreter's recursion limit.
 MAX_DEPTH = 256
@@ -32,7 +34,7 @@ MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 _LONG_INTEGER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
 
 
-class BoundsError(ValueError):
+class BoundsError(ToolgradeError, ValueError):
     """A value outside the bounds; `reason` says which, in words for the input's author."""
 
     def __init__(self, reason: str) -> None:

@@ -7,10 +7,11 @@ readers pass `unique_keys` as the decoder's `object_pairs_hook`.
 
 from __future__ import annotations
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.jsonio.values import JsonObject, JsonValue
 
 
-class DuplicateKeyError(ValueError):
+class DuplicateKeyError(ToolgradeError, ValueError):
     """An object names `key` twice."""
 
     def __init__(self, key: str) -> None:

@@ -4,17 +4,12 @@ The only package that imports litellm (lazily, in `client`), jinja2, diskcache a
 Checks see just `toolgrade.models.JudgePort`; the CLI calls `build_judge(settings)`.
 """
 
+from toolgrade.errors import PromptError, TransientError
 from toolgrade.judging.cache import VerdictCache, cache_key, default_cache_dir
-from toolgrade.judging.client import (
-    ChatClient,
-    ChatReply,
-    ChatRequest,
-    LiteLLMClient,
-    TransientError,
-)
+from toolgrade.judging.client import ChatClient, ChatReply, ChatRequest, LiteLLMClient
 from toolgrade.judging.factory import NO_JUDGE_MESSAGE, build_judge, resolve_models
 from toolgrade.judging.judge import JudgeEngine
-from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_template
+from toolgrade.judging.prompts import PromptTemplate, RenderedPrompt, load_template
 from toolgrade.judging.verdict import JudgeReply, p_pass_from_logprobs, parse_reply
 
 __all__ = [

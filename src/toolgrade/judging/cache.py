@@ -21,7 +21,7 @@ from typing import Any, NotRequired, Protocol, TypedDict
 
 import diskcache
 
-from toolgrade.errors import ConfigError
+from toolgrade.errors import CacheStorageError, ConfigError
 from toolgrade.jsonio.values import JsonObject
 
 #: Bumped when the cached value's shape or the key's ingredients change.
@@ -112,10 +112,6 @@ def decode_record(raw: object) -> JsonObject | None:
 
 #: What the database raises when its disk is full, read-only or locked past diskcache's timeout.
 _STORAGE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
-
-
-class CacheStorageError(Exception):
-    """The cache's database could not be read or written (full or read-only disk, lock)."""
 
 
 class VerdictStore(Protocol):

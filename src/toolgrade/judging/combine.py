@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolgrade.calibration.band import in_band
-from toolgrade.judging.signals import signals_for
 from toolgrade.models import JudgeDimension, Verdict
 from toolgrade.settings import JudgeSettings
+from toolgrade.signals import signals_for
 
 
 def combine(

@@ -2,7 +2,7 @@
 
 For each request: in-run memo (identical requests are made once, even concurrently) -> verdict
 cache (disk, Redis, or both: `[cache] backend`) -> render (delimiters derived from the content
-and the installation's secret, `judging.delimiter`) -> model call under a concurrency bound,
+and the installation's secret, `judging.prompts`) -> model call under a concurrency bound,
 with tenacity retries on transient provider errors -> parse; a reply that does not parse is
 asked again once, then recorded `unscored`. `judge()` never raises for model or
 provider failures, and never turns a failure into a pass.
@@ -23,25 +23,30 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 from tenacity.wait import wait_base
 
-from toolgrade.errors import ProviderAuthError
+from toolgrade.errors import CacheStorageError, PromptError, ProviderAuthError
 from toolgrade.jsonio.values import JsonObject
-from toolgrade.judging.cache import CacheStorageError, Sampling, VerdictStore, cache_key
-from toolgrade.judging.cache_layered import open_cache
-from toolgrade.judging.checklist import Checklist, combined_hash, load_checklist
-from toolgrade.judging.checklist_judge import answer_checklist
+from toolgrade.judging.cache import Sampling, VerdictStore, cache_key
+from toolgrade.judging.cache_shared import open_cache
+from toolgrade.judging.checklist import Checklist, answer_checklist, combined_hash, load_checklist
 from toolgrade.judging.client import (
     ChatClient,
     ChatReply,
     ChatRequest,
+    RetryAfterWait,
     is_auth_failure,
     is_transient,
     missing_keys,
+    retry_after_s,
 )
 from toolgrade.judging.combine import NOTHING_DECIDED, abstain, combine, decides_nothing
-from toolgrade.judging.delimiter import content_token, installation_secret
 from toolgrade.judging.limits import RequestGate, gate_for
-from toolgrade.judging.prompts import PromptError, PromptTemplate, RenderedPrompt, load_templates
-from toolgrade.judging.retry_after import RetryAfterWait, retry_after_s
+from toolgrade.judging.prompts import (
+    PromptTemplate,
+    RenderedPrompt,
+    content_token,
+    installation_secret,
+    load_templates,
+)
 from toolgrade.judging.settle import Settler, settle
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.jsonio.bounds import MAX_DEPTH, MAX_INT_DIGITS, MAX_STRING_CHARS, too_deep_reason
 from toolgrade.loaders.locate import Path_
 
@@ -64,7 +65,7 @@ _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct
 _BoundedLoader.add_constructor("tag:yaml.org,2002:str", _BoundedLoader.construct_yaml_str)
 
 
-class YamlBoundsError(ConstructorError):
+class YamlBoundsError(ToolgradeError, ConstructorError):
     """Well-formed YAML holding a value past the bounds; its problem mark is the value's place."""
 
 

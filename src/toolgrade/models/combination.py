@@ -3,7 +3,7 @@
 A small model's P(pass) on three of the four dimensions carries little signal by itself, and
 code reads some facts (a status the answer contradicts, a write the route left out, the
 recovery check's stage) better than the model does. `toolgrade calibrate --fit` fits a logistic
-model over the model's log-odds and the dimension's signals (`toolgrade.judging.signals`), with
+model over the model's log-odds and the dimension's signals (`toolgrade.signals`), with
 the P(pass) cut, and stores both in the calibration record; the judge engine applies it
 (settings `[judge.dimensions.D] combination`, filled from the shipped record by default) to
 every model verdict of that dimension. The weights are plain numbers in the record, so a

@@ -34,7 +34,7 @@ class JudgeUsage(TypedDict, total=False):
     errors: int
     tokens: int
     cost_usd: float
-    #: Requests answered unscored because the dimension may not decide (`judging.withhold`).
+    #: Requests answered unscored because the dimension may not decide (`judging.escalation`).
     withheld: int
     #: Why the judge is off, or how it is limited ("off (settings)").
     status: str

@@ -10,7 +10,7 @@ shared by many).
 The local folder stays `[judge] cache_dir` (`--cache-dir`) and `[judge] use_cache = false`
 (`--no-cache`) still turns every backend off. A URL that is not a Redis URL is a configuration
 error (exit 2) when the settings are read; a Redis that cannot be reached is not: the run goes on
-without the shared cache, warned once (see `toolgrade.judging.cache_redis`).
+without the shared cache, warned once (see `toolgrade.judging.cache_shared`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ def _get(url: str) -> tuple[int, dict[str, str], str]:
         with urllib.request.urlopen(url, timeout=10) as response:
             return response.status, dict(response.headers), response.read().decode("utf-8")
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read().decode("utf-8")
+        with exc:  # an error reply holds its connection until closed
+            return exc.code, dict(exc.headers), exc.read().decode("utf-8")
 
 
 def _json(url: str) -> Any:

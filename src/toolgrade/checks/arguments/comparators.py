@@ -22,6 +22,7 @@ from datetime import date, datetime, tzinfo
 from typing import Any, Literal, TypeAlias
 
 from toolgrade.checks.arguments.dates import day_in, in_zone, parse_date, parse_tz
+from toolgrade.errors import ToolgradeError
 
 COMPARATOR_KEYS = (
     "exact", "one_of", "approx", "date", "casefold", "regex", "semantic", "any", "absent",
@@ -40,7 +41,7 @@ Status = Literal["match", "wrong", "missing", "unscored"]
 JudgeAnswer = Literal["pass", "fail", "unscored"]
 
 
-class SpecError(ValueError):
+class SpecError(ToolgradeError, ValueError):
     """A reference argument that is not a valid comparator; the message lists every problem."""
 
     def __init__(self, problems: list[str]) -> None:

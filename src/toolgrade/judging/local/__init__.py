@@ -14,6 +14,7 @@ cheap and `make test` must never touch the real model.
 
 from __future__ import annotations
 
+from toolgrade.errors import LocalModelError
 from toolgrade.judging.local.files import (
     LOCAL_INSTALL_HINT,
     LOCAL_MODEL,
@@ -21,7 +22,6 @@ from toolgrade.judging.local.files import (
     LOCAL_PROVIDER,
     MODEL_DIR_ENV,
     QWEN_SPEC,
-    LocalModelError,
     ModelSpec,
     assemble_model,
     chunk_paths,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from toolgrade.errors import ToolgradeError
+from toolgrade.errors import LocalModelError
 
 LOCAL_PROVIDER = "local"
 LOCAL_MODEL = f"{LOCAL_PROVIDER}/qwen2.5-coder-1.5b"
@@ -37,10 +37,6 @@ LOCAL_INSTALL_HINT = (
 )
 MODEL_DIR_ENV = "TOOLGRADE_MODEL_DIR"
 _COPY_BLOCK = 8 * 1024 * 1024  # streaming block: the model is never held in memory whole
-
-
-class LocalModelError(ToolgradeError):
-    """The embedded model cannot be used (extra not installed, or a corrupt file)."""
 
 
 @dataclass(frozen=True)

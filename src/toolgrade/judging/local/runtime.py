@@ -23,11 +23,9 @@ from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from toolgrade.errors import LocalModelError
 from toolgrade.jsonio.values import JsonValue
-from toolgrade.judging.local.files import (
-    LOCAL_MODEL,
-    LocalModelError,
-)
+from toolgrade.judging.local.files import LOCAL_MODEL
 
 N_CTX = 4096
 DEFAULT_MAX_TOKENS = 512

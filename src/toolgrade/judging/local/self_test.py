@@ -24,7 +24,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from toolgrade.judging.local.files import LocalModelError, default_cache_dir
+from toolgrade.errors import LocalModelError
+from toolgrade.judging.local.files import default_cache_dir
 
 #: The runtime version the `local` extra pins (also in pyproject.toml and the Makefile).
 LLAMA_CPP_VERSION = "0.3.36"

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 import jinja2
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.loaders.runs import read_line
 from toolgrade.models import Trajectory
 from toolgrade.models.check_names import registered_names as check_names
@@ -31,7 +32,7 @@ PROBLEMS_SHOWN = 20
 PAGE_SIZES = (25, 50, 100, 200, MAX_PAGE_SIZE)
 
 
-class NotFound(LookupError):
+class NotFound(ToolgradeError, LookupError):
     """No run at the index asked for (the message says why: out of range, or an unreadable
     line of results.jsonl)."""
 

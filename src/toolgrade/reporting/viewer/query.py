@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from toolgrade.errors import ToolgradeError
 from toolgrade.models.check_names import registered_names as check_names
 from toolgrade.reporting.viewer.index import NO_AGENT, RunIndex, RunRow
 
@@ -23,7 +24,7 @@ STATUSES = ("pass", "fail", "unscored", "n/a")
 SORTS = ("index", "score")
 
 
-class QueryError(ValueError):
+class QueryError(ToolgradeError, ValueError):
     """A query parameter with a value the viewer cannot use (the message names it)."""
 
 

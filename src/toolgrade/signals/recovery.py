@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolgrade.judging.signals.base import Signals
-from toolgrade.judging.signals.text import (
+from toolgrade.signals.base import Signals
+from toolgrade.signals.text import (
     admits_trouble,
     claims_done,
     flat_text,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade.judging.evidence import extract_facts, settle_arguments
+from toolgrade.signals.evidence import extract_facts, settle_arguments
 
 
 def pair(expected: str, actual: str, rubric: str | None = None) -> dict[str, object]:

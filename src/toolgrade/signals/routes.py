@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolgrade.judging.signals.base import Signals
+from toolgrade.signals.base import Signals
 
 _WRITE_WORDS = re.compile(r"side[ -]effect|\b(?:mutat|writes?\b|modif|irreversib|destructiv)",
                           re.IGNORECASE)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolgrade.jsonio.leaves import keys_and_scalars
-from toolgrade.judging.evidence import extract_facts
+from toolgrade.signals.evidence import extract_facts
 from toolgrade.units import KG_PER_LB, KM_PER_MILE, LB_PER_KG
 
 #: Phrases by which an answer says an action was carried out.

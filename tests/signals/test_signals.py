@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from builders_judging import inputs_for
-from toolgrade.judging.signals import signals_for
-from toolgrade.judging.signals.routes import is_write
-from toolgrade.judging.signals.text import unsupported_facts
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
+from toolgrade.signals import signals_for
+from toolgrade.signals.routes import is_write
+from toolgrade.signals.text import unsupported_facts
 
 
 def _result(content: str, status: str = "ok", tool: str = "get_x") -> dict[str, Any]:

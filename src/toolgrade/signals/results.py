@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolgrade.judging.signals.base import Signals
-from toolgrade.judging.signals.claims import polarity_conflict, status_conflict, unknown_names
-from toolgrade.judging.signals.text import (
+from toolgrade.signals.base import Signals
+from toolgrade.signals.claims import polarity_conflict, status_conflict, unknown_names
+from toolgrade.signals.text import (
     admits_trouble,
     claims_done,
     flat_text,
