@@ -167,6 +167,10 @@ def _stop(started: list[subprocess.Popen[bytes]]) -> None:
         with suppress(subprocess.TimeoutExpired):
             process.wait(timeout=10)
         _signal_group(process, signal.SIGKILL)
+        # Reap it: a `ray start` killed but never waited for is a ResourceWarning when its
+        # Popen is collected, an error under the suite's filterwarnings.
+        with suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

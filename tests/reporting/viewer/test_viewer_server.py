@@ -111,6 +111,7 @@ def test_only_get_is_served(base: str) -> None:
     request = urllib.request.Request(base, data=b"x", method="POST")
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10)
+    caught.value.close()  # an error reply holds its connection until closed
     assert caught.value.code == 501
 
 
