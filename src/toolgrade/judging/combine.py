@@ -71,7 +71,7 @@ def abstain(settings: JudgeSettings, verdict: Verdict) -> Verdict:
 
 #: The reason of a verdict no model was asked for: the band covers every P(pass).
 NOTHING_DECIDED = ("uncertain: the calibrated band covers every P(pass), so this judge decides "
-                   "no item (its calibration found no band reaching the target kappa)")
+                   "no item: its calibration found no band reaching the target kappa")
 
 
 def decides_nothing(settings: JudgeSettings) -> bool:
