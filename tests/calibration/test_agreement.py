@@ -218,3 +218,20 @@ def test_the_exact_kappa_bound_never_exceeds_kappa(a, b, c, d) -> None:
     table = np.array([[a, b], [c, d]])
     kappa, low = ag.cohen_kappa(table), ag.exact_kappa_low(table)
     assert kappa is not None and low is not None and -1.0 <= low <= kappa + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 5)), min_size=1, max_size=30))
+def test_ranking_auc_is_the_share_of_pass_fail_pairs_ranked_right(pairs) -> None:
+    labels = [h for h, _ in pairs]
+    scores = [float(s) for _, s in pairs]
+    positives = [s for h, s in pairs if h]
+    negatives = [s for h, s in pairs if not h]
+    if not positives or not negatives:
+        assert ag.ranking_auc(labels, scores) is None
+        return
+    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
+    expected = wins / (len(positives) * len(negatives))
+    assert ag.ranking_auc(labels, scores) == pytest.approx(expected)
+    # Any increasing transform of the scores ranks the same.
+    assert ag.ranking_auc(labels, [s * 3 + 1 for s in scores]) == pytest.approx(expected)

@@ -84,3 +84,38 @@ def test_fit_without_p_pass_is_refused() -> None:
     with pytest.raises(CalibrationError, match="--fit needs P\\(pass\\)"):
         calibrate(items, judge, dimension="argument_equivalence", model="m",
                   set_sha256="0" * 64, signal_source=source)
+
+
+def _signals_source(silent_every: int) -> SignalSource:
+    """'bad' fires on the fails; every `silent_every`-th item fires nothing at all."""
+
+    def signals(inputs: dict) -> dict[str, float]:
+        i = int(str(inputs["task"]).split(":")[0][3:])
+        if i % silent_every == 0:
+            return {"bad": 0.0, "good": 0.0}
+        return {"bad": float(i % 2), "good": float(1 - i % 2)}
+
+    return SignalSource(signals=signals, settled=lambda inputs: False)
+
+
+def test_the_signals_judge_is_fitted_without_the_model_and_never_decides_silent_items() -> None:
+    items, judge = _items_and_judge()
+    record = calibrate(items, judge, dimension="result_interpretation", model="signals",  # type: ignore[arg-type]
+                       set_sha256="0" * 64, signal_source=_signals_source(4),
+                       signals_only=True)
+    assert record.combination is not None
+    assert MODEL_FEATURE not in record.combination.features
+    assert record.cv_auc is not None and record.cv_auc > 0.9
+    assert record.signals_cv_auc is None  # a comparison only a model's record carries
+    # 15 of 60 items fire no signal: no band level may decide them.
+    assert max(level.cv_coverage for level in record.band_levels) <= 45 / 60 + 1e-9
+
+
+def test_a_models_record_measures_the_signals_alone_on_the_same_items() -> None:
+    items, judge = _items_and_judge()
+    record = calibrate(items, judge, dimension="result_interpretation", model="m",  # type: ignore[arg-type]
+                       set_sha256="0" * 64, signal_source=_signals_source(1000))
+    # The model guesses and the signals separate: the model adds nothing to their ranking.
+    assert record.signals_cv_auc is not None and record.cv_auc is not None
+    assert record.signals_cv_auc > 0.95
+    assert record.cv_auc - record.signals_cv_auc < 0.05

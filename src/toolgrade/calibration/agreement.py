@@ -12,6 +12,8 @@ Formulas (pinned in tests by published vectors):
 - Fleiss' kappa (Fleiss 1971), generalised to a varying number of raters per item: per-item
   agreement P_i = sum_j n_ij (n_ij - 1) / (n_i (n_i - 1)), P_bar their mean, p_j the share of all
   ratings in category j, P_e = sum_j p_j^2. With a constant n_i this is Fleiss' formula exactly.
+- Ranking AUC (Mann-Whitney): the chance a random human-pass item scores above a random
+  human-fail one, ties counting half.
 """
 
 from __future__ import annotations
@@ -128,6 +130,20 @@ def fleiss_kappa(counts: NDArray[np.int64] | FloatArray) -> float | None:
     if np.isclose(p_e, 1.0):
         return None
     return (p_bar - p_e) / (1.0 - p_e)
+
+
+def ranking_auc(human: Sequence[bool], scores: Sequence[float]) -> float | None:
+    """The Mann-Whitney AUC of `scores` against the human labels (ties half); None without
+    both labels."""
+    from scipy.stats import rankdata
+
+    h = np.asarray(human, dtype=bool)
+    n_pass, n_fail = int(h.sum()), int((~h).sum())
+    if n_pass == 0 or n_fail == 0:
+        return None
+    ranks = rankdata(np.asarray(scores, dtype=np.float64))  # ties get their mean rank
+    u = float(ranks[h].sum()) - n_pass * (n_pass + 1) / 2.0
+    return u / (n_pass * n_fail)
 
 
 def rate(numerator: int, denominator: int) -> float | None:

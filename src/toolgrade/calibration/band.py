@@ -25,6 +25,8 @@ items it never saw:
   is [0, 1], the judge decides nothing, and says so (coverage 0).
 
 Items the engine settles without the model (`fixed`) are always decided fails, never in a band.
+Items the judge never decides (`silent`: the signals judge where no signal fired) are never
+decided: they count in every coverage's denominator and in no decided kappa.
 """
 
 from __future__ import annotations
@@ -166,17 +168,19 @@ def band_curve(
     folds: list[list[int]],
     fold_scorer: FoldScorer,
     seed: int = ag.BOOTSTRAP_SEED,
+    silent: Sequence[bool] | None = None,
 ) -> list[BandPoint]:
     """Every coverage level's cross-validated coverage and decided kappa [CI], with the band
-    fitted at that level on every item."""
+    fitted at that level on every item (`silent` items are never decided)."""
     n = len(human)
+    never = list(silent) if silent is not None else [False] * n
     every = list(range(n))
     oof: dict[float, tuple[list[bool], list[bool]]] = {
         q: ([False] * n, [False] * n) for q in COVERAGE_LEVELS
     }
     for fold in folds:
         held = set(fold)
-        train = [i for i in every if i not in held]
+        train = [i for i in every if i not in held and not never[i]]
         scores, cut = fold_scorer(train)
         train_h = [human[i] for i in train]
         train_f = [fixed[i] for i in train]
@@ -186,14 +190,16 @@ def band_curve(
             decided, verdicts = oof[q]
             for i in fold:
                 p = float(scores[i])
-                decided[i] = fixed[i] or not in_band(band, p)
+                decided[i] = fixed[i] or (not never[i] and not in_band(band, p))
                 verdicts[i] = (not fixed[i]) and p >= cut
-    scores, cut = fold_scorer(every)
+    judged = [i for i in every if not never[i]]
+    scores, cut = fold_scorer(judged)
     points = []
     for q in COVERAGE_LEVELS:
         decided, verdicts = oof[q]
         kappa, ci = _decided_figures(human, verdicts, decided, seed)
-        band = fit_band(human, [float(s) for s in scores], cut, _max_abstain(q, n), fixed)
+        band = fit_band([human[i] for i in judged], [float(scores[i]) for i in judged], cut,
+                        _max_abstain(q, len(judged)), [fixed[i] for i in judged])
         points.append(BandPoint(q, band, sum(decided) / n if n else 0.0, kappa, ci,
                                 sum(decided)))
     return points

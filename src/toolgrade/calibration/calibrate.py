@@ -325,6 +325,8 @@ class ThresholdFit:
     cv_agreement: float | None = None
     combination: Combination | None = None
     band: BandFit | None = None
+    cv_auc: float | None = None
+    signals_cv_auc: float | None = None
 
 
 @dataclass(frozen=True)
@@ -347,10 +349,12 @@ def fit_band(
     scorer: bd.FoldScorer,
     target_kappa: float,
     seed: int = ag.BOOTSTRAP_SEED,
+    silent: Sequence[bool] | None = None,
 ) -> BandFit:
     """The band of widest cross-validated coverage whose decided kappa's lower 95% bound
-    reaches `target_kappa`; none reaching it: the band that decides nothing (coverage 0)."""
-    points = bd.band_curve(labels, fixed, folds, scorer, seed)
+    reaches `target_kappa`; none reaching it: the band that decides nothing (coverage 0).
+    `silent` items are never decided (`band.band_curve`)."""
+    points = bd.band_curve(labels, fixed, folds, scorer, seed, silent)
     levels = [BandLevel(level=p.level, band=p.band, cv_coverage=p.cv_coverage,
                         cv_decided_kappa=p.cv_decided_kappa,
                         cv_decided_kappa_ci=p.cv_decided_kappa_ci) for p in points]
@@ -422,7 +426,8 @@ def fit_split_threshold(
     cv: _CvFit = {"cv_threshold": full_cut, "cv_folds": folds, **_cv_figures(labels, oof, seed)}
     band = fit_band(labels, [False] * len(labels), ag.stratified_folds(labels, folds, seed),
                     _cut_scorer(labels, scores), target_kappa, seed)
-    return ThresholdFit(*split, **cv, band=band)
+    # The ranking of P(pass) itself: no weights are fitted, so it needs no folds.
+    return ThresholdFit(*split, **cv, band=band, cv_auc=ag.ranking_auc(labels, scores))
 
 
 def _cut_scorer(labels: Sequence[bool], scores: Sequence[float]) -> bd.FoldScorer:
@@ -456,32 +461,55 @@ class SignalSource:
     settled: Callable[[JsonObject], bool]
 
 
+def _fit_rows(
+    outcomes: Sequence[ItemOutcome], source: SignalSource, signals_only: bool
+) -> list[FitRow]:
+    """The fit's rows: every item carrying a P(pass) with its signals (and checklist answers);
+    for the signals judge, every item, silent where no signal fired."""
+    rows: list[FitRow] = []
+    for o in outcomes:
+        inputs = o.item.inputs
+        human_pass, settled = o.item.label == "pass", source.settled(inputs)
+        if signals_only:
+            values = source.signals(inputs)
+            rows.append(FitRow(None, values, human_pass, settled,
+                               silent=not settled and not any(values.values())))
+            continue
+        p = o.mean_p_pass()
+        if p is None:
+            continue
+        # Checklist answers (`q_<id>`) are features beside the signals.
+        values = {**source.signals(inputs), **o.mean_answers()}
+        rows.append(FitRow(p, values, human_pass, settled))
+    return rows
+
+
 def fit_combined_threshold(
     outcomes: Sequence[ItemOutcome],
     source: SignalSource,
     seed: int = ag.BOOTSTRAP_SEED,
     target_kappa: float = bd.DEFAULT_TARGET_KAPPA,
+    signals_only: bool = False,
 ) -> ThresholdFit:
     """Fit the combination of P(pass) and signals with its cut (`calibrate --fit`): on a
     stratified half checked on the other, and k-fold cross-validated; the shipped pair is
-    fitted on every item."""
-    rows: list[FitRow] = []
-    for o in outcomes:
-        p = o.mean_p_pass()
-        if p is None:
-            continue
-        inputs = o.item.inputs
-        # Checklist answers (`q_<id>`) are features beside the signals.
-        values = {**source.signals(inputs), **o.mean_answers()}
-        rows.append(FitRow(p, values, o.item.label == "pass", source.settled(inputs)))
+    fitted on every item. `signals_only` fits the signals judge (no model feature; items where
+    no signal fired are never decided). A model's fit also measures the signals alone on the
+    same items (`signals_cv_auc`), the figure that says whether the model adds anything."""
+    rows = _fit_rows(outcomes, source, signals_only)
     labels = [r.human_pass for r in rows]
     folds = min(CV_FOLDS, sum(labels), len(labels) - sum(labels))
-    if len(rows) < 4 or folds < 2 or sum(not r.settled for r in rows) < 4:
+    if len(rows) < 4 or folds < 2 or sum(not (r.settled or r.silent) for r in rows) < 4:
+        what = ("items on which a signal fired" if signals_only
+                else "P(pass) from a log-probability judge")
         raise CalibrationError(
-            "--fit needs P(pass) from a log-probability judge on at least two items of each "
-            f"label; {len(rows)} items carried one"
+            f"--fit needs {what} on at least two items of each label; {len(rows)} items "
+            "carried one"
         )
-    features = feature_names([r.signals for r in rows])
+    features = feature_names([r.signals for r in rows], model=not signals_only)
+    if not features:
+        raise CalibrationError("--fit: this dimension has no deterministic signals, so the "
+                               "signals judge has nothing to weigh")
     fit_idx, hold_idx = ag.stratified_halves(labels, seed=seed)
     half, half_cut, _ = fit_with_cut([rows[i] for i in fit_idx], features)
     hold = [rows[i] for i in hold_idx]
@@ -489,12 +517,25 @@ def fit_combined_threshold(
     table = ag.confusion_table([r.human_pass for r in hold], hold_j)
     full = fit_combination(rows, features, folds, seed)
     band = fit_band(labels, [r.settled for r in rows], ag.stratified_folds(labels, folds, seed),
-                    _combination_scorer(rows, features), target_kappa, seed)
+                    _combination_scorer(rows, features), target_kappa, seed,
+                    silent=[r.silent for r in rows])
     return ThresholdFit(
         full.threshold, full.fit_kappa, ag.cohen_kappa(table), ag.raw_agreement(table),
         cv_threshold=full.threshold, cv_folds=folds, combination=full.combination,
         **_cv_figures(labels, full.cv_verdicts, seed), band=band,
+        cv_auc=ag.ranking_auc(labels, full.cv_scores),
+        signals_cv_auc=None if signals_only else _signals_auc(rows, folds, seed),
     )
+
+
+def _signals_auc(rows: Sequence[FitRow], folds: int, seed: int) -> float | None:
+    """The cross-validated ranking AUC of the signals alone on the model's rows."""
+    features = feature_names([r.signals for r in rows], model=False)
+    features = [f for f in features if not f.startswith("q_")]  # a checklist's answers
+    if not features:
+        return None
+    fitted = fit_combination(rows, features, folds, seed)
+    return ag.ranking_auc([r.human_pass for r in rows], fitted.cv_scores)
 
 
 def _disagreements(outcomes: Sequence[ItemOutcome]) -> list[Disagreement]:
@@ -581,6 +622,8 @@ def summarise(
         cv_kappa_ci=fit.cv_kappa_ci if fit else None,
         cv_agreement=fit.cv_agreement if fit else None,
         combination=fit.combination if fit else None,
+        cv_auc=fit.cv_auc if fit else None,
+        signals_cv_auc=fit.signals_cv_auc if fit else None,
         **_band_fields(fit.band if fit else None),
         template_hash=template,
         checklist_hash=next(
@@ -629,6 +672,7 @@ def calibrate(
     seed: int = ag.BOOTSTRAP_SEED,
     signal_source: SignalSource | None = None,
     target_kappa: float = bd.DEFAULT_TARGET_KAPPA,
+    signals_only: bool = False,
 ) -> CalibrationRecord:
     """Judge every item `repeats` times and return the calibration record.
 
@@ -637,7 +681,8 @@ def calibrate(
     `judge_factory` gives each repeat after the first a fresh judge (see `run_judge`).
     `signal_source` fits the combination of P(pass) and signals instead of a bare cut
     (`calibrate --fit`; implies fitting). Either fit also fits the abstention band to
-    `target_kappa` on the decided items (`calibration.band`).
+    `target_kappa` on the decided items (`calibration.band`). `signals_only`: the judge is the
+    signals judge (`judging.signals_judge`), fitted on the signals alone.
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
@@ -658,7 +703,7 @@ def calibrate(
     fit = None
     if signal_source is not None:
         fit = fit_combined_threshold(outcomes, signal_source, seed=seed,
-                                     target_kappa=target_kappa)
+                                     target_kappa=target_kappa, signals_only=signals_only)
     elif fit_threshold:
         fit = fit_split_threshold(outcomes, seed=seed, target_kappa=target_kappa)
     return summarise(

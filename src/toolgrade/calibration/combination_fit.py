@@ -6,6 +6,10 @@ maximises kappa on the same items. What the pair can be trusted to reach on new 
 k-fold figure: each item is judged by weights and a cut fitted without it. Items the engine
 settles without the model (the injection screen, decisive evidence) always fail at run time, so
 they are left out of the fit and counted as fails in every figure.
+
+The signals judge (no model asked: `judging.signals_judge`) is fitted the same way without the
+model's feature; an item on which no signal fired (`silent`) is one that judge never decides,
+so it is left out of the fit and of the cut, and the band figures count it undecided.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class FitRow:
-    """One item as the fit sees it: model P(pass), signals, human label, settled or not."""
+    """One item as the fit sees it: model P(pass) (None: no model asked), signals, human
+    label, settled or not, and whether the signals judge abstains on it (no signal fired)."""
 
-    p_pass: float
+    p_pass: float | None
     signals: Mapping[str, float]
     human_pass: bool
     settled: bool = False
+    silent: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,13 @@ class CombinationFit:
     fit_kappa: float | None  # in-sample, at `threshold`
     cv_verdicts: list[bool]
     folds: int
+    cv_scores: list[float]  # each item's P(pass) from weights fitted without it
 
 
 def _matrix(rows: Sequence[FitRow], features: list[str]) -> FloatArray:
     return np.array(
-        [[model_logit(r.p_pass) if f == MODEL_FEATURE else float(r.signals.get(f, 0.0))
+        [[model_logit(r.p_pass if r.p_pass is not None else 0.5) if f == MODEL_FEATURE
+          else float(r.signals.get(f, 0.0))
           for f in features] for r in rows],
         dtype=np.float64,
     ).reshape(len(rows), len(features))
@@ -81,17 +89,18 @@ def fit_logistic(x: FloatArray, y: FloatArray, l2: float = L2_PENALTY) -> tuple[
 def fit_with_cut(
     rows: Sequence[FitRow], features: list[str], l2: float = L2_PENALTY
 ) -> tuple[Combination, float, float | None]:
-    """The combination fitted on the unsettled `rows`, its best cut over all of them and the
-    (in-sample) kappa at that cut."""
-    model_rows = [r for r in rows if not r.settled]
+    """The combination fitted on the unsettled `rows`, its best cut over all the rows it
+    decides (silent ones never) and the (in-sample) kappa at that cut."""
+    model_rows = [r for r in rows if not r.settled and not r.silent]
     x = _matrix(model_rows, features)
     y = np.array([float(r.human_pass) for r in model_rows], dtype=np.float64)
     weights, bias = fit_logistic(x, y, l2)
     combination = Combination(
         features=features, weights=[round(float(w), 6) for w in weights], bias=round(bias, 6)
     )
-    scores = [score_row(combination, r) for r in rows]
-    cut, kappa = ag.best_threshold([r.human_pass for r in rows], scores)
+    judged = [r for r in rows if not r.silent]
+    scores = [score_row(combination, r) for r in judged]
+    cut, kappa = ag.best_threshold([r.human_pass for r in judged], scores)
     return combination, cut, kappa
 
 
@@ -110,19 +119,22 @@ def fit_combination(
     """Fit on every row; cross-validate over `folds` stratified folds (>= 2)."""
     labels = [r.human_pass for r in rows]
     verdicts = [False] * len(rows)
+    scores = [0.0] * len(rows)
     for fold in ag.stratified_folds(labels, folds, seed):
         held = set(fold)
         train = [r for i, r in enumerate(rows) if i not in held]
         combination, cut, _ = fit_with_cut(train, features, l2)
         for i in fold:
-            verdicts[i] = score_row(combination, rows[i]) >= cut
+            scores[i] = score_row(combination, rows[i])
+            verdicts[i] = scores[i] >= cut
     combination, cut, kappa = fit_with_cut(rows, features, l2)
-    return CombinationFit(combination, cut, kappa, verdicts, folds)
+    return CombinationFit(combination, cut, kappa, verdicts, folds, scores)
 
 
-def feature_names(signals: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The model's log-odds first, then every signal name in first-seen order."""
-    names = [MODEL_FEATURE]
+def feature_names(signals: Sequence[Mapping[str, Any]], *, model: bool = True) -> list[str]:
+    """The model's log-odds first (unless `model` is False: the signals judge), then every
+    signal name in first-seen order."""
+    names = [MODEL_FEATURE] if model else []
     for values in signals:
         names += [k for k in values if k not in names]
     return names

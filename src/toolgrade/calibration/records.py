@@ -139,6 +139,13 @@ class CalibrationRecord(BaseModel):
         description="`calibrate --fit`: the logistic combination of P(pass) and the "
         "dimension's signals; the cuts and the cv_* figures are then on the combined P(pass).",
     )
+    cv_auc: float | None = Field(
+        default=None, description="`calibrate --fit`: the ranking AUC of the out-of-fold "
+        "combined P(pass) against the human labels.")
+    signals_cv_auc: float | None = Field(
+        default=None, description="`calibrate --fit` of a model: the same AUC for the "
+        "dimension's signals alone, fitted on the same items (what the model adds is "
+        "cv_auc - signals_cv_auc; docs/calibration.md, \"The signals judge\").")
     band: tuple[float, float] | None = Field(
         default=None,
         description="`calibrate --fit`: the abstention band on the final P(pass); a verdict "
@@ -350,6 +357,20 @@ def _same_band(a: tuple[float, float] | None, b: tuple[float, float] | None) -> 
     if a is None or b is None:
         return a is b
     return abs(a[0] - b[0]) < 1e-9 and abs(a[1] - b[1]) < 1e-9
+
+
+#: The ranking AUC a model must add over its dimension's signals alone to be asked by default.
+MODEL_GAIN_MIN = 0.05
+
+
+def signals_suffice(record: Any) -> bool:
+    """True when a model's record says it adds less than `MODEL_GAIN_MIN` of cross-validated
+    ranking AUC over its dimension's signals alone (docs/calibration.md, "The signals
+    judge")."""
+    model_auc = getattr(record, "cv_auc", None)
+    signals_auc = getattr(record, "signals_cv_auc", None)  # absent from older records' fakes
+    return (model_auc is not None and signals_auc is not None
+            and model_auc - signals_auc < MODEL_GAIN_MIN)
 
 
 def judges_as_fitted(record: CalibrationRecord, threshold: float, combination: Any) -> bool:

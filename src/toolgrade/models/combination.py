@@ -17,6 +17,9 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+#: The model name of the signals judge, which weighs the signals alone and asks no model
+#: (`judging.signals_judge`).
+SIGNALS_MODEL = "signals"
 #: The feature name of the model's own log-odds of pass.
 MODEL_FEATURE = "model_logit"
 #: Log-odds are clipped: a reply of P = 1e-12 must not outweigh every signal.
@@ -34,7 +37,9 @@ class Combination(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    features: list[str] = Field(min_length=1, description="Feature names, model_logit first.")
+    features: list[str] = Field(
+        min_length=1, description="Feature names, model_logit first (absent: the signals judge)."
+    )
     weights: list[float]
     bias: float
 
@@ -44,9 +49,15 @@ class Combination(BaseModel):
             raise ValueError("features and weights must have the same length")
         return self
 
-    def score(self, p_pass: float, signals: Mapping[str, float]) -> float:
-        """The combined P(pass); a signal the request lacks counts as 0."""
-        row = {**signals, MODEL_FEATURE: model_logit(p_pass)}
+    def score(self, p_pass: float | None, signals: Mapping[str, float]) -> float:
+        """The combined P(pass); a signal the request lacks counts as 0. `p_pass` None: no
+        model was asked (the signals judge), so the combination must not weigh the model."""
+        if p_pass is None:
+            if MODEL_FEATURE in self.features:
+                raise ValueError("this combination weighs the model's P(pass); none was given")
+            row = dict(signals)
+        else:
+            row = {**signals, MODEL_FEATURE: model_logit(p_pass)}
         z = self.bias + sum(w * row.get(f, 0.0) for f, w in zip(self.features, self.weights,
                                                                  strict=True))
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
