@@ -236,6 +236,33 @@ def test_fit_stores_a_combination_and_prints_its_weights(
     assert data["combination"]["features"][0] == "model_logit"
     assert "missing_writes" in data["combination"]["features"]
     assert data["cv_kappa"] > 0.9 and data["cv_folds"] == 5
+    # A judge that knows every label ranks better than the signals: the model is asked.
+    assert data["cv_auc"] == pytest.approx(1.0) and data["signals_cv_auc"] < 0.95
+    assert "ranking AUC (cross-validated)" in result.output
+    assert calibrate_cmd._auc_line(find_record(tmp_path / "records", "fake/judge",
+                                               "alternate_route")).endswith(
+        "(at least 0.050: the model is asked)")
+
+
+def test_the_signals_judge_is_calibrated_without_any_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(CALIBRATION_DIR_ENV, str(tmp_path / "records"))
+    application = typer.Typer()
+    application.command("calibrate")(calibrate_cmd.calibrate)
+    application.command("noop")(lambda: None)
+    out = tmp_path / "signals.json"
+    result = CliRunner().invoke(application, ["calibrate", "-d", "recovery_quality", "-m",
+                                              "signals", "--fit", "--no-cache", "--out",
+                                              str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["model"] == "signals" and data["template_hash"] == "signals-v1"
+    assert "model_logit" not in data["combination"]["features"]
+    assert data["cv_auc"] > 0.7 and data["signals_cv_auc"] is None
+    assert find_record(tmp_path / "records", "signals", "recovery_quality") is not None
+    assert "judge usage: calls 0" in result.output
 
 
 def test_fit_judges_with_the_models_own_p_pass() -> None:

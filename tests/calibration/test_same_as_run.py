@@ -85,3 +85,38 @@ def test_run_and_the_plugin_build_their_judges_through_the_same_function(
     assert len(seen) == 1  # `run` (and the pytest plugin, which calls setup_judges)
     used = setup.settings.for_dimension("alternate_route")
     assert (used.mode, used.threshold, used.band) == ("logprob", 0.41, (0.3, 0.6))
+
+
+@pytest.mark.parametrize(("dimension", "message"), [
+    ("alternate_route", "needs fitted weights"),
+    ("argument_equivalence", "has no deterministic signals"),
+])
+def test_run_refuses_a_signals_judge_it_cannot_weigh(monkeypatch: pytest.MonkeyPatch,
+                                                     dimension: str, message: str) -> None:
+    from toolgrade.composition.judges import setup_judges
+    from toolgrade.errors import ConfigError
+    from toolgrade.judging import defaults
+    from toolgrade.settings import DimensionSettings, Settings
+
+    # No record anywhere: nothing fills the weights in.
+    monkeypatch.setattr(defaults, "configured", lambda settings, notify=None: settings)
+    table = {dimension: DimensionSettings(model="signals")}
+    settings = Settings(judge=JudgeSettings(model="openai/gpt-4o", use_cache=False,
+                                            dimensions=table))
+    with pytest.raises(ConfigError, match=message):
+        setup_judges(settings, notify=lambda m: None)
+
+
+def test_run_follows_the_shipped_signals_record_when_the_settings_name_that_judge() -> None:
+    from toolgrade.composition.judges import setup_judges
+    from toolgrade.settings import DimensionSettings, Settings
+
+    table = {"recovery_quality": DimensionSettings(model="signals")}
+    settings = Settings(judge=JudgeSettings(model="openai/gpt-4o", use_cache=False,
+                                            dimensions=table))
+    setup = setup_judges(settings, notify=lambda m: None)
+    used = setup.settings.for_dimension("recovery_quality")
+    assert used.combination is not None and "model_logit" not in used.combination.features
+    verdict = setup.engine.judge(request_for("recovery_quality"))  # type: ignore[union-attr]
+    assert verdict.model == "signals"
+    assert setup.calibration["recovery_quality"] is not None  # its record is shown

@@ -149,3 +149,52 @@ def test_a_record_measured_on_a_checklist_runs_the_checklist_by_default() -> Non
         listed if dim == "recovery_quality" else RECORDS.get(dim)))
     assert out.for_dimension("recovery_quality").checklist is True
     assert out.for_dimension("argument_equivalence").checklist is False
+
+
+def _with_signals(model_auc: float) -> Any:
+    """A finder whose local-model record of alternate_route measured `model_auc` against the
+    signals' 0.89, beside a fitted signals-judge record."""
+    from toolgrade.models import Combination
+    from toolgrade.models.combination import SIGNALS_MODEL
+
+    weights = Combination(features=["missing_writes"], weights=[-2.0], bias=1.0)
+    model = record("alternate_route", (0.5, 0.8), cv_auc=model_auc, signals_cv_auc=0.89)
+    signals = record("alternate_route", (0.5, 0.8), model=SIGNALS_MODEL, combination=weights,
+                     cv_threshold=0.4, cv_auc=0.89)
+
+    def find_both(model_name: str, dimension: JudgeDimension) -> CalibrationRecord | None:
+        if dimension != "alternate_route":
+            return None
+        return signals if model_name == SIGNALS_MODEL else model
+
+    return find_both
+
+
+def test_where_the_model_adds_too_little_the_signals_judge_is_the_default() -> None:
+    out = apply_local_defaults(JudgeSettings(), LOCAL, None, _with_signals(0.90))
+    ar = out.for_dimension("alternate_route")
+    assert (ar.model, ar.mode, ar.threshold) == ("signals", "logprob", 0.4)
+    assert ar.combination is not None and ar.combination.features == ["missing_writes"]
+
+
+def test_where_the_model_adds_enough_it_stays_the_judge() -> None:
+    out = apply_local_defaults(JudgeSettings(), LOCAL, None, _with_signals(0.95))
+    ar = out.for_dimension("alternate_route")
+    assert ar.model is None and ar.threshold == 0.31  # the local model, at its record's cut
+
+
+def test_settings_that_name_the_model_keep_asking_it() -> None:
+    named = JudgeSettings(model=LOCAL_MODEL)
+    assert apply_local_defaults(named, LOCAL, None, _with_signals(0.90)).for_dimension(
+        "alternate_route").model == LOCAL_MODEL
+    table = JudgeSettings(dimensions={"alternate_route": DimensionSettings(model=LOCAL_MODEL)})
+    assert apply_local_defaults(table, LOCAL, None, _with_signals(0.90)).for_dimension(
+        "alternate_route").model == LOCAL_MODEL
+
+
+def test_settings_that_name_the_signals_judge_get_its_records_weights() -> None:
+    models: dict[JudgeDimension, str | None] = {**LOCAL, "alternate_route": "signals"}
+    table = JudgeSettings(dimensions={"alternate_route": DimensionSettings(model="signals")})
+    ar = apply_local_defaults(table, models, None, _with_signals(0.99)).for_dimension(
+        "alternate_route")
+    assert ar.model == "signals" and ar.combination is not None and ar.threshold == 0.4

@@ -197,6 +197,8 @@ def summary_table(record: CalibrationRecord) -> Table:
                 f"on all items, {record.cv_threshold:.3f}",
             )
         )
+    if record.cv_auc is not None:
+        rows.append(("ranking AUC (cross-validated)", _auc_line(record)))
     if record.band_target_kappa is not None:
         rows.append(("abstention band", _band_line(record)))
     if record.combination is not None:
@@ -217,6 +219,21 @@ def summary_table(record: CalibrationRecord) -> Table:
     return table
 
 
+def _auc_line(record: CalibrationRecord) -> str:
+    """`0.898; the signals alone 0.899: the model adds -0.001 (under 0.050: ...)`."""
+    from toolgrade.calibration.records import MODEL_GAIN_MIN, signals_suffice
+
+    line = f"{_fmt(record.cv_auc)}"
+    if record.signals_cv_auc is None or record.cv_auc is None:
+        return line
+    gain = record.cv_auc - record.signals_cv_auc
+    verdict = (f"under {MODEL_GAIN_MIN:.3f}: with no settings `run` judges this dimension by "
+               "the signals alone where a signals-judge record exists" if signals_suffice(record)
+               else f"at least {MODEL_GAIN_MIN:.3f}: the model is asked")
+    return f"{line}; the signals alone {_fmt(record.signals_cv_auc)}: the model adds " \
+        f"{gain:+.3f} ({verdict})"
+
+
 def _band_line(record: CalibrationRecord) -> str:
     """`[0.31, 0.62]: decides 58% at kappa 0.86 [0.80, 0.93] (cross-validated, target 0.8)`."""
     band = "none" if record.band is None else f"[{record.band[0]:.3f}, {record.band[1]:.3f}]"
@@ -232,7 +249,8 @@ def calibrate(
         str, typer.Option("--dimension", "-d", help=f"One of: {', '.join(JUDGE_DIMENSIONS)}.")
     ],
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Judge model (any litellm string).")
+        str | None, typer.Option("--model", "-m", help="Judge model (any litellm string; "
+                                 "`signals`: the signals judge, which asks no model).")
     ] = None,
     set_path: Annotated[
         list[Path] | None,
@@ -346,6 +364,7 @@ def _run(
     from toolgrade.calibration.calibrate import CalibrationError
     from toolgrade.calibration.calibrate import calibrate as run_calibration
     from toolgrade.judging.settle import signal_source
+    from toolgrade.judging.signals_judge import is_signals_model
 
     dimension, model = judges.dimension, judges.model()
     settings = judges.settings.for_dimension(dimension)
@@ -370,6 +389,7 @@ def _run(
                 set_source=loaded.source,
                 signal_source=signal_source(dimension) if fit else None,
                 target_kappa=target_kappa,
+                signals_only=is_signals_model(model),
             )
         except CalibrationError as exc:
             fail(f"toolgrade: {exc}", EXIT_INPUT)

@@ -219,6 +219,26 @@ def _withhold_undecidable(settings: JudgeSettings, below: dict[JudgeDimension, t
                "= true to refuse such runs")
 
 
+def _require_signals_weights(settings: JudgeSettings) -> None:
+    """A dimension judged by the signals judge needs fitted weights: unweighted, it would
+    read every item as P(pass) 0.5."""
+    from toolgrade.judging.factory import resolve_models
+    from toolgrade.judging.signals_judge import has_signals, is_signals_model
+
+    for dimension, model in resolve_models(settings).items():
+        if not is_signals_model(model):
+            continue
+        where = f"[judge.dimensions.{dimension}]"
+        if not has_signals(dimension):
+            raise ConfigError(f"{where} model = \"signals\": {dimension} has no deterministic "
+                              "signals; name a model for it")
+        if settings.for_dimension(dimension).combination is None:
+            raise ConfigError(
+                f"{where} model = \"signals\" needs fitted weights: a record from "
+                f"`toolgrade calibrate --dimension {dimension} --model signals --fit`, or a "
+                f"`combination` in {where}")
+
+
 def setup_judges(
     settings: Settings, notify: Callable[[str], None], deciding: Deciding | None = None
 ) -> JudgeSetup:
@@ -238,6 +258,7 @@ def setup_judges(
 
     # No settings for a local-model dimension: run it as its shipped record measured it.
     judge_settings = configured(judge_settings, notify)
+    _require_signals_weights(judge_settings)
     engine = build_judge(judge_settings, notify=notify)
     if engine is None:
         return JudgeSetup(settings=judge_settings, disabled_reason="off (no judge model available)")

@@ -59,10 +59,15 @@ def uncertain_reason(band: tuple[float, float]) -> str:
 
 
 def abstain(settings: JudgeSettings, verdict: Verdict) -> Verdict:
-    """`verdict` made `unscored` (reason uncertain) when its final P(pass) is inside the band."""
-    band = settings.band
-    if (band is None or settings.mode != "logprob" or verdict.p_pass is None
-            or not verdict.scored or not in_band(band, verdict.p_pass)):
+    """`verdict` made `unscored` (reason uncertain) when its final P(pass) is inside the band
+    (log-probability mode)."""
+    return verdict if settings.mode != "logprob" else apply_band(settings.band, verdict)
+
+
+def apply_band(band: tuple[float, float] | None, verdict: Verdict) -> Verdict:
+    """`verdict` made `unscored` (reason uncertain) when its P(pass) is inside `band`."""
+    if (band is None or verdict.p_pass is None or not verdict.scored
+            or not in_band(band, verdict.p_pass)):
         return verdict
     return verdict.model_copy(update={
         "verdict": "unscored", "reason": uncertain_reason(band), "label": None,

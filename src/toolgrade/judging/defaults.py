@@ -12,6 +12,12 @@ decided kappa's where the record has a band, else the cross-validated kappa's) i
 floor stays off, with a one-line reason. A band that decides nothing keeps the dimension on:
 its items all go, `uncertain`, to the escalation judge or to people. A settings file still
 overrides all of this: any key set there is kept as written.
+
+Where the model's record says it adds less than `MODEL_GAIN_MIN` of ranking AUC over the
+dimension's signals alone, and a record of the signals judge exists, the dimension is judged by
+the signals judge by default (no model asked; `judging.signals_judge`), unless the settings
+name a model for it. A dimension whose settings say `model = "signals"` is configured from the
+signals judge's record the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from toolgrade.calibration.records import signals_suffice
+from toolgrade.judging.signals_judge import SIGNALS_MODEL, is_signals_model
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
 from toolgrade.settings import DimensionSettings, JudgeSettings
 
@@ -136,23 +144,22 @@ def apply_local_defaults(
     `models` are the resolved models per dimension; `find(model, dimension)` returns the shipped
     record (tests pass a fake). Dimensions switched off are named through `notify`.
     """
-    from toolgrade.judging.local import is_local_model
-
-    find = find or _shipped_record
+    find = find or _default_finder(settings)
     floor = settings.kappa_floor if settings.kappa_floor is not None else DEFAULT_FLOOR
     tables = dict(settings.dimensions)
     for dimension in JUDGE_DIMENSIONS:
         model = models.get(dimension)
-        if not is_local_model(model) or _user_chose(settings, dimension):
+        if _user_chose(settings, dimension):
             continue
-        assert model is not None
-        record = find(model, dimension)
-        if record is None:
+        found = _record_to_follow(settings, dimension, model, find)
+        if found is None:
             continue
+        model, record = found
         dim_settings = settings.for_dimension(dimension)
         choice = choice_from_record(record, floor, dim_settings.target_kappa)
         base = tables.get(dimension) or DimensionSettings()
         tables[dimension] = base.model_copy(update={
+            "model": model if is_signals_model(model) else base.model,
             "mode": choice.mode, "threshold": choice.threshold, "enabled": choice.enabled,
             "combination": choice.combination,
             # A record measured on a checklist judge is followed in checklist mode.
@@ -165,7 +172,49 @@ def apply_local_defaults(
     return settings.model_copy(update={"dimensions": tables})
 
 
-def _shipped_record(model: str, dimension: JudgeDimension) -> Any:
-    from toolgrade.calibration.records import find_record, shipped_records_dir
+def _record_to_follow(
+    settings: JudgeSettings,
+    dimension: JudgeDimension,
+    model: str | None,
+    find: Callable[[str, JudgeDimension], Any],
+) -> tuple[str, Any] | None:
+    """The judge a default-configured dimension runs as and the record that configures it: the
+    local model's, or the signals judge's where the model adds too little over the signals and
+    the settings name no model; None when no record applies."""
+    from toolgrade.judging.local import is_local_model
 
-    return find_record(shipped_records_dir(), model, dimension)
+    if is_signals_model(model):
+        record = find(SIGNALS_MODEL, dimension)
+        return None if record is None else (SIGNALS_MODEL, record)
+    if not is_local_model(model):
+        return None
+    assert model is not None
+    record = find(model, dimension)
+    if record is None:
+        return None
+    if not _model_named(settings, dimension) and signals_suffice(record):
+        signals = find(SIGNALS_MODEL, dimension)
+        if signals is not None:
+            return SIGNALS_MODEL, signals
+    return model, record
+
+
+def _model_named(settings: JudgeSettings, dimension: JudgeDimension) -> bool:
+    """True when the settings name the judge model (top level or the dimension's table)."""
+    table = settings.dimensions.get(dimension)
+    return "model" in settings.model_fields_set or (table is not None and table.model is not None)
+
+
+def _default_finder(settings: JudgeSettings) -> Callable[[str, JudgeDimension], Any]:
+    """Records the defaults follow: the shipped ones, and for the signals judge the team's own
+    first (`calibrate --model signals --fit` writes it to the calibration folder)."""
+    from toolgrade.calibration.records import calibration_dir, find_record, shipped_records_dir
+
+    def find(model: str, dimension: JudgeDimension) -> Any:
+        if is_signals_model(model):
+            own = find_record(calibration_dir(settings.calibration_dir), model, dimension)
+            if own is not None:
+                return own
+        return find_record(shipped_records_dir(), model, dimension)
+
+    return find

@@ -38,7 +38,13 @@ from toolgrade.judging.client import (
     missing_keys,
     retry_after_s,
 )
-from toolgrade.judging.combine import NOTHING_DECIDED, abstain, combine, decides_nothing
+from toolgrade.judging.combine import (
+    NOTHING_DECIDED,
+    abstain,
+    apply_band,
+    combine,
+    decides_nothing,
+)
 from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import (
     PromptTemplate,
@@ -48,6 +54,11 @@ from toolgrade.judging.prompts import (
     load_templates,
 )
 from toolgrade.judging.settle import Settler, settle
+from toolgrade.judging.signals_judge import (
+    SIGNALS_TEMPLATE_HASH,
+    is_signals_model,
+    signals_verdict,
+)
 from toolgrade.judging.verdict import p_pass_from_logprobs, parse_reply, reply_schema
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
 from toolgrade.models.judge_usage import UsageByDimension
@@ -199,6 +210,11 @@ class JudgeEngine:
             return settled.model_copy(
                 update={"model": model, "template_hash": self.template_hash_for(dim)}
             )
+        if is_signals_model(model):
+            # No model is asked: the signals judge answers at once, inside its band unscored.
+            verdict = apply_band(settings.band, signals_verdict(dim, settings, request.inputs))
+            self._count(dim, unscored=int(not verdict.scored))
+            return verdict
         if decides_nothing(settings):
             # A band over every P(pass): no answer of the model could be decided, so it is
             # not asked (the local model's seconds per item buy nothing).
@@ -261,6 +277,8 @@ class JudgeEngine:
     def template_hash_for(self, dimension: JudgeDimension) -> str:
         """The hash of the prompt template `dimension` is judged with (records keep theirs); in
         checklist mode, of the template and the checklist together."""
+        if is_signals_model(self._models[dimension]):
+            return SIGNALS_TEMPLATE_HASH
         template_hash = self._templates[dimension].template_hash
         checklist = self._checklists.get(dimension)
         if checklist is None:
