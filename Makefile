@@ -80,8 +80,10 @@ bench-peers: $(BENCH_STAMP)
 # Re-measure and ship the local judge's records: every shipped set, log-probability mode,
 # 5-fold cross-validation; argument_equivalence fits its P(pass) cut, the other three fit the
 # combination of P(pass) with their deterministic signals (--fit); each also fits its abstention
-# band to a cross-validated decided kappa of TARGET_KAPPA (lower 95% bound). Each record replaces
-# the shipped one, and docs/calibration.md's table is regenerated from them. The verdicts are
+# band to a cross-validated decided kappa of TARGET_KAPPA (lower 95% bound). The signals judge
+# (no model) is then fitted on those three sets; where the model's record shows it adds under
+# 0.05 ranking AUC over the signals alone, `run` judges by the signals by default. Each record
+# replaces the shipped one, and docs/calibration.md's table is regenerated from them. The verdicts are
 # cached in out/calibration/cache, so an interrupted re-fit resumes where it stopped (delimiters
 # are derived from the content, so a cached verdict is the one a fresh call gives). Time: about
 # 4-5 minutes per dimension on an idle 2-core machine (80-100 items); on a shared one, one item
@@ -97,6 +99,11 @@ calibrate: $(LOCAL_STAMP)
 	  echo "$$d: $$(( $$(date +%s) - start )) s"; \
 	  cp out/calibration/$$d.json \
 	    src/toolgrade/calibration_records/$${d}__local_qwen2.5-coder-1.5b.json || exit 1; done
+	for d in alternate_route recovery_quality result_interpretation; do \
+	  $(BIN)/toolgrade calibrate --dimension $$d --model signals --fit --no-cache \
+	    --target-kappa $(TARGET_KAPPA) --out out/calibration/$${d}__signals.json || exit 1; \
+	  cp out/calibration/$${d}__signals.json \
+	    src/toolgrade/calibration_records/$${d}__signals.json || exit 1; done
 	$(BIN)/python scripts/records_table.py
 
 clean:

@@ -44,6 +44,7 @@ from toolgrade.calibration.calibrate import (
     load_set,
 )
 from toolgrade.calibration.combination_fit import FitRow, fit_with_cut, score_row
+from toolgrade.calibration.records import MODEL_GAIN_MIN
 from toolgrade.judging.checklist import load_checklist
 from toolgrade.judging.settle import settle, signal_source, signals_for
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension, JudgeRequest, Verdict
@@ -335,6 +336,24 @@ def report(path: Path) -> None:
     if secs:
         print(f"checklist median seconds per 2-6 kB item: {statistics.median(secs):.1f} "
               f"({len(secs)} items)")
+    default_judges(rows)
+
+
+def default_judges(rows: list[dict[str, Any]]) -> None:
+    """Per set and dimension, the judge the issue's rule picks: the signals alone where the
+    best mode's cross-validated AUC (combined with the signals) beats theirs by < 0.05
+    (`calibration.records.MODEL_GAIN_MIN`, the rule `run`'s defaults follow)."""
+    for set_name in SETS:
+        for dim in JUDGE_DIMENSIONS:
+            these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
+            figures = [mode_figures(these, dim, mode) for mode in ("single", "checklist")]
+            if not these or figures[0].get("auc_signals") is None:
+                continue
+            best = max((f.get("auc_combined") or 0.0) for f in figures)
+            gain = best - figures[0]["auc_signals"]
+            judge = "signals alone" if gain < MODEL_GAIN_MIN else "the model"
+            print(f"{set_name:8} {dim:22} judged by {judge} by default (the model adds "
+                  f"{gain:+.2f} AUC over the signals)")
 
 
 def main(argv: list[str] | None = None) -> int:

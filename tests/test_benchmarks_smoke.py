@@ -133,3 +133,12 @@ def test_tau2_agreement_reads_a_real_results_file(tmp_path: Path) -> None:
     figures = bench.measure_file(path, tmp_path)
     assert figures["runs"] == len(sims) and 0 < figures["reward_1"] < figures["runs"]
     assert figures["aggregate_auc"] >= 0.9
+
+
+def test_the_signals_judge_benchmark_reports_every_dimension_with_signals(capsys: Any) -> None:
+    bench = _load("signals_judge")
+    assert bench.main(["--sets", str(BENCH / "judge_dev")]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if not ln.startswith(" ")]
+    assert [ln.split(":")[0] for ln in lines] == [
+        "alternate_route", "recovery_quality", "result_interpretation"]
+    assert all("kappa" in ln and "ms per item" in ln for ln in lines)

@@ -42,4 +42,6 @@ def test_the_report_prints_both_modes_with_figures(tmp_path, capsys) -> None:
     figures = bench.mode_figures(_rows(40), "recovery_quality", "checklist")
     assert figures["auc_model"] > 0.75  # the answers carry the label 85% of the time
     assert figures["kappa"] > 0.4
-    assert "checklist median seconds per 2-6 kB item: 4.0 (40 items)" in lines[-1]
+    assert "checklist median seconds per 2-6 kB item: 4.0 (40 items)" in lines
+    # The answers carry the label, so the model adds ranking over the signals: it is asked.
+    assert "recovery_quality       judged by the model by default" in lines[-1]

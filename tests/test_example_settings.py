@@ -1,6 +1,7 @@
 """The demo's settings (`examples/helpdesk/toolgrade.toml`) load, and run each dimension as its
 shipped calibration record for the embedded model says: the record's mode, fitted cut and
-combination, and on exactly when the record's kappa lower bound clears the demo's floor."""
+combination (the signals judge's record where the model's says the model adds too little over
+the signals), and on exactly when the record's kappa lower bound clears the demo's floor."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from toolgrade.calibration.records import (
     find_record,
     judges_as_fitted,
     shipped_records_dir,
+    signals_suffice,
 )
 from toolgrade.judging.defaults import apply_local_defaults, kappa_low
 from toolgrade.judging.local import LOCAL_MODEL
 from toolgrade.models import JUDGE_DIMENSIONS
+from toolgrade.models.combination import SIGNALS_MODEL
 from toolgrade.settings import load_settings
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "helpdesk" / "toolgrade.toml"
@@ -29,6 +32,12 @@ def test_demo_runs_each_dimension_as_its_shipped_record_measured_it() -> None:
         record = find_record(shipped_records_dir(), LOCAL_MODEL, dimension)
         assert record is not None and record.cv_threshold is not None, dimension
         settings = applied.for_dimension(dimension)
+        if signals_suffice(record):
+            assert settings.model == SIGNALS_MODEL, dimension
+            record = find_record(shipped_records_dir(), SIGNALS_MODEL, dimension)
+            assert record is not None and record.cv_threshold is not None, dimension
+        else:
+            assert settings.model is None, dimension  # the local model, as resolved
         assert (settings.mode, settings.threshold) == ("logprob", record.cv_threshold)
         assert settings.combination == record.combination
         if record.band is not None and record.cv_coverage == 0.0:
@@ -44,5 +53,10 @@ def test_demo_runs_each_dimension_as_its_shipped_record_measured_it() -> None:
             fitted = judges_as_fitted(record, settings.threshold, settings.combination)
             assert fitted and check_floor(record, judge.kappa_floor, fitted=True) is None
     # The records re-fitted on 5 December 2026 on sets with real-length items, to the n-aware
-    # lower bound: no dimension reaches the target, so none decides (docs/local_judge.md).
+    # lower bound: no dimension reaches the target, so none decides (docs/local_judge.md); the
+    # model adds nothing over the signals on routes, recovery and results.
     assert on == set()
+    judged_by = {d: applied.for_dimension(d).model for d in JUDGE_DIMENSIONS}
+    assert judged_by == {"argument_equivalence": None, "alternate_route": SIGNALS_MODEL,
+                         "recovery_quality": SIGNALS_MODEL,
+                         "result_interpretation": SIGNALS_MODEL}

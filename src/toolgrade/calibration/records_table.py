@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolgrade.calibration.records import CalibrationRecord, read_record, shipped_records_dir
+from toolgrade.calibration.records import (
+    CalibrationRecord,
+    read_record,
+    shipped_records_dir,
+    signals_suffice,
+)
+from toolgrade.models.combination import SIGNALS_MODEL
 
 #: The markers around the generated table in the docs.
 START = "<!-- shipped-records:start (generated: python scripts/records_table.py) -->"
@@ -20,11 +26,16 @@ def _figure(value: float | None, ci: tuple[float, float] | None = None) -> str:
     return shown + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci is not None else "")
 
 
-def row(record: CalibrationRecord) -> str:
-    """One record's line: plain kappa at its cut, coverage and decided kappa (5-fold CV)."""
-    how = "combined with signals" if record.combination is not None else "P(pass)"
+def row(record: CalibrationRecord, default: bool = False) -> str:
+    """One record's line: which judge (`default`: the one `run` uses), ranking AUC, plain kappa
+    at its cut, coverage and decided kappa (5-fold CV)."""
+    judge = "signals alone" if record.model == SIGNALS_MODEL else record.model
+    judge += " (default)" if default else ""
+    how = ("P(pass)" if record.combination is None else
+           "signals" if record.model == SIGNALS_MODEL else "combined with signals")
     cut = f"{record.cv_threshold:.3f}" if record.cv_threshold is not None else "n/a"
     plain = _figure(record.cv_kappa, record.cv_kappa_ci)
+    auc = _figure(record.cv_auc)
     if record.band_target_kappa is None:
         band, coverage, decided = "none (record format 1)", "1.00", plain
     else:
@@ -33,18 +44,33 @@ def row(record: CalibrationRecord) -> str:
                 f"[{record.band[0]:.3f}, {record.band[1]:.3f}]")
         coverage = f"{record.cv_coverage:.2f}" if record.cv_coverage is not None else "n/a"
         decided = _figure(record.cv_decided_kappa, record.cv_decided_kappa_ci)
-    return (f"| `{record.dimension}` | {record.n} | {how}, cut {cut} | {plain} | {band} | "
-            f"{coverage} | {decided} |")
+    return (f"| `{record.dimension}` | {judge} | {record.n} | {how}, cut {cut} | {auc} | "
+            f"{plain} | {band} | {coverage} | {decided} |")
+
+
+def _defaults(records: list[CalibrationRecord]) -> set[int]:
+    """The positions of the records `run` follows by default: per dimension the signals
+    judge's where the model's record says the model adds too little, else the model's."""
+    chosen: set[int] = set()
+    for dim in {r.dimension for r in records}:
+        mine = [(i, r) for i, r in enumerate(records) if r.dimension == dim]
+        model = [(i, r) for i, r in mine if r.model != SIGNALS_MODEL]
+        signals = [(i, r) for i, r in mine if r.model == SIGNALS_MODEL]
+        use_signals = bool(signals) and any(signals_suffice(r) for _, r in model)
+        chosen |= {i for i, _ in (signals if use_signals else model)}
+    return chosen
 
 
 def table(records: Iterable[CalibrationRecord]) -> str:
-    """The markdown table, one line per record, by dimension."""
+    """The markdown table, one line per record, by dimension then judge."""
+    ordered = sorted(records, key=lambda r: (r.dimension, r.model == SIGNALS_MODEL, r.model))
+    defaults = _defaults(ordered)
     lines = [
-        "| dimension | n | judged on | plain kappa at the cut [95% CI] | band | coverage | "
-        "decided kappa [95% CI] |",
-        "|---|---|---|---|---|---|---|",
+        "| dimension | judge | n | judged on | ranking AUC | plain kappa at the cut [95% CI] | "
+        "band | coverage | decided kappa [95% CI] |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    lines += [row(r) for r in sorted(records, key=lambda r: r.dimension)]
+    lines += [row(r, i in defaults) for i, r in enumerate(ordered)]
     return "\n".join(lines) + "\n"
 
 
