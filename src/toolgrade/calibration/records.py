@@ -162,6 +162,11 @@ class CalibrationRecord(BaseModel):
     checklist_hash: str | None = Field(
         default=None, description="Checklist mode: the hash of the checklist file the judge "
         "answered (template_hash then covers the template and the checklist together).")
+    examples: int | None = Field(
+        default=None, description="The nearest labelled examples shown before each item (K); "
+        "unset: none (template_hash then covers K and the examples' pool too).")
+    examples_pool_sha256: str | None = Field(
+        default=None, description="The hash of the labelled sets the examples were drawn from.")
     toolgrade_version: str | None = None
     created_at: str
     disagreements: list[Disagreement] = Field(default_factory=list)
@@ -234,8 +239,9 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
 def record_json(record: CalibrationRecord) -> str:
     """The record as indented JSON text."""
     data = record.model_dump(mode="json")
-    if data.get("checklist_hash") is None:
-        del data["checklist_hash"]  # single-question records keep the form they had
+    for name in ("checklist_hash", "examples", "examples_pool_sha256"):
+        if data.get(name) is None:
+            del data[name]  # records without a checklist or examples keep the form they had
     return json_out.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -279,15 +285,19 @@ def find_record(
 
 
 def record_mismatch(
-    record: CalibrationRecord, mode: str, template_hash: str | None
+    record: CalibrationRecord, mode: str, template_hash: str | None, examples: int = 0
 ) -> str | None:
     """Why a record does not describe the judge a run builds, or None when it does.
 
-    A record measured in another answer mode, or with another version of the prompt template,
-    says nothing about this judge's agreement: it is neither shown nor used for a floor.
+    A record measured in another answer mode, with another number of nearest examples, or with
+    another version of the prompt template (or examples' pool), says nothing about this judge's
+    agreement: it is neither shown nor used for a floor.
     """
     if record.mode is not None and record.mode != mode:
         return f"its record was measured in {record.mode} mode, this run judges in {mode} mode"
+    if (record.examples or 0) != examples:
+        return (f"its record was measured with {record.examples or 0} nearest examples per "
+                f"item, this run shows {examples}")
     if record.template_hash and template_hash and record.template_hash != template_hash:
         return "its record was measured with another version of the prompt template"
     return None

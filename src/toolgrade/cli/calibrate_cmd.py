@@ -121,6 +121,11 @@ class _Judges:
             fail(f"toolgrade: no judge model is configured for {self.dimension}; pass --model")
         return model
 
+    def examples(self) -> tuple[int, str | None]:
+        """The first engine's nearest examples per item for this dimension, and their pool's
+        hash (the record keeps both)."""
+        return self.engines[0].examples_for(self.dimension)
+
     def usage(self) -> str:
         """Calls, cache hits, unscored and tokens summed over the engines, for one line."""
         totals = {"calls": 0, "cache_hits": 0, "unscored": 0, "errors": 0, "tokens": 0}
@@ -370,6 +375,7 @@ def _run(
                 set_source=loaded.source,
                 signal_source=signal_source(dimension) if fit else None,
                 target_kappa=target_kappa,
+                examples=judges.examples(),
             )
         except CalibrationError as exc:
             fail(f"toolgrade: {exc}", EXIT_INPUT)
