@@ -123,8 +123,9 @@ class _Judges:
 
     def examples(self) -> tuple[int, str | None]:
         """The first engine's nearest examples per item for this dimension, and their pool's
-        hash (the record keeps both)."""
-        return self.engines[0].examples_for(self.dimension)
+        hash (the record keeps both); (0, None) for a judge that shows none (a stand-in)."""
+        examples_for = getattr(self.engines[0], "examples_for", None)
+        return examples_for(self.dimension) if examples_for is not None else (0, None)
 
     def usage(self) -> str:
         """Calls, cache hits, unscored and tokens summed over the engines, for one line."""
