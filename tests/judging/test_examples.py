@@ -134,3 +134,15 @@ def test_an_example_with_an_injection_or_a_fake_marker_stays_fenced_data() -> No
     # Outside the fences: the layout's words, the example's number and its real label only.
     assert outside.count("Human label:") == 1
     assert "Human label: fail" in outside
+
+
+def test_an_exported_folder_gives_each_dimension_its_own_file(tmp_path: Path) -> None:
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    (folder / f"{DIM}.jsonl").write_text(line("adj-1", "Your parcel arrives on Monday.") + "\n")
+    pool = load_pool(DIM, [folder])
+    assert pool.items[-1].id == "adj-1"
+    assert pool.sources[-1] == str(folder / f"{DIM}.jsonl")
+    # No file for a dimension yet (nothing adjudicated there): the shipped set alone.
+    other = load_pool("recovery_quality", [folder])
+    assert other.sources == ("calibration_sets/recovery_quality.jsonl",)

@@ -10,7 +10,7 @@ import pytest
 
 from builders_judging import engine, inputs_for, request_for, settings, user_text
 from toolgrade.calibration.calibrate import calibrate, parse_set
-from toolgrade.calibration.records import record_json, record_mismatch
+from toolgrade.calibration.records import find_record, record_json, record_mismatch, write_record
 from toolgrade.errors import ConfigError
 from toolgrade.judging import JudgeEngine
 from toolgrade.judging.cache import cache_key
@@ -173,3 +173,21 @@ def test_pools_can_be_given(tmp_path: Path) -> None:
     judge = JudgeEngine(table, client, presettle=None, pools={DIM: ExamplePool(DIM, [labelled])})
     judge.judge(request_for(DIM))
     assert "only this one" in user_text(client.requests[-1])
+
+
+def test_records_with_and_without_examples_are_kept_apart(tmp_path: Path) -> None:
+    labelled = parse_set(_team_set(tmp_path, "a", "b", "c", "d").read_bytes(), dimension=DIM,
+                         source="t")
+    plain_judge = _engine(FakeClient(_p_yes))
+    shown_judge = _engine(FakeClient(_p_yes), examples=2)
+    common = {"dimension": DIM, "model": "fake/judge-1", "set_sha256": labelled.sha256}
+    plain = calibrate(labelled.items, plain_judge, **common)
+    shown = calibrate(labelled.items, shown_judge, **common,
+                      examples=shown_judge.examples_for(DIM))
+    folder = tmp_path / "records"
+    first, second = write_record(plain, folder), write_record(shown, folder)
+    assert first != second and second.name.endswith("__examples2.json")
+    found = find_record(folder, "fake/judge-1", DIM, labelled.sha256, examples=0)
+    assert found is not None and found.examples is None
+    found = find_record(folder, "fake/judge-1", DIM, labelled.sha256, examples=2)
+    assert found is not None and found.template_hash == shown_judge.template_hash_for(DIM)

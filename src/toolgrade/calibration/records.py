@@ -216,11 +216,14 @@ def _slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
 
 
-def record_filename(model: str, dimension: str, set_sha256: str, mode: str | None = None) -> str:
-    """The file name of the record for (model, dimension, set hash, mode); a newer run replaces
-    it. A reasoned-mode record is named apart, so calibrating one mode keeps the other's."""
+def record_filename(model: str, dimension: str, set_sha256: str, mode: str | None = None,
+                    examples: int | None = None) -> str:
+    """The file name of the record for (model, dimension, set hash, mode, examples); a newer
+    run replaces it. A reasoned-mode record is named apart, so calibrating one mode keeps the
+    other's; so is a record measured with K nearest examples (`__examplesK`)."""
     digest = hashlib.sha256(model.encode()).hexdigest()[:8]
     suffix = "__reasoned" if mode == "reasoned" else ""
+    suffix += f"__examples{examples}" if examples else ""
     return f"{dimension}__{_slug(model)}-{digest}__{set_sha256[:12]}{suffix}.json"
 
 
@@ -228,7 +231,7 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
     """Write `record` into `directory` (created if needed) and return its path."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / record_filename(
-        record.model, record.dimension, record.set_sha256, record.mode
+        record.model, record.dimension, record.set_sha256, record.mode, record.examples
     )
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(record_json(record), encoding="utf-8")
@@ -260,9 +263,11 @@ def find_record(
     dimension: str,
     set_sha256: str | None = None,
     mode: str | None = None,
+    examples: int | None = None,
 ) -> CalibrationRecord | None:
     """The newest record for (model, dimension) on the given set, by default the shipped set;
-    with `mode`, the newest of that mode (records of unknown mode count as any).
+    with `mode`, the newest of that mode (records of unknown mode count as any); with
+    `examples`, the newest measured with that many nearest examples per item.
 
     Unreadable files in the directory are skipped: a stray file must not stop a run.
     """
@@ -278,6 +283,8 @@ def find_record(
         if (record.model, record.dimension, record.set_sha256) != (model, dimension, wanted):
             continue
         if mode is not None and record.mode not in (None, mode):
+            continue
+        if examples is not None and (record.examples or 0) != examples:
             continue
         if best is None or record.created() > best.created():
             best = record

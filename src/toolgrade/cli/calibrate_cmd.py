@@ -186,6 +186,9 @@ def summary_table(record: CalibrationRecord) -> Table:
             f"{_fmt(record.human_kappa)} on {record.human_kappa_items} items",
         ),
     ]
+    if record.examples:
+        rows.append(("nearest examples", f"{record.examples} per item, the item itself left "
+                     f"out (pool {(record.examples_pool_sha256 or '')[:12]})"))
     if record.fitted_threshold is not None:
         rows.append(
             (

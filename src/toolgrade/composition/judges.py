@@ -185,7 +185,7 @@ def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mod
 
     mismatch = None
     for folder in (directory, shipped_records_dir()):
-        candidate = find_record(folder, model, dimension, mode=mode)
+        candidate = find_record(folder, model, dimension, mode=mode, examples=examples)
         candidate = candidate or find_record(folder, model, dimension)  # to say why not
         if candidate is None:
             continue

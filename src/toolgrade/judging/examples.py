@@ -3,8 +3,9 @@
 With `[judge] examples = K` (or per dimension), every judged item is shown the K items of the
 dimension's labelled pool most like it, with their human labels, before it is asked about
 (docs/local_judge.md, "Nearest labelled examples"). The pool is the set shipped for the
-dimension followed by the `examples_from` sets (a team's exported adjudications, say), so a
-team's labels reach the judge at its next run or `calibrate`.
+dimension followed by the `examples_from` sets (a team's exported adjudications, say: a folder
+`toolgrade adjudicate --export-set` wrote gives its `<dimension>.jsonl`), so a team's labels
+reach the judge at its next run or `calibrate`.
 
 Similarity is BM25 (the `bm25s` package) over a flat text of each item's inputs: every value
 serialised as the prompt shows it, lower-cased and cut into word tokens. An item never sees
@@ -80,11 +81,26 @@ class ExamplePool:
         return [self.items[n] for n in candidates[:k]]
 
 
+def example_sets(dimension: JudgeDimension, extra: Sequence[Path]) -> list[Path]:
+    """The files `extra` names for `dimension`: a file as it is; a folder (one `toolgrade
+    adjudicate --export-set` wrote) by its `<dimension>.jsonl`, when it has one yet."""
+    found: list[Path] = []
+    for path in extra:
+        if path.is_dir():
+            own = path / f"{dimension}.jsonl"
+            if own.is_file():
+                found.append(own)
+            continue
+        found.append(path)
+    return found
+
+
 def load_pool(dimension: JudgeDimension, extra: Sequence[Path]) -> ExamplePool:
-    """The shipped set of `dimension` and the `extra` sets; ConfigError naming the file, line
-    and field of every problem in them."""
+    """The shipped set of `dimension` and the `extra` sets (`example_sets`); ConfigError
+    naming the file, line and field of every problem in them."""
     try:
-        sets = [load_set(None, dimension), *(load_set(path, dimension) for path in extra)]
+        sets = [load_set(None, dimension),
+                *(load_set(path, dimension) for path in example_sets(dimension, extra))]
     except InputError as exc:
         raise ConfigError(f"examples_from of {dimension}: {exc}") from exc
     return ExamplePool(dimension, sets)
