@@ -43,3 +43,38 @@ def test_the_report_prints_both_modes_with_figures(tmp_path, capsys) -> None:
     assert figures["auc_model"] > 0.75  # the answers carry the label 85% of the time
     assert figures["kappa"] > 0.4
     assert "checklist median seconds per 2-6 kB item: 4.0 (40 items)" in lines[-1]
+
+
+def test_the_report_adds_the_example_modes_where_rows_hold_them(tmp_path, capsys) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    rows = _rows(40)
+    for row in rows:
+        row["single_examples"] = row["checklist"]
+        row["checklist_examples"] = row["checklist"]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench.report(path)
+    lines = capsys.readouterr().out.splitlines()
+    shown = [line.split()[3] for line in lines if "recovery_quality" in line]
+    assert shown == ["single", "checklist", "single+examples", "checklist+examples"]
+    assert all("(" not in line for line in lines if "recovery_quality" in line)
+
+
+def test_collect_judges_the_example_modes_on_a_scripted_judge(tmp_path, monkeypatch) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    monkeypatch.chdir(tmp_path)
+    # P(pass) 0.7 where the prompt shows a second example, else 0.4: the modes tell apart.
+    (tmp_path / "script.json").write_text(json.dumps(
+        {"rules": [{"when": "Example 2:", "reply": {"p_pass": 0.7}}],
+         "default": {"p_pass": 0.4}}))
+    out = tmp_path / "rows.jsonl"
+    bench.collect(out, 1, ["dev"], tmp_path / "cache",
+                  bench.Examples(2, (BENCH / "judge_dev",)), "scripted/script.json")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 4 and all(r["examples"] == 2 for r in rows)
+    asked = [r for r in rows if not r["settled"]]
+    assert asked
+    for row in asked:
+        assert row["single"]["p_pass"] == 0.4
+        assert row["single_examples"]["p_pass"] == 0.7
+        assert set(row["checklist_examples"]["answers"].values()) == {0.7}
