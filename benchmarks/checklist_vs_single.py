@@ -254,6 +254,43 @@ def cost(sets: list[str]) -> None:
                   f"{requests:5}")
 
 
+# -- neighbours: what the nearest examples carry, without the model -------------------------
+
+
+def neighbours(sets: list[str], k: int) -> None:
+    """Per set and dimension, with each item left out of its own examples: how often its
+    nearest example has its label, the ranking AUC of the pass share among its `k` nearest (a
+    BM25 k-nearest-neighbour judge, no model), and the median characters the `k` examples add
+    to the user message. Pools: the shipped set alone, and the shipped set with judge_dev (a
+    team's labelled items standing in)."""
+    from toolgrade.judging.examples import ExamplePool
+    from toolgrade.judging.examples_prompt import WithExamples, load_layout
+    from toolgrade.judging.prompts import load_template
+
+    layout = load_layout()
+    print(f"set      dimension               n  pool          1-NN same label  AUC {k}-NN  "
+          "chars item  +examples")
+    for set_name in sets:
+        for dim in JUDGE_DIMENSIONS:
+            shipped = load_set(None, dim)
+            dev = load_set(SETS["dev"] / f"{dim}.jsonl", dim)
+            items = (dev if set_name == "dev" else shipped).items
+            template = load_template(dim)
+            for pool_name, pool_sets in (("shipped", [shipped]), ("shipped+dev", [shipped, dev])):
+                pool = ExamplePool(dim, pool_sets)
+                labels = [i.label == "pass" for i in items]
+                near = [pool.nearest(i.inputs, k, leave_out=i.id) for i in items]
+                same = [bool(n) and n[0].label == i.label for i, n in zip(items, near, strict=True)]
+                share = [sum(e.label == "pass" for e in n) / max(1, len(n)) for n in near]
+                plain = [len(template.render(i.inputs, token="0000").user) for i in items]
+                shown = [len(WithExamples(template, layout, n, "-").render(
+                    i.inputs, token="0000").user) for i, n in zip(items, near, strict=True)]
+                extra = statistics.median(s - p for s, p in zip(shown, plain, strict=True))
+                print(f"{set_name:8} {dim:22} {len(items):3}  {pool_name:12}  "
+                      f"{sum(same) / len(same):15.2f}  {_fmt(auc(share, labels)):>8}  "
+                      f"{statistics.median(plain):10.0f}  {extra:9.0f}")
+
+
 # -- report -----------------------------------------------------------------------------------
 
 
@@ -373,7 +410,7 @@ def report(path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Collect or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("collect", "report", "cost"))
+    parser.add_argument("step", choices=("collect", "report", "cost", "neighbours"))
     parser.add_argument("out", type=Path)
     parser.add_argument("--per-set", type=int, default=1000)
     parser.add_argument("--sets", default="dev,shipped")
@@ -392,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
                 Examples(args.examples, tuple(args.examples_from)), args.model)
     elif args.step == "cost":
         cost(args.sets.split(","))
+    elif args.step == "neighbours":
+        neighbours(args.sets.split(","), args.examples or 3)
     else:
         report(args.out)
     return 0

@@ -78,3 +78,13 @@ def test_collect_judges_the_example_modes_on_a_scripted_judge(tmp_path, monkeypa
         assert row["single"]["p_pass"] == 0.4
         assert row["single_examples"]["p_pass"] == 0.7
         assert set(row["checklist_examples"]["answers"].values()) == {0.7}
+
+
+def test_neighbours_prints_each_dimension_with_both_pools(capsys) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    bench.neighbours(["dev"], 1)
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert len(lines) == 8  # four dimensions, two pools
+    for line in lines:
+        same, knn = float(line.split()[4]), float(line.split()[5])
+        assert 0.0 <= same <= 1.0 and 0.0 <= knn <= 1.0
