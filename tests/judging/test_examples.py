@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builders_judging import data_blocks, inputs_for
 from toolgrade.calibration.calibrate import CalibrationSet, parse_set
@@ -146,3 +148,22 @@ def test_an_exported_folder_gives_each_dimension_its_own_file(tmp_path: Path) ->
     # No file for a dimension yet (nothing adjudicated there): the shipped set alone.
     other = load_pool("recovery_quality", [folder])
     assert other.sources == ("calibration_sets/recovery_quality.jsonl",)
+
+
+WORDS = ("refund", "parcel", "order", "kettle", "rain", "issued", "card", "monday")
+
+
+@settings(max_examples=40, deadline=None)
+@given(answers=st.lists(st.lists(st.sampled_from(WORDS), max_size=5).map(" ".join),
+                        min_size=1, max_size=8),
+       pick=st.integers(min_value=0), k=st.integers(min_value=0, max_value=10))
+def test_whatever_the_pool_an_item_never_sees_itself(answers: list[str], pick: int,
+                                                     k: int) -> None:
+    pool = pool_of(*(line(f"i{n}", a) for n, a in enumerate(answers)))
+    own = pool.items[pick % len(pool.items)]
+    chosen = pool.nearest(own.inputs, k, leave_out=own.id)
+    assert own.id not in [i.id for i in chosen]
+    assert all(i.inputs != own.inputs for i in chosen)
+    others = [i for i in pool.items if i.inputs != own.inputs and i.id != own.id]
+    assert len(chosen) == min(k, len(others))
+    assert chosen == pool.nearest(own.inputs, k, leave_out=own.id)  # deterministic
