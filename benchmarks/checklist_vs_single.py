@@ -1,14 +1,21 @@
-"""Single question vs checklist on the same model, per dimension, cross-validated.
+"""Single question vs checklist on the same model, per dimension, cross-validated, each with
+and without nearest labelled examples.
 
 Two steps, so a long measurement can run in the background and be read while it runs:
 
     # judge items with both modes, appending one JSON line per item (resumable: items already
     # in OUT are skipped); --per-set N takes the first N items of each label alternately
     python benchmarks/checklist_vs_single.py collect OUT.jsonl [--per-set N] [--sets dev,shipped]
+    # ... and with K nearest labelled examples too (four modes), drawn from the shipped sets
+    # and the --examples-from files or folders (each item left out of its own examples)
+    python benchmarks/checklist_vs_single.py collect OUT.jsonl --examples 3 \
+        [--examples-from benchmarks/judge_dev]
     # print the figures from whatever OUT holds
     python benchmarks/checklist_vs_single.py report OUT.jsonl
 
-`collect` needs the embedded model (`local` extra). For each item it records the human label,
+`collect` needs the embedded model (`local` extra); `--model scripted/PATH` runs it on a
+scripted judge instead (no prefix evaluations are counted then), to check the path offline.
+For each item it records the human label,
 whether the engine settles it without the model (injection screen, decisive evidence), the
 signals, the single question's P(pass), the checklist's answers and P(pass), tokens and
 seconds per mode, and how many times the evidence prefix was evaluated (the local runtime's
@@ -32,6 +39,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +62,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SETS = {"dev": ROOT / "benchmarks" / "judge_dev", "shipped": ROOT / "src" / "toolgrade" /
         "calibration_sets"}
 CHUNK = 64
+#: The modes a row may hold: (name in the row, checklist, with nearest examples).
+MODES = (("single", False, False), ("checklist", True, False),
+         ("single_examples", False, True), ("checklist_examples", True, True))
 
 
 # -- collect ----------------------------------------------------------------------------------
@@ -90,13 +101,23 @@ class FeedWatch:
         return sum(1 for tokens, fresh in feeds if len(tokens) - fresh < whole) or 1
 
 
-def _engine(dimension: JudgeDimension, checklist: bool, cache: Path) -> Any:
+@dataclass(frozen=True)
+class Examples:
+    """The nearest labelled examples the example modes show: K and the extra sets."""
+
+    k: int = 0
+    extra: tuple[Path, ...] = ()
+
+
+def _engine(dimension: JudgeDimension, checklist: bool, cache: Path, examples: int = 0,
+            examples_from: Sequence[Path] = (), model: str | None = None) -> Any:
     from toolgrade.judging import build_judge
     from toolgrade.judging.local import LOCAL_MODEL
     from toolgrade.settings import DimensionSettings, JudgeSettings
 
-    table = DimensionSettings(mode="logprob", threshold=0.5, checklist=bool(checklist))
-    engine = build_judge(JudgeSettings(model=LOCAL_MODEL, cache_dir=cache,
+    table = DimensionSettings(mode="logprob", threshold=0.5, checklist=bool(checklist),
+                              examples=examples, examples_from=list(examples_from))
+    engine = build_judge(JudgeSettings(model=model or LOCAL_MODEL, cache_dir=cache,
                                        dimensions={dimension: table}))
     assert engine is not None
     return engine
@@ -117,27 +138,35 @@ def _alternate(items: Sequence[CalibrationItem], n: int) -> list[CalibrationItem
 def _judge(engine: Any, dim: JudgeDimension, item: CalibrationItem, watch: FeedWatch
            ) -> tuple[Verdict, int, float, int, int]:
     before, start, feeds = engine.usage()[dim]["tokens"], time.perf_counter(), len(watch.feeds)
-    verdict = engine.judge(JudgeRequest(dimension=dim, inputs=item.inputs))
+    # The item's id: an engine showing examples leaves the item out of its own (calibrate's
+    # leave-one-out), wherever the pool holds it.
+    verdict = engine.judge(JudgeRequest(dimension=dim, inputs=item.inputs, item_id=item.id))
     seconds = time.perf_counter() - start
     fresh = sum(evaluated for _, evaluated in watch.feeds[feeds:])
     return (verdict, engine.usage()[dim]["tokens"] - before, seconds,
             watch.prefix_evaluations(feeds), fresh)
 
 
-def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
-    """Judge the items with both modes, one JSON line per item appended to `out`."""
+def collect(out: Path, per_set: int, sets: list[str], cache: Path,
+            examples: Examples = Examples(), model: str | None = None) -> None:
+    """Judge the items with both modes (four with examples), one JSON line per item appended
+    to `out`. `model` (a scripted judge, say) stands in for the embedded model."""
     done = set()
     if out.exists():
         lines = out.read_text().splitlines()
         done = {(r["set"], r["dimension"], r["id"]) for r in map(json.loads, lines)}
     watch = FeedWatch()
-    watch.install()
+    if model is None:
+        watch.install()
     queue = []
     for set_name in sets:
         for dim in JUDGE_DIMENSIONS:
             items = load_set(SETS[set_name] / f"{dim}.jsonl", dim).items
             queue.append((set_name, dim, _alternate(items, per_set)))
-    engines = {(dim, c): _engine(dim, c, cache) for dim in JUDGE_DIMENSIONS for c in (0, 1)}
+    modes = [m for m in MODES if examples.k > 0 or not m[2]]
+    engines = {(dim, name): _engine(dim, listed, cache, examples.k if shown else 0,
+                                    examples.extra, model)
+               for dim in JUDGE_DIMENSIONS for name, listed, shown in modes}
     # Round robin over the dimensions, so a partial run covers every dimension.
     longest = max(len(items) for _, _, items in queue)
     for k in range(longest):
@@ -149,9 +178,11 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
                    "bytes": len(json.dumps(item.inputs)),
                    "settled": settle(dim, item.inputs, "logprob") is not None,
                    "signals": signals_for(dim, item.inputs).values}
-            for name, listed in (("single", 0), ("checklist", 1)):
+            if examples.k:
+                row["examples"] = examples.k
+            for name, _, _ in modes:
                 verdict, tokens, seconds, prefixes, fresh = _judge(
-                    engines[(dim, listed)], dim, item, watch)
+                    engines[(dim, name)], dim, item, watch)
                 row[name] = {"p_pass": verdict.p_pass if verdict.scored else None,
                              "answers": verdict.answers, "tokens": tokens,
                              "fresh_tokens": fresh,
@@ -160,8 +191,8 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path) -> None:
                                  "deterministic:")}
             with out.open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
-            print(f"{set_name} {dim} {item.id}: single {row['single']['seconds']:.1f}s "
-                  f"checklist {row['checklist']['seconds']:.1f}s", flush=True)
+            timing = " ".join(f"{name} {row[name]['seconds']:.1f}s" for name, _, _ in modes)
+            print(f"{set_name} {dim} {item.id}: {timing}", flush=True)
 
 
 # -- cost: tokens evaluated, from the tokenizer alone -----------------------------------------
@@ -222,6 +253,43 @@ def cost(sets: list[str]) -> None:
             s, c = statistics.median(singles), statistics.median(lists)
             print(f"{set_name:8} {dim:22} {len(items):3}  {s:22.0f} {c:10.0f} {c / s:6.2f}  "
                   f"{requests:5}")
+
+
+# -- neighbours: what the nearest examples carry, without the model -------------------------
+
+
+def neighbours(sets: list[str], k: int) -> None:
+    """Per set and dimension, with each item left out of its own examples: how often its
+    nearest example has its label, the ranking AUC of the pass share among its `k` nearest (a
+    BM25 k-nearest-neighbour judge, no model), and the median characters the `k` examples add
+    to the user message. Pools: the shipped set alone, and the shipped set with judge_dev (a
+    team's labelled items standing in)."""
+    from toolgrade.judging.examples import ExamplePool
+    from toolgrade.judging.examples_prompt import WithExamples, load_layout
+    from toolgrade.judging.prompts import load_template
+
+    layout = load_layout()
+    print(f"set      dimension               n  pool          1-NN same label  AUC {k}-NN  "
+          "chars item  +examples")
+    for set_name in sets:
+        for dim in JUDGE_DIMENSIONS:
+            shipped = load_set(None, dim)
+            dev = load_set(SETS["dev"] / f"{dim}.jsonl", dim)
+            items = (dev if set_name == "dev" else shipped).items
+            template = load_template(dim)
+            for pool_name, pool_sets in (("shipped", [shipped]), ("shipped+dev", [shipped, dev])):
+                pool = ExamplePool(dim, pool_sets)
+                labels = [i.label == "pass" for i in items]
+                near = [pool.nearest(i.inputs, k, leave_out=i.id) for i in items]
+                same = [bool(n) and n[0].label == i.label for i, n in zip(items, near, strict=True)]
+                share = [sum(e.label == "pass" for e in n) / max(1, len(n)) for n in near]
+                plain = [len(template.render(i.inputs, token="0000").user) for i in items]
+                shown = [len(WithExamples(template, layout, n, "-").render(
+                    i.inputs, token="0000").user) for i, n in zip(items, near, strict=True)]
+                extra = statistics.median(s - p for s, p in zip(shown, plain, strict=True))
+                print(f"{set_name:8} {dim:22} {len(items):3}  {pool_name:12}  "
+                      f"{sum(same) / len(same):15.2f}  {_fmt(auc(share, labels)):>8}  "
+                      f"{statistics.median(plain):10.0f}  {extra:9.0f}")
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -313,16 +381,18 @@ def mode_figures(rows: list[dict[str, Any]], dim: JudgeDimension, mode: str) -> 
 def report(path: Path) -> None:
     """Print the figures of every set and dimension in `path`."""
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    print("set      dimension               n  mode       kappa cov>=.8(lo/pt) tok  fresh "
-          "s/item prefix  AUC model sig  combined")
+    print("set      dimension               n  mode               kappa cov>=.8(lo/pt) tok  "
+          "fresh s/item prefix  AUC model sig  combined")
     for set_name in SETS:
         for dim in JUDGE_DIMENSIONS:
             these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
             if not these:
                 continue
-            for mode in ("single", "checklist"):
+            # Rows collected without --examples hold the first two modes only.
+            for mode in [name for name, _, _ in MODES if all(name in r for r in these)]:
                 f = mode_figures(these, dim, mode)
-                print(f"{set_name:8} {dim:22} {f['n']:3}  {mode:9} {_fmt(f.get('kappa')):>6} "
+                shown = mode.replace("_", "+")
+                print(f"{set_name:8} {dim:22} {f['n']:3}  {shown:18} {_fmt(f.get('kappa')):>6} "
                       f"{_fmt(f.get('coverage_bound'))}/{_fmt(f.get('coverage_point'))}      "
                       f"{_fmt(f['tokens'], 0):>5} {_fmt(f['fresh_tokens'], 0):>5} "
                       f"{_fmt(f['seconds'], 1):>6} "
@@ -341,12 +411,14 @@ def report(path: Path) -> None:
 
 def default_judges(rows: list[dict[str, Any]]) -> None:
     """Per set and dimension, the judge the issue's rule picks: the signals alone where the
-    best mode's cross-validated AUC (combined with the signals) beats theirs by < 0.05
-    (`calibration.records.MODEL_GAIN_MIN`, the rule `run`'s defaults follow)."""
+    best mode's (of those the rows hold) cross-validated AUC combined with the signals beats
+    theirs by < 0.05 (`calibration.records.MODEL_GAIN_MIN`, the rule `run`'s defaults
+    follow)."""
     for set_name in SETS:
         for dim in JUDGE_DIMENSIONS:
             these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
-            figures = [mode_figures(these, dim, mode) for mode in ("single", "checklist")]
+            present = [name for name, _, _ in MODES if these and all(name in r for r in these)]
+            figures = [mode_figures(these, dim, mode) for mode in present]
             if not these or figures[0].get("auc_signals") is None:
                 continue
             best = max((f.get("auc_combined") or 0.0) for f in figures)
@@ -359,18 +431,27 @@ def default_judges(rows: list[dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Collect or report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("collect", "report", "cost"))
+    parser.add_argument("step", choices=("collect", "report", "cost", "neighbours"))
     parser.add_argument("out", type=Path)
     parser.add_argument("--per-set", type=int, default=1000)
     parser.add_argument("--sets", default="dev,shipped")
     parser.add_argument("--cache", type=Path, default=Path(".checklist-bench-cache"))
+    parser.add_argument("--examples", type=int, default=0,
+                        help="K > 0: also judge with K nearest labelled examples (four modes)")
+    parser.add_argument("--examples-from", type=Path, action="append", default=[],
+                        help="an extra labelled set, or a folder of DIMENSION.jsonl sets")
+    parser.add_argument("--model", default=None,
+                        help="a judge model instead of the embedded one (scripted/PATH: offline)")
     args = parser.parse_args(argv)
     if args.step == "collect":
         for dim in JUDGE_DIMENSIONS:
             load_checklist(dim)  # a broken checklist stops before the model loads
-        collect(args.out, args.per_set, args.sets.split(","), args.cache)
+        collect(args.out, args.per_set, args.sets.split(","), args.cache,
+                Examples(args.examples, tuple(args.examples_from)), args.model)
     elif args.step == "cost":
         cost(args.sets.split(","))
+    elif args.step == "neighbours":
+        neighbours(args.sets.split(","), args.examples or 3)
     else:
         report(args.out)
     return 0

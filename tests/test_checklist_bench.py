@@ -45,3 +45,49 @@ def test_the_report_prints_both_modes_with_figures(tmp_path, capsys) -> None:
     assert "checklist median seconds per 2-6 kB item: 4.0 (40 items)" in lines
     # The answers carry the label, so the model adds ranking over the signals: it is asked.
     assert "recovery_quality       judged by the model by default" in lines[-1]
+
+
+def test_the_report_adds_the_example_modes_where_rows_hold_them(tmp_path, capsys) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    rows = _rows(40)
+    for row in rows:
+        row["single_examples"] = row["checklist"]
+        row["checklist_examples"] = row["checklist"]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench.report(path)
+    lines = capsys.readouterr().out.splitlines()
+    modes = [line for line in lines if "recovery_quality" in line and "judged by" not in line]
+    shown = [line.split()[3] for line in modes]
+    assert shown == ["single", "checklist", "single+examples", "checklist+examples"]
+    assert all("(" not in line for line in modes)
+
+
+def test_collect_judges_the_example_modes_on_a_scripted_judge(tmp_path, monkeypatch) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    monkeypatch.chdir(tmp_path)
+    # P(pass) 0.7 where the prompt shows a second example, else 0.4: the modes tell apart.
+    (tmp_path / "script.json").write_text(json.dumps(
+        {"rules": [{"when": "Example 2:", "reply": {"p_pass": 0.7}}],
+         "default": {"p_pass": 0.4}}))
+    out = tmp_path / "rows.jsonl"
+    bench.collect(out, 1, ["dev"], tmp_path / "cache",
+                  bench.Examples(2, (BENCH / "judge_dev",)), "scripted/script.json")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 4 and all(r["examples"] == 2 for r in rows)
+    asked = [r for r in rows if not r["settled"]]
+    assert asked
+    for row in asked:
+        assert row["single"]["p_pass"] == 0.4
+        assert row["single_examples"]["p_pass"] == 0.7
+        assert set(row["checklist_examples"]["answers"].values()) == {0.7}
+
+
+def test_neighbours_prints_each_dimension_with_both_pools(capsys) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    bench.neighbours(["dev"], 1)
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert len(lines) == 8  # four dimensions, two pools
+    for line in lines:
+        same, knn = float(line.split()[4]), float(line.split()[5])
+        assert 0.0 <= same <= 1.0 and 0.0 <= knn <= 1.0

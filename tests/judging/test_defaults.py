@@ -198,3 +198,19 @@ def test_settings_that_name_the_signals_judge_get_its_records_weights() -> None:
     ar = apply_local_defaults(table, models, None, _with_signals(0.99)).for_dimension(
         "alternate_route")
     assert ar.model == "signals" and ar.combination is not None and ar.threshold == 0.4
+
+
+def test_a_record_measured_with_examples_runs_with_them_unless_the_settings_say() -> None:
+    shown = record("recovery_quality", (0.45, 0.75), examples=3, examples_pool_sha256="p" * 64)
+
+    def find(model: str, dim: JudgeDimension) -> CalibrationRecord | None:
+        return shown if dim == "recovery_quality" else RECORDS.get(dim)
+
+    out = apply_local_defaults(JudgeSettings(), LOCAL, None, find)
+    assert out.for_dimension("recovery_quality").examples == 3
+    assert out.for_dimension("argument_equivalence").examples == 0
+    chosen = apply_local_defaults(JudgeSettings(examples=1), LOCAL, None, find)
+    assert chosen.for_dimension("recovery_quality").examples == 1
+    table = {"recovery_quality": DimensionSettings(examples=0)}
+    off = apply_local_defaults(JudgeSettings(dimensions=table), LOCAL, None, find)
+    assert off.for_dimension("recovery_quality").examples == 0

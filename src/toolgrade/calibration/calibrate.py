@@ -254,7 +254,9 @@ def run_judge(
     for k in range(repeats):  # repeat-major: each pass sees the items in the same order
         current = judge if k == 0 or judge_factory is None else judge_factory()
         for outcome in outcomes:
-            request = JudgeRequest(dimension=dimension, inputs=outcome.item.inputs)
+            # The item's id: a judge showing nearest examples leaves the item itself out.
+            request = JudgeRequest(dimension=dimension, inputs=outcome.item.inputs,
+                                   item_id=outcome.item.id)
             verdict, crashed = _ask(current, request)
             outcome.verdicts.append(verdict)
             errors += crashed or verdict.error is not None
@@ -568,8 +570,11 @@ def summarise(
     fit: ThresholdFit | None = None,
     resamples: int = ag.BOOTSTRAP_RESAMPLES,
     seed: int = ag.BOOTSTRAP_SEED,
+    examples: tuple[int, str | None] = (0, None),
 ) -> CalibrationRecord:
-    """Turn judged items into the calibration record (all statistics live here)."""
+    """Turn judged items into the calibration record (all statistics live here); `examples`
+    is the judge's nearest examples per item and their pool's hash (`JudgeEngine.
+    examples_for`), recorded when it showed any."""
     item_tables = np.array([_item_counts(o) for o in outcomes], dtype=np.int64).reshape(-1, 4)
     table = item_tables.sum(axis=0).reshape(2, 2)
     whole = _tag_figures(outcomes)
@@ -629,6 +634,8 @@ def summarise(
         checklist_hash=next(
             (v.checklist_hash for o in outcomes for v in o.verdicts if v.checklist_hash), None),
         mode=mode,
+        examples=examples[0] or None,
+        examples_pool_sha256=examples[1] if examples[0] else None,
         toolgrade_version=_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         disagreements=_disagreements(outcomes),
@@ -673,6 +680,7 @@ def calibrate(
     signal_source: SignalSource | None = None,
     target_kappa: float = bd.DEFAULT_TARGET_KAPPA,
     signals_only: bool = False,
+    examples: tuple[int, str | None] = (0, None),
 ) -> CalibrationRecord:
     """Judge every item `repeats` times and return the calibration record.
 
@@ -682,7 +690,9 @@ def calibrate(
     `signal_source` fits the combination of P(pass) and signals instead of a bare cut
     (`calibrate --fit`; implies fitting). Either fit also fits the abstention band to
     `target_kappa` on the decided items (`calibration.band`). `signals_only`: the judge is the
-    signals judge (`judging.signals_judge`), fitted on the signals alone.
+    signals judge (`judging.signals_judge`), fitted on the signals alone. `examples`: see
+    `summarise` (each item is judged with its id, so a judge showing examples leaves it out
+    of its own).
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
@@ -717,4 +727,5 @@ def calibrate(
         threshold=threshold,
         fit=fit,
         seed=seed,
+        examples=examples,
     )

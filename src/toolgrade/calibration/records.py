@@ -169,6 +169,11 @@ class CalibrationRecord(BaseModel):
     checklist_hash: str | None = Field(
         default=None, description="Checklist mode: the hash of the checklist file the judge "
         "answered (template_hash then covers the template and the checklist together).")
+    examples: int | None = Field(
+        default=None, description="The nearest labelled examples shown before each item (K); "
+        "unset: none (template_hash then covers K and the examples' pool too).")
+    examples_pool_sha256: str | None = Field(
+        default=None, description="The hash of the labelled sets the examples were drawn from.")
     toolgrade_version: str | None = None
     created_at: str
     disagreements: list[Disagreement] = Field(default_factory=list)
@@ -218,11 +223,14 @@ def _slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
 
 
-def record_filename(model: str, dimension: str, set_sha256: str, mode: str | None = None) -> str:
-    """The file name of the record for (model, dimension, set hash, mode); a newer run replaces
-    it. A reasoned-mode record is named apart, so calibrating one mode keeps the other's."""
+def record_filename(model: str, dimension: str, set_sha256: str, mode: str | None = None,
+                    examples: int | None = None) -> str:
+    """The file name of the record for (model, dimension, set hash, mode, examples); a newer
+    run replaces it. A reasoned-mode record is named apart, so calibrating one mode keeps the
+    other's; so is a record measured with K nearest examples (`__examplesK`)."""
     digest = hashlib.sha256(model.encode()).hexdigest()[:8]
     suffix = "__reasoned" if mode == "reasoned" else ""
+    suffix += f"__examples{examples}" if examples else ""
     return f"{dimension}__{_slug(model)}-{digest}__{set_sha256[:12]}{suffix}.json"
 
 
@@ -230,7 +238,7 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
     """Write `record` into `directory` (created if needed) and return its path."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / record_filename(
-        record.model, record.dimension, record.set_sha256, record.mode
+        record.model, record.dimension, record.set_sha256, record.mode, record.examples
     )
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(record_json(record), encoding="utf-8")
@@ -241,8 +249,9 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
 def record_json(record: CalibrationRecord) -> str:
     """The record as indented JSON text."""
     data = record.model_dump(mode="json")
-    if data.get("checklist_hash") is None:
-        del data["checklist_hash"]  # single-question records keep the form they had
+    for name in ("checklist_hash", "examples", "examples_pool_sha256"):
+        if data.get(name) is None:
+            del data[name]  # records without a checklist or examples keep the form they had
     return json_out.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -261,9 +270,11 @@ def find_record(
     dimension: str,
     set_sha256: str | None = None,
     mode: str | None = None,
+    examples: int | None = None,
 ) -> CalibrationRecord | None:
     """The newest record for (model, dimension) on the given set, by default the shipped set;
-    with `mode`, the newest of that mode (records of unknown mode count as any).
+    with `mode`, the newest of that mode (records of unknown mode count as any); with
+    `examples`, the newest measured with that many nearest examples per item.
 
     Unreadable files in the directory are skipped: a stray file must not stop a run.
     """
@@ -280,21 +291,27 @@ def find_record(
             continue
         if mode is not None and record.mode not in (None, mode):
             continue
+        if examples is not None and (record.examples or 0) != examples:
+            continue
         if best is None or record.created() > best.created():
             best = record
     return best
 
 
 def record_mismatch(
-    record: CalibrationRecord, mode: str, template_hash: str | None
+    record: CalibrationRecord, mode: str, template_hash: str | None, examples: int = 0
 ) -> str | None:
     """Why a record does not describe the judge a run builds, or None when it does.
 
-    A record measured in another answer mode, or with another version of the prompt template,
-    says nothing about this judge's agreement: it is neither shown nor used for a floor.
+    A record measured in another answer mode, with another number of nearest examples, or with
+    another version of the prompt template (or examples' pool), says nothing about this judge's
+    agreement: it is neither shown nor used for a floor.
     """
     if record.mode is not None and record.mode != mode:
         return f"its record was measured in {record.mode} mode, this run judges in {mode} mode"
+    if (record.examples or 0) != examples:
+        return (f"its record was measured with {record.examples or 0} nearest examples per "
+                f"item, this run shows {examples}")
     if record.template_hash and template_hash and record.template_hash != template_hash:
         return "its record was measured with another version of the prompt template"
     return None

@@ -121,6 +121,12 @@ class _Judges:
             fail(f"toolgrade: no judge model is configured for {self.dimension}; pass --model")
         return model
 
+    def examples(self) -> tuple[int, str | None]:
+        """The first engine's nearest examples per item for this dimension, and their pool's
+        hash (the record keeps both); (0, None) for a judge that shows none (a stand-in)."""
+        examples_for = getattr(self.engines[0], "examples_for", None)
+        return examples_for(self.dimension) if examples_for is not None else (0, None)
+
     def usage(self) -> str:
         """Calls, cache hits, unscored and tokens summed over the engines, for one line."""
         totals = {"calls": 0, "cache_hits": 0, "unscored": 0, "errors": 0, "tokens": 0}
@@ -180,6 +186,9 @@ def summary_table(record: CalibrationRecord) -> Table:
             f"{_fmt(record.human_kappa)} on {record.human_kappa_items} items",
         ),
     ]
+    if record.examples:
+        rows.append(("nearest examples", f"{record.examples} per item, the item itself left "
+                     f"out (pool {(record.examples_pool_sha256 or '')[:12]})"))
     if record.fitted_threshold is not None:
         rows.append(
             (
@@ -390,6 +399,7 @@ def _run(
                 signal_source=signal_source(dimension) if fit else None,
                 target_kappa=target_kappa,
                 signals_only=is_signals_model(model),
+                examples=judges.examples(),
             )
         except CalibrationError as exc:
             fail(f"toolgrade: {exc}", EXIT_INPUT)

@@ -143,7 +143,7 @@ def _calibration(
             continue  # not judged: no record to show, no floor to apply
         model = model_for(dimension)
         record, mismatch = _matching_record(directory, model, dimension, dim_settings.mode,
-                                            template_hash_for(dimension))
+                                            template_hash_for(dimension), dim_settings.examples)
         fitted = record is not None and judges_as_fitted(
             record, dim_settings.threshold, dim_settings.combination)
         band = dim_settings.band if dim_settings.mode == "logprob" else None
@@ -172,7 +172,8 @@ def _calibration(
 
 
 def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mode: str,
-                     template_hash: str | None) -> tuple[CalibrationRecord | None, str | None]:
+                     template_hash: str | None, examples: int = 0,
+                     ) -> tuple[CalibrationRecord | None, str | None]:
     """The calibration record that applies to `model` on `dimension`, and why the closest one
     does not when none does.
 
@@ -184,11 +185,11 @@ def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mod
 
     mismatch = None
     for folder in (directory, shipped_records_dir()):
-        candidate = find_record(folder, model, dimension, mode=mode)
+        candidate = find_record(folder, model, dimension, mode=mode, examples=examples)
         candidate = candidate or find_record(folder, model, dimension)  # to say why not
         if candidate is None:
             continue
-        why = record_mismatch(candidate, mode, template_hash)
+        why = record_mismatch(candidate, mode, template_hash, examples)
         if why is None:
             return candidate, None
         mismatch = mismatch or why

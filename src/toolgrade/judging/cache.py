@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NotRequired, Protocol, TypedDict
@@ -62,6 +62,7 @@ class _KeyMaterial(TypedDict):
     template: str
     inputs: JsonObject
     role: NotRequired[str]
+    examples: NotRequired[list[str]]
 
 
 def cache_key(
@@ -73,10 +74,13 @@ def cache_key(
     template_hash: str,
     inputs: Mapping[str, Any],
     role: str | None = None,
+    examples: Sequence[str] | None = None,
 ) -> str:
     """The cache (and in-run memo) key of one judge request. `role` (e.g. "escalation") keeps
     a judge's verdicts apart from another role's on the same model; None adds nothing, so the
-    first judge's keys are those of before roles existed."""
+    first judge's keys are those of before roles existed. `examples` are the ids of the
+    nearest examples the prompt shows (the template hash covers K and their pool); None, a
+    judge showing none, adds nothing either."""
     material: _KeyMaterial = {
         "v": CACHE_VERSION,
         "model": model,
@@ -88,6 +92,8 @@ def cache_key(
     }
     if role is not None:
         material["role"] = role
+    if examples is not None:
+        material["examples"] = list(examples)
     # surrogatepass: a lone surrogate in judged content (possible from Python callers) still
     # hashes, deterministically, instead of failing the request.
     return hashlib.sha256(canonical_json(material).encode("utf-8", "surrogatepass")).hexdigest()

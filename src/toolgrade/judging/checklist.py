@@ -39,7 +39,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from toolgrade.errors import PromptError
 from toolgrade.judging.prompts import (
     TRUSTED_INPUTS,
-    PromptTemplate,
+    EvidenceTemplate,
     RenderedPrompt,
     markers,
     serialise,
@@ -111,7 +111,7 @@ class Checklist:
         """The text after the evidence that asks `question`."""
         return self._render(self.question_format, {"question": question.ask}, "question")
 
-    def prompt(self, template: PromptTemplate, inputs: Mapping[str, Any], token: str,
+    def prompt(self, template: EvidenceTemplate, inputs: Mapping[str, Any], token: str,
                question: Question) -> RenderedPrompt:
         """One question's prompt: instructions, the template's evidence, then the question."""
         evidence = template.render(inputs, answer_mode="logprob", token=token)
@@ -227,7 +227,7 @@ TokenFor = Callable[[Mapping[str, Any]], str]
 
 def answer_checklist(
     checklist: Checklist,
-    template: PromptTemplate,
+    template: EvidenceTemplate,
     inputs: Mapping[str, Any],
     token_for: TokenFor,
     ask_one: AskOne,

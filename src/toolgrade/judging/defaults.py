@@ -166,10 +166,19 @@ def apply_local_defaults(
             "checklist": True if getattr(record, "checklist_hash", None) else None,
             # A band the settings name wins over the record's.
             "band": base.band if base.band is not None else choice.band,
+            "examples": _examples(settings, base, record),
         })
         if not choice.enabled and notify is not None:
             notify(choice.reason)
     return settings.model_copy(update={"dimensions": tables})
+
+
+def _examples(settings: JudgeSettings, table: DimensionSettings, record: Any) -> int | None:
+    """The nearest examples per item: the settings' where they name a number, else the
+    record's (a record measured with examples is followed with them)."""
+    if table.examples is not None or "examples" in settings.model_fields_set:
+        return table.examples
+    return getattr(record, "examples", None) or None
 
 
 def _record_to_follow(

@@ -45,8 +45,16 @@ from toolgrade.judging.combine import (
     combine,
     decides_nothing,
 )
+from toolgrade.judging.examples import ExamplePool, load_pool
+from toolgrade.judging.examples_prompt import (
+    ExamplesLayout,
+    WithExamples,
+    examples_hash,
+    load_layout,
+)
 from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import (
+    EvidenceTemplate,
     PromptTemplate,
     RenderedPrompt,
     content_token,
@@ -126,6 +134,7 @@ class JudgeEngine:
         role: str | None = None,
         delimiter_secret: bytes | None = None,
         checklists: Mapping[JudgeDimension, Checklist] | None = None,
+        pools: Mapping[JudgeDimension, ExamplePool] | None = None,
     ) -> None:
         self._settings = settings
         self._secret = delimiter_secret  # None: the installation's, read at the first render
@@ -141,6 +150,13 @@ class JudgeEngine:
             dim: given_lists.get(dim) or load_checklist(dim)
             for dim, s in self._dim_settings.items() if s.mode == "logprob" and s.checklist
         }
+        # Nearest labelled examples: each showing dimension's pool, loaded (and checked) once.
+        given_pools = pools or {}
+        self._pools: dict[JudgeDimension, ExamplePool] = {
+            dim: given_pools.get(dim) or load_pool(dim, s.examples_from)
+            for dim, s in self._dim_settings.items() if s.examples > 0
+        }
+        self._layout: ExamplesLayout | None = load_layout() if self._pools else None
         given = models or {}
         self._models: dict[JudgeDimension, str | None] = {}
         for dim, dim_settings in self._dim_settings.items():
@@ -203,7 +219,6 @@ class JudgeEngine:
                 return Verdict.unscored(f"judging is off for {dim} in the settings")
             return Verdict.unscored(f"no judge model is configured for {dim}")
         settings = self._dim_settings[dim]
-        template = self._templates[dim]
         settled = self._presettle(dim, request.inputs, settings.mode) if self._presettle else None
         if settled is not None:
             self._count(dim, settled=1)
@@ -221,6 +236,7 @@ class JudgeEngine:
             self._count(dim, unscored=1)
             return Verdict.unscored(NOTHING_DECIDED, model=model,
                                     template_hash=self.template_hash_for(dim))
+        template, shown = self._with_examples(dim, self._templates[dim], request)
         key = cache_key(
             model=model,
             sampling=self._sampling(settings),
@@ -229,6 +245,7 @@ class JudgeEngine:
             template_hash=self.template_hash_for(dim),
             inputs=request.inputs,
             role=self._role,
+            examples=shown,
         )
         with self._lock:
             future = self._memo.get(key)
@@ -276,14 +293,40 @@ class JudgeEngine:
 
     def template_hash_for(self, dimension: JudgeDimension) -> str:
         """The hash of the prompt template `dimension` is judged with (records keep theirs); in
-        checklist mode, of the template and the checklist together."""
+        checklist mode, of the template and the checklist together; showing examples, of
+        those with K, the examples' pool and their layout."""
         if is_signals_model(self._models[dimension]):
             return SIGNALS_TEMPLATE_HASH
         template_hash = self._templates[dimension].template_hash
         checklist = self._checklists.get(dimension)
-        if checklist is None:
+        if checklist is not None:
+            template_hash = combined_hash(template_hash, checklist.checklist_hash)
+        pool = self._pools.get(dimension)
+        if pool is None or self._layout is None:
             return template_hash
-        return combined_hash(template_hash, checklist.checklist_hash)
+        k = self._dim_settings[dimension].examples
+        return examples_hash(template_hash, k, pool.sha256, self._layout)
+
+    def examples_for(self, dimension: JudgeDimension) -> tuple[int, str | None]:
+        """The nearest examples `dimension` shows per item (K) and the hash of their pool
+        (0 and None when it shows none)."""
+        pool = self._pools.get(dimension)
+        if pool is None:
+            return 0, None
+        return self._dim_settings[dimension].examples, pool.sha256
+
+    def _with_examples(
+        self, dim: JudgeDimension, template: PromptTemplate, request: JudgeRequest
+    ) -> tuple[EvidenceTemplate, list[str] | None]:
+        """The template the request is rendered with, and the ids of the examples it shows
+        (None when the dimension shows none: the cache key is then that of before)."""
+        pool = self._pools.get(dim)
+        if pool is None or self._layout is None:
+            return template, None
+        chosen = pool.nearest(request.inputs, self._dim_settings[dim].examples,
+                              leave_out=request.item_id)
+        return (WithExamples(template, self._layout, chosen, self.template_hash_for(dim)),
+                [item.id for item in chosen])
 
     def close(self) -> None:
         """Close the verdict cache."""
@@ -308,7 +351,7 @@ class JudgeEngine:
         dim: JudgeDimension,
         settings: JudgeSettings,
         model: str,
-        template: PromptTemplate,
+        template: EvidenceTemplate,
         key: str,
         inputs: Mapping[str, Any],
     ) -> Verdict:
@@ -345,7 +388,7 @@ class JudgeEngine:
         dim: JudgeDimension,
         settings: JudgeSettings,
         model: str,
-        template: PromptTemplate,
+        template: EvidenceTemplate,
         checklist: Checklist,
         inputs: Mapping[str, Any],
     ) -> Verdict:

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
@@ -127,6 +127,23 @@ class RenderedPrompt:
             {"role": "system", "content": self.system},
             {"role": "user", "content": self.user},
         ]
+
+
+class EvidenceTemplate(Protocol):
+    """What renders a request's prompt: a dimension's `PromptTemplate`, or one that lays solved
+    examples before the item (`judging.examples_prompt`)."""
+
+    @property
+    def template_hash(self) -> str:
+        """The hash verdicts rendered by it are stamped with."""
+        ...
+
+    def render(
+        self, inputs: Mapping[str, Any], *, answer_mode: AnswerMode = "reasoned",
+        token: str | None = None,
+    ) -> RenderedPrompt:
+        """Both parts of the prompt for `inputs` (see `PromptTemplate.render`)."""
+        ...
 
 
 class PromptTemplate:

@@ -37,6 +37,9 @@ class JudgeRequest(BaseModel):
 
     dimension: JudgeDimension
     inputs: dict[str, Any]
+    item_id: str | None = Field(
+        default=None, description="The labelled item this request judges (`calibrate`): it is "
+        "never shown as one of its own nearest examples.")
 
 
 class Verdict(BaseModel):

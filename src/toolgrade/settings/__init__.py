@@ -66,6 +66,13 @@ class DimensionSettings(_Settings):
         description="The decided-items kappa the band is fitted to (`calibrate --fit`) and "
         "picked at from the record's levels (`run`); default 0.8.",
     )
+    examples: StrictInt | None = Field(
+        default=None, ge=0,
+        description="This dimension's nearest labelled examples per item (see [judge] examples).")
+    examples_from: list[Path] | None = Field(
+        default=None,
+        description="This dimension's extra labelled sets for examples (see [judge] "
+        "examples_from; replaces the [judge] list).")
 
     @field_validator("band")
     @classmethod
@@ -73,6 +80,12 @@ class DimensionSettings(_Settings):
         if value is not None and not 0.0 <= value[0] <= value[1] <= 1.0:
             raise ValueError("band is [low, high] with 0 <= low <= high <= 1")
         return value
+
+    @field_validator("examples_from")
+    @classmethod
+    def _expand_homes(cls, value: list[Path] | None) -> list[Path] | None:
+        # Settings files say "~/labels/..."; Path does not expand "~" by itself.
+        return [path.expanduser() for path in value] if value is not None else None
 
 
 class JudgeSettings(_Settings):
@@ -156,6 +169,16 @@ class JudgeSettings(_Settings):
         description="The decided-items kappa every dimension's band is fitted to and picked "
         "at (a dimension's own `target_kappa` wins); default 0.8.",
     )
+    examples: StrictInt = Field(
+        default=0, ge=0,
+        description="Nearest labelled examples: the K items of the dimension's labelled sets "
+        "most like the judged one (BM25), shown as solved examples before it; 0: none.",
+    )
+    examples_from: list[Path] = Field(
+        default_factory=list,
+        description="Labelled JSONL sets the examples are drawn from beside the shipped set "
+        "(e.g. `toolgrade adjudicate --export-set` files; relative to the working directory).",
+    )
 
     @field_validator("combination")
     @classmethod
@@ -180,6 +203,11 @@ class JudgeSettings(_Settings):
     def _expand_home(cls, value: Path | None) -> Path | None:
         # Settings files say "~/.cache/..."; Path does not expand "~" by itself.
         return value.expanduser() if value is not None else None
+
+    @field_validator("examples_from")
+    @classmethod
+    def _expand_homes(cls, value: list[Path]) -> list[Path]:
+        return [path.expanduser() for path in value]
 
     def for_dimension(self, dimension: JudgeDimension) -> JudgeSettings:
         """These settings with the dimension's overrides applied."""

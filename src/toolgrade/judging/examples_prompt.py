@@ -1,0 +1,99 @@
+"""Solved examples in the prompt: `judge_prompts/examples.jinja` laid before the item.
+
+Each example is shown as the item is: the dimension template's user block rendered with the
+example's inputs and this request's delimiter token, so every example value is fenced like the
+item's data and cleaned of delimiter-like text (`prompts.wrap`). Examples come from team files:
+they are untrusted data exactly as judged content is. Only the example's number and its human
+label (pass or fail, checked when the set was loaded) stand outside the fences. A trusted input
+(the case author's `rubric`) belongs to the request's instructions: an example's own rubric is
+not shown.
+
+The examples go at the start of the user message, before the item: in checklist mode they are
+part of the evidence prefix every question shares, so the local model evaluates them once per
+item (docs/local_judge.md, "Checklist mode").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from toolgrade.calibration.calibrate import CalibrationItem
+from toolgrade.errors import PromptError
+from toolgrade.judging.prompts import AnswerMode, PromptTemplate, RenderedPrompt
+
+LAYOUT_FILE = "examples.jinja"
+
+_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True,
+                            lstrip_blocks=True)
+
+
+@dataclass(frozen=True)
+class ExamplesLayout:
+    """The examples' layout (`judge_prompts/examples.jinja`) and the hash of its bytes."""
+
+    source: str
+    layout_hash: str
+    origin: str
+
+    def render(self, shown: Sequence[Mapping[str, Any]]) -> str:
+        """The examples block: `shown` holds number, evidence (fenced) and label per example."""
+        try:
+            return _ENV.from_string(self.source).render(examples=list(shown)).strip() + "\n"
+        except TemplateError as exc:
+            raise PromptError(f"{self.origin}: {exc}") from exc
+
+
+def load_layout(directory: Path | None = None) -> ExamplesLayout:
+    """The examples' layout from `directory`, else the one shipped in the package."""
+    location: Any = (directory / LAYOUT_FILE if directory is not None
+                     else resources.files("toolgrade") / "judge_prompts" / LAYOUT_FILE)
+    try:
+        raw: bytes = location.read_bytes()
+        source = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptError(f"{location}: cannot read the examples' layout: {exc}") from exc
+    return ExamplesLayout(source, hashlib.sha256(raw).hexdigest(), str(location))
+
+
+def examples_hash(base_hash: str, k: int, pool_sha256: str, layout: ExamplesLayout) -> str:
+    """The hash a judge showing `k` examples from a pool stamps on its verdicts and records:
+    the template's (or template and checklist's), K, the pool and the layout together."""
+    material = f"{base_hash}+examples:{k}:{pool_sha256}:{layout.layout_hash}"
+    return hashlib.sha256(material.encode("ascii")).hexdigest()
+
+
+class WithExamples:
+    """A dimension's template with solved examples laid before the item (`EvidenceTemplate`)."""
+
+    def __init__(self, template: PromptTemplate, layout: ExamplesLayout,
+                 examples: Sequence[CalibrationItem], template_hash: str) -> None:
+        self.template = template
+        self.layout = layout
+        self.examples = tuple(examples)
+        self.template_hash = template_hash
+
+    def render(
+        self, inputs: Mapping[str, Any], *, answer_mode: AnswerMode = "reasoned",
+        token: str | None = None,
+    ) -> RenderedPrompt:
+        """The item's prompt, its user part opened by the examples (fenced with its token)."""
+        prompt = self.template.render(inputs, answer_mode=answer_mode, token=token)
+        if not self.examples:
+            return replace(prompt, template_hash=self.template_hash)
+        shown = [
+            {"number": n,
+             "evidence": self.template.render(example.inputs, answer_mode=answer_mode,
+                                              token=prompt.token).user.strip(),
+             "label": example.label}
+            for n, example in enumerate(self.examples, 1)
+        ]
+        block = self.layout.render(shown)
+        return replace(prompt, user=block + "\n" + prompt.user, template_hash=self.template_hash)
