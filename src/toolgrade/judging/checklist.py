@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateError
 
 from toolgrade.errors import PromptError
 from toolgrade.judging.prompts import (
+    PROMPT_ENV,
     TRUSTED_INPUTS,
     EvidenceTemplate,
     RenderedPrompt,
@@ -52,10 +52,6 @@ from toolgrade.signals import signals_for
 MIN_QUESTIONS, MAX_QUESTIONS = 4, 8
 #: Feature names of question answers in a fitted combination: `q_<id>`, P(yes).
 QUESTION_PREFIX = "q_"
-
-# The checklist's texts are trusted (the file's author); sandboxed all the same, like templates.
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True,
-                            lstrip_blocks=True)
 
 
 @dataclass(frozen=True)
@@ -124,7 +120,7 @@ class Checklist:
 
     def _render(self, source: str, variables: dict[str, Any], field: str) -> str:
         try:
-            return _ENV.from_string(source).render(variables).strip() + "\n"
+            return PROMPT_ENV.from_string(source).render(variables).strip() + "\n"
         except TemplateError as exc:
             raise PromptError(f"{self.origin}: {field}: {exc}") from exc
 

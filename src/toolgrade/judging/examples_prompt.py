@@ -22,17 +22,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateError
 
 from toolgrade.calibration.calibrate import CalibrationItem
 from toolgrade.errors import PromptError
-from toolgrade.judging.prompts import AnswerMode, PromptTemplate, RenderedPrompt
+from toolgrade.judging.prompts import PROMPT_ENV, AnswerMode, PromptTemplate, RenderedPrompt
 
 LAYOUT_FILE = "examples.jinja"
 
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True,
-                            lstrip_blocks=True)
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class ExamplesLayout:
     def render(self, shown: Sequence[Mapping[str, Any]]) -> str:
         """The examples block: `shown` holds number, evidence (fenced) and label per example."""
         try:
-            return _ENV.from_string(self.source).render(examples=list(shown)).strip() + "\n"
+            return PROMPT_ENV.from_string(self.source).render(examples=list(shown)).strip() + "\n"
         except TemplateError as exc:
             raise PromptError(f"{self.origin}: {exc}") from exc
 

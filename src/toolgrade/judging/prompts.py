@@ -63,7 +63,9 @@ TRUSTED_INPUTS: frozenset[str] = frozenset({"rubric"})
 # to slip past an exact-match filter.
 _DELIMITER_RE = re.compile(r"<<\s*(?:end\s*-\s*)?data\s*-", re.IGNORECASE)
 
-_ENV = SandboxedEnvironment(
+#: The one jinja environment every prompt file is rendered in (templates, checklists, the
+#: examples' layout): sandboxed even for the trusted files, strict about undefined names.
+PROMPT_ENV = SandboxedEnvironment(
     undefined=StrictUndefined,
     autoescape=False,  # plain-text prompts, not HTML
     keep_trailing_newline=False,
@@ -160,7 +162,7 @@ class PromptTemplate:
         self.origin = str(origin) if origin is not None else f"{dimension}.jinja"
         self.template_hash = hashlib.sha256(source.encode("utf-8")).hexdigest()
         try:
-            self._template = _ENV.from_string(source)
+            self._template = PROMPT_ENV.from_string(source)
         except TemplateSyntaxError as exc:
             raise PromptError(f"{self.origin}:{exc.lineno}: {exc.message}") from exc
         except TemplateError as exc:
@@ -186,13 +188,13 @@ class PromptTemplate:
         Rendering would fail on every request of the dimension; this finds it on loading, before
         any model call. Loop variables, `set` names and jinja's globals are not flagged.
         """
-        tree = _ENV.parse(self.source)
+        tree = PROMPT_ENV.parse(self.source)
         given = self.block_names()
         for block in tree.find_all(nodes.Block):
             if block.name not in given:
                 continue
             body = nodes.Template(block.body, lineno=block.lineno)
-            body.set_environment(_ENV)
+            body.set_environment(PROMPT_ENV)
             unknown = meta.find_undeclared_variables(body) - given[block.name]
             if not unknown:
                 continue
