@@ -31,7 +31,6 @@ from toolgrade.judging.prompts import PROMPT_ENV, AnswerMode, PromptTemplate, Re
 LAYOUT_FILE = "examples.jinja"
 
 
-
 @dataclass(frozen=True)
 class ExamplesLayout:
     """The examples' layout (`judge_prompts/examples.jinja`) and the hash of its bytes."""
