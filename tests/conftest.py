@@ -15,3 +15,10 @@ import os  # noqa: E402
 
 # The judge's delimiter secret is injected, so no test writes one into the user's config.
 os.environ.setdefault("TOOLGRADE_DELIMITER_SECRET", "toolgrade-tests")
+
+# Records a developer wrote (`make calibrate`, their own `calibrate`) live in ~/.cache; the
+# defaults read that folder for the signals judge, so tests read an empty folder of their own.
+import tempfile  # noqa: E402
+
+os.environ.setdefault("TOOLGRADE_CALIBRATION_DIR",
+                      tempfile.mkdtemp(prefix="toolgrade-test-records-"))

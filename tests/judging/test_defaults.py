@@ -214,3 +214,27 @@ def test_a_record_measured_with_examples_runs_with_them_unless_the_settings_say(
     table = {"recovery_quality": DimensionSettings(examples=0)}
     off = apply_local_defaults(JudgeSettings(dimensions=table), LOCAL, None, find)
     assert off.for_dimension("recovery_quality").examples == 0
+
+
+def test_a_teams_own_signals_record_is_followed_before_the_shipped_one(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from toolgrade.calibration.records import (
+        CALIBRATION_DIR_ENV,
+        find_record,
+        shipped_records_dir,
+        write_record,
+    )
+
+    shipped = find_record(shipped_records_dir(), "signals", "recovery_quality")
+    assert shipped is not None
+    own = shipped.model_copy(update={"cv_threshold": 0.123})
+    write_record(own, tmp_path)
+    monkeypatch.setenv(CALIBRATION_DIR_ENV, str(tmp_path))
+    models: dict[JudgeDimension, str | None] = {**LOCAL, "recovery_quality": "signals"}
+    table = JudgeSettings(dimensions={"recovery_quality": DimensionSettings(model="signals")})
+    used = apply_local_defaults(table, models).for_dimension("recovery_quality")
+    assert used.threshold == 0.123
+    monkeypatch.setenv(CALIBRATION_DIR_ENV, str(tmp_path / "empty"))
+    assert apply_local_defaults(table, models).for_dimension(
+        "recovery_quality").threshold == shipped.cv_threshold
