@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -27,7 +27,24 @@ from toolgrade.errors import CacheStorageError, PromptError, ProviderAuthError
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_shared import open_cache
-from toolgrade.judging.checklist import Checklist, answer_checklist, combined_hash, load_checklist
+from toolgrade.judging.checklist import (
+    Checklist,
+    Question,
+    answer_checklist,
+    combined_hash,
+    load_checklist,
+)
+from toolgrade.judging.checklist_batch import (
+    BatchAnswers,
+    BatchForm,
+    answer_checklist_batch,
+    asks_in_one_request,
+    batch_hash,
+    load_batch_form,
+    read_batch,
+    reply_tokens,
+    response_schema,
+)
 from toolgrade.judging.client import (
     ChatClient,
     ChatReply,
@@ -115,6 +132,7 @@ class JudgeEngine:
         role: str | None = None,
         delimiter_secret: bytes | None = None,
         checklists: Mapping[JudgeDimension, Checklist] | None = None,
+        batch_form: BatchForm | None = None,
     ) -> None:
         self._settings = settings
         self._secret = delimiter_secret  # None: the installation's, read at the first render
@@ -135,6 +153,13 @@ class JudgeEngine:
         for dim, dim_settings in self._dim_settings.items():
             model = given.get(dim, dim_settings.model)
             self._models[dim] = model if dim_settings.enabled else None
+        # The checklists a served model is asked in one request per order (checklist_batch).
+        self._batched: set[JudgeDimension] = {
+            dim for dim in self._checklists
+            if (model := self._models[dim]) is not None
+            and asks_in_one_request(model, self._dim_settings[dim].checklist_requests)
+        }
+        self._batch_form = (batch_form or load_batch_form()) if self._batched else None
         if not settings.use_cache:
             cache = None
         elif cache is None:
@@ -260,12 +285,16 @@ class JudgeEngine:
 
     def template_hash_for(self, dimension: JudgeDimension) -> str:
         """The hash of the prompt template `dimension` is judged with (records keep theirs); in
-        checklist mode, of the template and the checklist together."""
+        checklist mode, of the template and the checklist together (and the batch form, when a
+        served model is asked the checklist in one request)."""
         template_hash = self._templates[dimension].template_hash
         checklist = self._checklists.get(dimension)
         if checklist is None:
             return template_hash
-        return combined_hash(template_hash, checklist.checklist_hash)
+        listed = combined_hash(template_hash, checklist.checklist_hash)
+        if self._batch_form is None or dimension not in self._batched:
+            return listed
+        return batch_hash(listed, self._batch_form.form_hash)
 
     def close(self) -> None:
         """Close the verdict cache."""
@@ -331,7 +360,8 @@ class JudgeEngine:
         checklist: Checklist,
         inputs: Mapping[str, Any],
     ) -> Verdict:
-        """The checklist verdict: each question a request sharing the evidence prefix."""
+        """The checklist verdict: each question a request sharing the evidence prefix, or, for a
+        served model, one request per order asking them all."""
         stamp = {"model": model, "template_hash": self.template_hash_for(dim)}
 
         def token_for(order: Mapping[str, Any]) -> str:
@@ -348,9 +378,21 @@ class JudgeEngine:
                                         "yes nor no", raw=reply.text)
             return p_yes
 
+        def ask_batch(prompt: RenderedPrompt,
+                      questions: Sequence[Question]) -> BatchAnswers | Verdict:
+            reply = self._call(dim, self._batch_request(dim, settings, model, prompt, questions))
+            if isinstance(reply, Verdict):
+                return reply
+            return read_batch(reply, [q.id for q in questions])
+
         try:
-            verdict = answer_checklist(checklist, template, inputs, token_for, ask_one,
-                                       settings.threshold)
+            if self._batch_form is not None and dim in self._batched:
+                verdict = answer_checklist_batch(checklist, self._batch_form, template, inputs,
+                                                 token_for, ask_batch, ask_one,
+                                                 settings.threshold)
+            else:
+                verdict = answer_checklist(checklist, template, inputs, token_for, ask_one,
+                                           settings.threshold)
         except PromptError as exc:
             self._count(dim, errors=1)
             return Verdict.unscored("the judge prompt could not be rendered", error=str(exc),
@@ -450,6 +492,18 @@ class JudgeEngine:
             response_format=None if logprob else reply_schema(dim),
             logprobs=logprob,
             top_logprobs=TOP_LOGPROBS if logprob else None,
+        )
+
+    def _batch_request(
+        self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt,
+        questions: Sequence[Question],
+    ) -> ChatRequest:
+        """A checklist's questions in one request: a JSON object of booleans, with the top
+        log-probabilities of every token."""
+        return replace(
+            self._chat_request(dim, settings, model, prompt),
+            max_tokens=reply_tokens(questions),
+            response_format=response_schema(dim, questions),
         )
 
     @staticmethod
