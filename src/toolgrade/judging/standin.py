@@ -77,6 +77,7 @@ class _Tally:
         self.streak: Counter[str] = Counter()  # faults in a row per question
         self.starts: list[float] = []  # time.monotonic() of each request's arrival
         self.asked: list[str] = []  # each request's first user message
+        self.prompt_tokens = 0  # estimated, over every request received
         self.hanging: set[socket.socket] = set()  # held requests still counted in flight
 
 
@@ -84,7 +85,7 @@ class StandInServer:
     """The server on 127.0.0.1 (a free port), serving from a background thread.
 
     `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`). Figures: `requests`, `faults`
-    (per kind), `answered`, `max_in_flight`, `starts`, `asked`.
+    (per kind), `answered`, `max_in_flight`, `starts`, `asked`, `prompt_tokens`.
     """
 
     def __init__(self, plan: FaultPlan | None = None) -> None:
@@ -137,6 +138,11 @@ class StandInServer:
             return list(self._tally.starts)
 
     @property
+    def prompt_tokens(self) -> int:
+        """The prompt tokens of every request received (estimated: four characters a token)."""
+        return self._tally.prompt_tokens
+
+    @property
     def max_in_flight(self) -> int:
         """The most requests the server held open at once."""
         return self._tally.max_in_flight
@@ -152,6 +158,7 @@ class StandInServer:
             self._sweep()
             tally.requests += 1
             tally.asked.append(str(next(user, "")))
+            tally.prompt_tokens += _prompt_tokens(body)
             tally.starts.append(time.monotonic())
             tally.in_flight += 1
             tally.max_in_flight = max(tally.max_in_flight, tally.in_flight)
@@ -210,8 +217,7 @@ def _completion(body: JsonObject, plan: FaultPlan) -> bytes:
             {"token": token, "logprob": top[0][1], "bytes": None,
              "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]}
             for token, top in tokens]}
-    text = "".join(str(m.get("content", "")) for m in _messages(body))
-    prompt = math.ceil(len(text) / 4)
+    prompt = _prompt_tokens(body)
     completion = len(tokens) if tokens else 12
     reply = {
         "id": "stand-in", "object": "chat.completion", "created": 0,
@@ -220,6 +226,11 @@ def _completion(body: JsonObject, plan: FaultPlan) -> bytes:
                   "total_tokens": prompt + completion},
     }
     return json.dumps(reply).encode()
+
+
+def _prompt_tokens(body: JsonObject) -> int:
+    """The request's prompt tokens, estimated at four characters a token."""
+    return math.ceil(sum(len(str(m.get("content", ""))) for m in _messages(body)) / 4)
 
 
 Alternatives = list[tuple[str, float]]
