@@ -218,7 +218,7 @@ def _completion(body: JsonObject, plan: FaultPlan) -> bytes:
              "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]}
             for token, top in tokens]}
     prompt = _prompt_tokens(body)
-    completion = len(tokens) if tokens else 12
+    completion = len(tokens) if tokens else 3
     reply = {
         "id": "stand-in", "object": "chat.completion", "created": 0,
         "model": str(body.get("model", "")), "choices": [choice],
