@@ -7,6 +7,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from builders_judging import engine, request_for, system_text, user_text
 from toolgrade.judging.checklist import load_checklist
@@ -72,6 +74,23 @@ def test_a_boolean_split_over_tokens_or_glued_to_the_colon_is_read() -> None:
     reply = ChatReply(text="".join(t.token for t in tokens), tokens=tokens)
     assert read_batch(reply, ("alpha", "beta")).answers == pytest.approx(
         {"alpha": 0.7, "beta": 0.25})
+
+
+@given(st.dictionaries(st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+                       st.floats(min_value=0.01, max_value=0.99), min_size=1, max_size=8))
+def test_the_p_yes_read_is_the_p_yes_given(p_yes: dict[str, float]) -> None:
+    read = read_batch(batch_reply(p_yes), tuple(p_yes))
+    assert read.left == {} and read.answers == pytest.approx(p_yes)
+
+
+_JSONISH = st.text(alphabet=st.sampled_from(list('{}[]":, truefalsnl0123abc_\n`')), max_size=60)
+
+
+@given(st.one_of(st.text(max_size=60), _JSONISH))
+def test_any_reply_text_is_read_without_error_and_nothing_is_guessed(text: str) -> None:
+    read = read_batch(ChatReply(text=text), IDS)
+    assert read.answers == {}  # no log-probabilities: no answer, whatever the text says
+    assert set(read.left) == set(IDS) and all(read.left.values())
 
 
 def test_a_fenced_object_is_read_but_text_around_it_is_not() -> None:
@@ -199,6 +218,16 @@ def test_a_reply_without_log_probabilities_asks_each_question_alone() -> None:
     assert client.calls == 1 + k
     assert sum(not is_batch(r) for r in client.requests) == k
     assert verdict.answers == {q.feature: pytest.approx(0.3) for q in checklist.model_questions}
+
+
+def test_questions_asked_alone_are_reported_once_per_dimension(caplog) -> None:
+    client = _answering(0.8, drop=("task_done",))
+    judge = _batch_engine(client, "recovery_quality")
+    with caplog.at_level("WARNING"):
+        judge.judge(request_for("recovery_quality"))
+        judge.judge(request_for("recovery_quality", stage="gave_up"))
+    warned = [r.getMessage() for r in caplog.records if "asked one per request" in r.getMessage()]
+    assert len(warned) == 1 and "task_done: missing from the reply" in warned[0]
 
 
 def test_a_question_unanswered_alone_too_leaves_the_item_unscored_naming_it() -> None:

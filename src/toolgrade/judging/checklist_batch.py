@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ from toolgrade.judging.checklist import (
     TokenFor,
     checklist_verdict,
 )
-from toolgrade.judging.client import LOCAL_PREFIX, ChatReply, TokenLogprobs
+from toolgrade.judging.client import LOCAL_PREFIX, ChatReply, ChatRequest, TokenLogprobs
 from toolgrade.judging.prompts import PromptTemplate, RenderedPrompt
 from toolgrade.judging.scripted import SCRIPTED_PREFIX
 from toolgrade.judging.verdict import p_pass_from_logprobs
@@ -146,6 +146,13 @@ def response_schema(dimension: str, questions: Sequence[Question]) -> JsonObject
 def reply_tokens(questions: Sequence[Question]) -> int:
     """The `max_tokens` of a batch request for `questions`."""
     return TOKENS_PER_QUESTION * len(questions) + TOKENS_OVERHEAD
+
+
+def batch_request(one: ChatRequest, dimension: str, questions: Sequence[Question]) -> ChatRequest:
+    """`one` (a log-probability request for one token) made a batch request: room for every
+    answer, and the schema of the object asked for."""
+    return replace(one, max_tokens=reply_tokens(questions),
+                   response_format=response_schema(dimension, questions))
 
 
 @dataclass(frozen=True)

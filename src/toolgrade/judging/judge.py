@@ -40,10 +40,9 @@ from toolgrade.judging.checklist_batch import (
     answer_checklist_batch,
     asks_in_one_request,
     batch_hash,
+    batch_request,
     load_batch_form,
     read_batch,
-    reply_tokens,
-    response_schema,
 )
 from toolgrade.judging.client import (
     ChatClient,
@@ -167,6 +166,7 @@ class JudgeEngine:
         self._cache = cache
         self._cache_warned = False
         self._failures_warned: dict[JudgeDimension, int] = dict.fromkeys(JUDGE_DIMENSIONS, 0)
+        self._batch_warned: set[JudgeDimension] = set()
         self._sleep = sleep
         self._wait = wait or RetryAfterWait(
             wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0),
@@ -380,10 +380,14 @@ class JudgeEngine:
 
         def ask_batch(prompt: RenderedPrompt,
                       questions: Sequence[Question]) -> BatchAnswers | Verdict:
-            reply = self._call(dim, self._batch_request(dim, settings, model, prompt, questions))
+            one = self._chat_request(dim, settings, model, prompt)
+            reply = self._call(dim, batch_request(one, dim, questions))
             if isinstance(reply, Verdict):
                 return reply
-            return read_batch(reply, [q.id for q in questions])
+            read = read_batch(reply, [q.id for q in questions])
+            if read.left:
+                self._warn_batch(dim, read, len(questions))
+            return read
 
         try:
             if self._batch_form is not None and dim in self._batched:
@@ -433,6 +437,17 @@ class JudgeEngine:
             "use another --cache-dir or --no-cache)",
             exc,
         )
+
+    def _warn_batch(self, dim: JudgeDimension, read: BatchAnswers, asked: int) -> None:
+        # Once per dimension: a provider without log-probabilities would say it on every item.
+        with self._lock:
+            if dim in self._batch_warned:
+                return
+            self._batch_warned.add(dim)
+        qid, why = next(iter(read.left.items()))
+        log.warning("judge %s: %d of %d checklist questions are asked one per request, the "
+                    "batch reply not being readable for them (%s: %s; further cases are not "
+                    "reported)", dim, len(read.left), asked, qid, why)
 
     def _warn_failure(self, dim: JudgeDimension, exc: Exception) -> None:
         # An outage fails every call: the first few name the error, the rest are only counted
@@ -492,18 +507,6 @@ class JudgeEngine:
             response_format=None if logprob else reply_schema(dim),
             logprobs=logprob,
             top_logprobs=TOP_LOGPROBS if logprob else None,
-        )
-
-    def _batch_request(
-        self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt,
-        questions: Sequence[Question],
-    ) -> ChatRequest:
-        """A checklist's questions in one request: a JSON object of booleans, with the top
-        log-probabilities of every token."""
-        return replace(
-            self._chat_request(dim, settings, model, prompt),
-            max_tokens=reply_tokens(questions),
-            response_format=response_schema(dim, questions),
         )
 
     @staticmethod
