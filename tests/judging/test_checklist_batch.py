@@ -3,18 +3,21 @@ questions left unread asked alone (never guessed)."""
 
 from __future__ import annotations
 
-import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders_judging import engine, request_for, system_text, user_text
+from builders_judging import engine, request_for, settings, system_text, user_text
+from toolgrade.errors import PromptError
+from toolgrade.judging import JudgeEngine
 from toolgrade.judging.checklist import load_checklist
 from toolgrade.judging.checklist_batch import (
     asks_in_one_request,
     load_batch_form,
+    parse_batch_form,
     read_batch,
     response_schema,
 )
@@ -307,5 +310,28 @@ def test_the_local_model_is_always_asked_one_question_per_request() -> None:
 def test_the_batch_form_is_a_prompt_file_with_its_own_hash() -> None:
     form = load_batch_form()
     assert form.origin.endswith("judge_prompts/checklist_batch.yaml")
-    assert len(form.form_hash) == 64
-    assert json.loads(json.dumps(form.questions))  # a text, rendered with jinja
+    raw = Path(form.origin).read_bytes()
+    assert parse_batch_form(raw + b"\n# edited\n", "b.yaml").form_hash != form.form_hash
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"instructions: x\n", "a mapping of instructions and questions"),
+    (b"instructions: x\nquestions: y\ncolour: red\n", "a mapping of instructions and questions"),
+    (b"instructions: ''\nquestions: y\n", "field 'instructions'"),
+    (b"instructions: [x]\nquestions: y\n", "field 'instructions'"),
+])
+def test_a_malformed_batch_form_names_the_file_and_field(text, message) -> None:
+    with pytest.raises(PromptError, match=r"my\.yaml") as caught:
+        parse_batch_form(text, "my.yaml")
+    assert message in str(caught.value)
+
+
+def test_a_batch_form_that_does_not_render_is_unscored_naming_the_file() -> None:
+    broken = parse_batch_form(b"instructions: x\nquestions: '{{ nope.id }}'\n", "my.yaml")
+    client = _answering(0.8)
+    dims = {"recovery_quality": DimensionSettings(checklist=True)}
+    judge = JudgeEngine(settings(mode="logprob", dimensions=dims), client, presettle=None,
+                        batch_form=broken)
+    verdict = judge.judge(request_for("recovery_quality"))
+    assert verdict.verdict == "unscored" and client.calls == 0
+    assert "my.yaml" in (verdict.error or "")
