@@ -172,7 +172,7 @@ def read_batch(reply: ChatReply, ids: Sequence[str]) -> BatchAnswers:
     start, values = found
     extra = sorted(set(values) - set(ids))
     if extra:
-        why = f"the reply names questions that were not asked ({', '.join(extra)})"
+        why = f"the reply names questions that were not asked ({', '.join(extra)[:80]})"
         return BatchAnswers(left=dict.fromkeys(ids, why))
     left = {i: "missing from the reply" for i in ids if i not in values}
     left |= {i: f"answered {json.dumps(values[i])[:40]}, not true or false"
