@@ -88,8 +88,10 @@ def _p_yes_client(p_yes_for: dict[str, float], default: float = 0.5) -> FakeClie
 
 
 def _checklist_engine(client: FakeClient, dimension: str, **table):
+    # One request per question, as the local model is asked (test_checklist_batch.py: batch).
     dims = {dimension: DimensionSettings(checklist=True, **table)}
-    return engine(client, mode="logprob", presettle=None, dimensions=dims)
+    return engine(client, mode="logprob", presettle=None, dimensions=dims,
+                  checklist_requests="per_question")
 
 
 def test_each_model_question_is_one_request_sharing_the_evidence_prefix() -> None:
@@ -166,7 +168,8 @@ def test_the_checklist_hash_changes_the_verdict_stamp_and_the_cache_key(tmp_path
     edited = tmp_path / "alternate_route.checklist.yaml"
     edited.write_bytes(Path(load_checklist("alternate_route").origin).read_bytes() + b"\n#\n")
     other = engine(_p_yes_client({}), mode="logprob", presettle=None,
-                   dimensions={"alternate_route": DimensionSettings(checklist=True)})
+                   dimensions={"alternate_route": DimensionSettings(checklist=True)},
+                   checklist_requests="per_question")
     other._checklists["alternate_route"] = load_checklist("alternate_route", tmp_path)
     assert other.template_hash_for("alternate_route") not in (
         template, listed.template_hash_for("alternate_route"))
@@ -175,11 +178,13 @@ def test_the_checklist_hash_changes_the_verdict_stamp_and_the_cache_key(tmp_path
 def test_the_checklist_is_cached_with_its_answers(tmp_path) -> None:
     client = _p_yes_client({})
     dims = {"recovery_quality": DimensionSettings(checklist=True)}
-    first = engine(client, tmp_path, mode="logprob", presettle=None, dimensions=dims)
+    first = engine(client, tmp_path, mode="logprob", presettle=None, dimensions=dims,
+                   checklist_requests="per_question")
     before = first.judge(request_for("recovery_quality"))
     first.close()
     calls = client.calls
-    again = engine(client, tmp_path, mode="logprob", presettle=None, dimensions=dims)
+    again = engine(client, tmp_path, mode="logprob", presettle=None, dimensions=dims,
+                   checklist_requests="per_question")
     after = again.judge(request_for("recovery_quality"))
     assert client.calls == calls and after.cached
     assert after.answers == before.answers

@@ -18,7 +18,8 @@ evidence prefix. For each order of the inputs (two for a pairwise checklist, `bo
 every question the model is asked shares the same system part, the same delimiter token and the
 same evidence, and differs only in its last lines: the local provider evaluates that prefix once
 and keeps it for the next question (docs/local_judge.md, "Checklist mode"); a served model gets
-one request per question with the same prefix (provider prompt caching). Questions a
+one request per question with the same prefix (provider prompt caching), unless it is asked
+every question in one request (`checklist_batch`, `[judge] checklist_requests`). Questions a
 deterministic signal answers are not asked. The verdict's P(pass) is the checklist's uncombined
 P(pass) (`pass_probability`); the fitted combination weighs the answers at run time.
 """
@@ -230,7 +231,6 @@ def answer_checklist(
     threshold: float,
 ) -> Verdict:
     """The checklist verdict of one request (unscored at the first question left unanswered)."""
-    answers: dict[str, float] = {}
     asked: dict[str, list[float]] = {q.feature: [] for q in checklist.model_questions}
     for order in checklist.orders(inputs):
         token = token_for(order)
@@ -239,7 +239,14 @@ def answer_checklist(
             if isinstance(answer, Verdict):
                 return answer
             asked[question.feature].append(answer)
-    answers.update({f: round(sum(ps) / len(ps), 6) for f, ps in asked.items()})
+    return checklist_verdict(checklist, inputs, asked, threshold)
+
+
+def checklist_verdict(checklist: Checklist, inputs: Mapping[str, Any],
+                      asked: Mapping[str, list[float]], threshold: float) -> Verdict:
+    """The verdict of the model's answers (`asked`: each question feature's P(yes) per order,
+    averaged) with the signals' answers."""
+    answers = {f: round(sum(ps) / len(ps), 6) for f, ps in asked.items()}
     # The signals' answers count in the uncombined P(pass); the verdict keeps the model's only
     # (a fitted combination has the signals themselves as features already).
     p_pass = pass_probability(checklist, {**signal_answers(checklist, inputs), **answers})

@@ -30,6 +30,10 @@ from tenacity.wait import wait_base
 
 from toolgrade.errors import MissingKeyError, TransientError
 
+#: Prefix of model strings served by the embedded local provider (in this process, not over
+#: HTTP).
+LOCAL_PREFIX = "local/"
+
 #: Exception class names (anywhere in the MRO, from litellm or openai) worth retrying.
 _TRANSIENT_NAMES: frozenset[str] = frozenset(
     {
@@ -131,14 +135,24 @@ class ChatRequest:
 
 
 @dataclass(frozen=True)
+class TokenLogprobs:
+    """One generated token and, when asked, the top alternatives at its position."""
+
+    token: str
+    top: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
 class ChatReply:
-    """A completion: its text, usage and, when asked, the first token's top log-probabilities."""
+    """A completion: its text, usage and, when asked, the first token's top log-probabilities
+    (`top_logprobs`) and every generated token's (`tokens`, for replies longer than a word)."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
     top_logprobs: tuple[tuple[str, float], ...] | None = None
+    tokens: tuple[TokenLogprobs, ...] | None = None
 
 
 class ChatClient(Protocol):
@@ -169,12 +183,19 @@ def _get(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def _first_token_logprobs(choice: Any) -> tuple[tuple[str, float], ...] | None:
+def _token_logprobs(choice: Any) -> tuple[TokenLogprobs, ...] | None:
+    """Every generated token with its top alternatives; None when the provider sent none."""
     content = _get(_get(choice, "logprobs"), "content")
     if not content:
         return None
-    top = _get(content[0], "top_logprobs") or []
-    return tuple((str(_get(t, "token")), float(_get(t, "logprob"))) for t in top)
+    return tuple(
+        TokenLogprobs(
+            token=str(_get(position, "token")),
+            top=tuple((str(_get(t, "token")), float(_get(t, "logprob")))
+                      for t in _get(position, "top_logprobs") or []),
+        )
+        for position in content
+    )
 
 
 def _cost(litellm: Any, response: Any) -> float:
@@ -234,12 +255,14 @@ class LiteLLMClient:
         response = litellm.completion(**kwargs)
         choice = response.choices[0]
         usage = _get(response, "usage")
+        tokens = _token_logprobs(choice)
         return ChatReply(
             text=str(_get(_get(choice, "message"), "content") or ""),
             prompt_tokens=int(_get(usage, "prompt_tokens") or 0),
             completion_tokens=int(_get(usage, "completion_tokens") or 0),
             cost_usd=_cost(litellm, response),
-            top_logprobs=_first_token_logprobs(choice),
+            top_logprobs=tokens[0].top if tokens else None,
+            tokens=tokens,
         )
 
     def _next_mock(self) -> str | BaseException | None:

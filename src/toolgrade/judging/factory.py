@@ -12,14 +12,11 @@ from collections.abc import Callable
 from types import ModuleType
 
 from toolgrade.errors import ConfigError
-from toolgrade.judging.client import ChatClient, LiteLLMClient
+from toolgrade.judging.client import LOCAL_PREFIX, ChatClient, LiteLLMClient
 from toolgrade.judging.judge import JudgeEngine
 from toolgrade.judging.scripted import SCRIPTED_PREFIX, ScriptedRouter
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeDimension
 from toolgrade.settings import JudgeSettings
-
-#: Prefix of model strings served by the embedded local provider.
-LOCAL_PREFIX = "local/"
 
 NO_JUDGE_MESSAGE = (
     "No LLM judge is configured, so judge-only fields are reported unscored. "

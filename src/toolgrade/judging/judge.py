@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -27,7 +27,23 @@ from toolgrade.errors import CacheStorageError, PromptError, ProviderAuthError
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_shared import open_cache
-from toolgrade.judging.checklist import Checklist, answer_checklist, combined_hash, load_checklist
+from toolgrade.judging.checklist import (
+    Checklist,
+    Question,
+    answer_checklist,
+    combined_hash,
+    load_checklist,
+)
+from toolgrade.judging.checklist_batch import (
+    BatchAnswers,
+    BatchForm,
+    answer_checklist_batch,
+    asks_in_one_request,
+    batch_hash,
+    batch_request,
+    load_batch_form,
+    read_batch,
+)
 from toolgrade.judging.client import (
     ChatClient,
     ChatReply,
@@ -135,6 +151,7 @@ class JudgeEngine:
         delimiter_secret: bytes | None = None,
         checklists: Mapping[JudgeDimension, Checklist] | None = None,
         pools: Mapping[JudgeDimension, ExamplePool] | None = None,
+        batch_form: BatchForm | None = None,
     ) -> None:
         self._settings = settings
         self._secret = delimiter_secret  # None: the installation's, read at the first render
@@ -162,6 +179,13 @@ class JudgeEngine:
         for dim, dim_settings in self._dim_settings.items():
             model = given.get(dim, dim_settings.model)
             self._models[dim] = model if dim_settings.enabled else None
+        # The checklists a served model is asked in one request per order (checklist_batch).
+        self._batched: set[JudgeDimension] = {
+            dim for dim in self._checklists
+            if (model := self._models[dim]) is not None
+            and asks_in_one_request(model, self._dim_settings[dim].checklist_requests)
+        }
+        self._batch_form = (batch_form or load_batch_form()) if self._batched else None
         if not settings.use_cache:
             cache = None
         elif cache is None:
@@ -169,6 +193,7 @@ class JudgeEngine:
         self._cache = cache
         self._cache_warned = False
         self._failures_warned: dict[JudgeDimension, int] = dict.fromkeys(JUDGE_DIMENSIONS, 0)
+        self._batch_warned: set[JudgeDimension] = set()
         self._sleep = sleep
         self._wait = wait or RetryAfterWait(
             wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0),
@@ -293,14 +318,17 @@ class JudgeEngine:
 
     def template_hash_for(self, dimension: JudgeDimension) -> str:
         """The hash of the prompt template `dimension` is judged with (records keep theirs); in
-        checklist mode, of the template and the checklist together; showing examples, of
-        those with K, the examples' pool and their layout."""
+        checklist mode, of the template and the checklist together (and the batch form, when a
+        served model is asked the checklist in one request); showing examples, of those with
+        K, the examples' pool and their layout."""
         if is_signals_model(self._models[dimension]):
             return SIGNALS_TEMPLATE_HASH
         template_hash = self._templates[dimension].template_hash
         checklist = self._checklists.get(dimension)
         if checklist is not None:
             template_hash = combined_hash(template_hash, checklist.checklist_hash)
+            if self._batch_form is not None and dimension in self._batched:
+                template_hash = batch_hash(template_hash, self._batch_form.form_hash)
         pool = self._pools.get(dimension)
         if pool is None or self._layout is None:
             return template_hash
@@ -392,7 +420,8 @@ class JudgeEngine:
         checklist: Checklist,
         inputs: Mapping[str, Any],
     ) -> Verdict:
-        """The checklist verdict: each question a request sharing the evidence prefix."""
+        """The checklist verdict: each question a request sharing the evidence prefix, or, for a
+        served model, one request per order asking them all."""
         stamp = {"model": model, "template_hash": self.template_hash_for(dim)}
 
         def token_for(order: Mapping[str, Any]) -> str:
@@ -409,9 +438,25 @@ class JudgeEngine:
                                         "yes nor no", raw=reply.text)
             return p_yes
 
+        def ask_batch(prompt: RenderedPrompt,
+                      questions: Sequence[Question]) -> BatchAnswers | Verdict:
+            one = self._chat_request(dim, settings, model, prompt)
+            reply = self._call(dim, batch_request(one, dim, questions))
+            if isinstance(reply, Verdict):
+                return reply
+            read = read_batch(reply, [q.id for q in questions])
+            if read.left:
+                self._warn_batch(dim, read, len(questions))
+            return read
+
         try:
-            verdict = answer_checklist(checklist, template, inputs, token_for, ask_one,
-                                       settings.threshold)
+            if self._batch_form is not None and dim in self._batched:
+                verdict = answer_checklist_batch(checklist, self._batch_form, template, inputs,
+                                                 token_for, ask_batch, ask_one,
+                                                 settings.threshold)
+            else:
+                verdict = answer_checklist(checklist, template, inputs, token_for, ask_one,
+                                           settings.threshold)
         except PromptError as exc:
             self._count(dim, errors=1)
             return Verdict.unscored("the judge prompt could not be rendered", error=str(exc),
@@ -452,6 +497,17 @@ class JudgeEngine:
             "use another --cache-dir or --no-cache)",
             exc,
         )
+
+    def _warn_batch(self, dim: JudgeDimension, read: BatchAnswers, asked: int) -> None:
+        # Once per dimension: a provider without log-probabilities would say it on every item.
+        with self._lock:
+            if dim in self._batch_warned:
+                return
+            self._batch_warned.add(dim)
+        qid, why = next(iter(read.left.items()))
+        log.warning("judge %s: %d of %d checklist questions are asked one per request, the "
+                    "batch reply not being readable for them (%s: %s; further cases are not "
+                    "reported)", dim, len(read.left), asked, qid, why)
 
     def _warn_failure(self, dim: JudgeDimension, exc: Exception) -> None:
         # An outage fails every call: the first few name the error, the rest are only counted

@@ -4,19 +4,26 @@
     with StandInServer(FaultPlan(rate=0.2)) as server:
         settings = JudgeSettings(model="openai/stand-in", api_base=server.url, ...)
 
-Every answer is a well-formed reasoned verdict. A `FaultPlan` turns a share of the requests, by
-arrival order, into transient faults (429 and 503 with `Retry-After`, a 503 without it, a reply
-that never comes, a dropped connection), but never more than `max_in_a_row` in a row for one
-question, so a judge retrying that many times always gets its answer; or answers every request
-with one permanent status (`always`). The server counts the requests it holds open at once
-(`max_in_flight`): a request whose client gave up (a timeout) stops counting when the client
-closes its connection, as vLLM aborts a request whose client went away.
+Every answer is well formed: a reasoned verdict; for a request asking log-probabilities, the
+word yes or no with P(yes) = `p_yes` among its first token's alternatives; for one whose
+`response_format` schema is an object of booleans (a checklist asked in one request), that
+object, each value's token carrying P(true) = `p_yes` (no log-probabilities at all when the
+plan says `logprobs=False`). Prompt tokens are estimated at four characters a token.
+
+A `FaultPlan` turns a share of the requests, by arrival order, into transient faults (429 and
+503 with `Retry-After`, a 503 without it, a reply that never comes, a dropped connection), but
+never more than `max_in_a_row` in a row for one question, so a judge retrying that many times
+always gets its answer; or answers every request with one permanent status (`always`). The
+server counts the requests it holds open at once (`max_in_flight`): a request whose client gave
+up (a timeout) stops counting when the client closes its connection, as vLLM aborts a request
+whose client went away.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import select
 import socket
 import threading
@@ -53,6 +60,8 @@ class FaultPlan:
     always: int | None = None
     verdict: str = "pass"
     delay_s: float = 0.0
+    p_yes: float = 0.8
+    logprobs: bool = True
 
 
 class _Tally:
@@ -68,6 +77,7 @@ class _Tally:
         self.streak: Counter[str] = Counter()  # faults in a row per question
         self.starts: list[float] = []  # time.monotonic() of each request's arrival
         self.asked: list[str] = []  # each request's first user message
+        self.prompt_tokens = 0  # estimated, over every request received
         self.hanging: set[socket.socket] = set()  # held requests still counted in flight
 
 
@@ -75,7 +85,7 @@ class StandInServer:
     """The server on 127.0.0.1 (a free port), serving from a background thread.
 
     `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`). Figures: `requests`, `faults`
-    (per kind), `answered`, `max_in_flight`, `starts`, `asked`.
+    (per kind), `answered`, `max_in_flight`, `starts`, `asked`, `prompt_tokens`.
     """
 
     def __init__(self, plan: FaultPlan | None = None) -> None:
@@ -128,6 +138,11 @@ class StandInServer:
             return list(self._tally.starts)
 
     @property
+    def prompt_tokens(self) -> int:
+        """The prompt tokens of every request received (estimated: four characters a token)."""
+        return self._tally.prompt_tokens
+
+    @property
     def max_in_flight(self) -> int:
         """The most requests the server held open at once."""
         return self._tally.max_in_flight
@@ -143,6 +158,7 @@ class StandInServer:
             self._sweep()
             tally.requests += 1
             tally.asked.append(str(next(user, "")))
+            tally.prompt_tokens += _prompt_tokens(body)
             tally.starts.append(time.monotonic())
             tally.in_flight += 1
             tally.max_in_flight = max(tally.max_in_flight, tally.in_flight)
@@ -190,14 +206,69 @@ class StandInServer:
                 tally.in_flight -= 1
 
 
-def _completion(model: str, content: str) -> bytes:
+def _completion(body: JsonObject, plan: FaultPlan) -> bytes:
+    """The answer to `body`: a reasoned verdict, a yes/no token, or an object of booleans."""
+    tokens = _answer_tokens(body, plan)
+    content = "".join(token for token, _ in tokens) if tokens else _verdict(plan.verdict)
+    choice: JsonObject = {"index": 0, "finish_reason": "stop",
+                          "message": {"role": "assistant", "content": content}}
+    if tokens and plan.logprobs:
+        choice["logprobs"] = {"content": [
+            {"token": token, "logprob": top[0][1], "bytes": None,
+             "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]}
+            for token, top in tokens]}
+    prompt = _prompt_tokens(body)
+    completion = len(tokens) if tokens else 3
     reply = {
-        "id": "stand-in", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        "id": "stand-in", "object": "chat.completion", "created": 0,
+        "model": str(body.get("model", "")), "choices": [choice],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion},
     }
     return json.dumps(reply).encode()
+
+
+def _prompt_tokens(body: JsonObject) -> int:
+    """The request's prompt tokens, estimated at four characters a token."""
+    return math.ceil(sum(len(str(m.get("content", ""))) for m in _messages(body)) / 4)
+
+
+Alternatives = list[tuple[str, float]]
+
+
+def _answer_tokens(body: JsonObject, plan: FaultPlan) -> list[tuple[str, Alternatives]]:
+    """A log-probability answer's tokens, each with its alternatives (the chosen one first);
+    none for a reasoned request."""
+    if body.get("logprobs") is not True:
+        return []
+    yes, no = math.log(plan.p_yes), math.log(1.0 - plan.p_yes)
+    ids = _boolean_ids(body)
+    if not ids:
+        word = [("yes", yes), ("no", no)]
+        return [(word[0][0] if yes >= no else word[1][0], sorted(word, key=lambda a: -a[1]))]
+    out: list[tuple[str, Alternatives]] = []
+    for n, qid in enumerate(ids):
+        out.append(("{\"" if n == 0 else ", \"", []))
+        out.append((qid, []))
+        out.append(("\":", []))
+        value = [(" true", yes), (" false", no)]
+        value.sort(key=lambda a: -a[1])
+        out.append((value[0][0], value))
+    out.append(("}", []))
+    return [(token, top or [(token, 0.0)]) for token, top in out]
+
+
+def _boolean_ids(body: JsonObject) -> list[str]:
+    """The keys of a `response_format` schema whose every property is a boolean, in order."""
+    form = body.get("response_format")
+    schema = form.get("json_schema") if isinstance(form, dict) else None
+    inner = schema.get("schema") if isinstance(schema, dict) else None
+    properties = inner.get("properties") if isinstance(inner, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return []
+    if any(not isinstance(p, dict) or p.get("type") != "boolean" for p in properties.values()):
+        return []
+    return [str(key) for key in properties]
 
 
 def _messages(body: JsonObject) -> list[JsonObject]:
@@ -226,7 +297,7 @@ class _StandInHandler(BaseHTTPRequestHandler):
             return
         self.counted_out = False
         try:
-            self._respond(kind, str(body.get("model", "")))
+            self._respond(kind, body)
         finally:
             if not self.counted_out:  # the reply failed before it was counted out
                 self._count_out(False)
@@ -235,11 +306,11 @@ class _StandInHandler(BaseHTTPRequestHandler):
         self.counted_out = True
         self.standin.leave(answered)
 
-    def _respond(self, kind: str | None, model: str) -> None:
+    def _respond(self, kind: str | None, body: JsonObject) -> None:
         plan = self.standin.plan
         if kind is None:
             time.sleep(plan.delay_s)
-            self._send(200, _completion(model, _verdict(plan.verdict)), answered=True)
+            self._send(200, _completion(body, plan), answered=True)
         elif kind == "always":
             self._send(int(plan.always or 500), _error("permanent stand-in fault"))
         elif kind in ("429", "503"):

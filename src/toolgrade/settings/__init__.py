@@ -27,6 +27,9 @@ from toolgrade.jsonio.bounds import long_integer_reason
 from toolgrade.models import Combination, JudgeDimension
 from toolgrade.settings.cache import CacheSettings
 
+#: How a served model is asked a checklist: all questions in one request, or one per request.
+ChecklistRequests: TypeAlias = Literal["batch", "per_question"]
+
 
 class _Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -46,6 +49,9 @@ class DimensionSettings(_Settings):
         description="Logprob mode: answer the dimension's checklist of yes/no questions "
         "(judge_prompts/<dimension>.checklist.yaml) instead of the single question.",
     )
+    checklist_requests: ChecklistRequests | None = Field(
+        default=None, description="How a served model is asked this dimension's checklist "
+        "(see [judge] checklist_requests).")
     threshold: StrictFloat | None = Field(default=None, ge=0.0, le=1.0)
     kappa_floor: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
     escalate_to: str | None = Field(
@@ -109,6 +115,13 @@ class JudgeSettings(_Settings):
         default=False,
         description="Logprob mode: answer each dimension's checklist of yes/no questions instead "
         "of the single question (usually set per dimension).",
+    )
+    checklist_requests: ChecklistRequests = Field(
+        default="batch",
+        description="Checklist mode, served models: \"batch\" asks every question of an item in "
+        "one request per order (a JSON object of booleans, P(yes) from their log-probabilities; "
+        "questions it leaves unread are asked alone); \"per_question\": one request per "
+        "question. The local model is always asked one question per request.",
     )
     threshold: StrictFloat = Field(
         default=0.5, ge=0.0, le=1.0, description="P(pass) cut in logprob mode."
