@@ -43,7 +43,7 @@ from toolgrade.judging.checklist import (
     checklist_verdict,
 )
 from toolgrade.judging.client import LOCAL_PREFIX, ChatReply, ChatRequest, TokenLogprobs
-from toolgrade.judging.prompts import PromptTemplate, RenderedPrompt
+from toolgrade.judging.prompts import EvidenceTemplate, RenderedPrompt
 from toolgrade.judging.scripted import SCRIPTED_PREFIX
 from toolgrade.judging.verdict import p_pass_from_logprobs
 from toolgrade.models import Verdict
@@ -78,7 +78,7 @@ class BatchForm:
     form_hash: str
     origin: str
 
-    def prompt(self, checklist: Checklist, template: PromptTemplate, inputs: Mapping[str, Any],
+    def prompt(self, checklist: Checklist, template: EvidenceTemplate, inputs: Mapping[str, Any],
                token: str, questions: Sequence[Question]) -> RenderedPrompt:
         """One order's request: every question in `questions` after the shared evidence."""
         evidence = template.render(inputs, answer_mode="logprob", token=token)
@@ -262,7 +262,7 @@ AskBatch = Callable[[RenderedPrompt, Sequence[Question]], "BatchAnswers | Verdic
 def answer_checklist_batch(
     checklist: Checklist,
     form: BatchForm,
-    template: PromptTemplate,
+    template: EvidenceTemplate,
     inputs: Mapping[str, Any],
     token_for: TokenFor,
     ask_batch: AskBatch,
