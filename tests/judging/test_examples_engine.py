@@ -89,8 +89,9 @@ def test_verdicts_with_and_without_examples_never_share_the_cache(tmp_path: Path
 
 
 def test_checklist_questions_share_one_prefix_holding_the_examples() -> None:
+    # One question per request, as the local model is asked (a served model batches them).
     client = FakeClient(_p_yes)
-    judge = _engine(client, checklist=True, examples=2)
+    judge = _engine(client, checklist=True, examples=2, checklist_requests="per_question")
     judge.judge(request_for(DIM))
     asked = client.requests
     assert len(asked) == len(load_checklist(DIM).model_questions)
@@ -98,6 +99,15 @@ def test_checklist_questions_share_one_prefix_holding_the_examples() -> None:
     assert len(prefixes) == 1
     prefix = prefixes.pop()
     assert prefix.index("Example 2:") < prefix.index("The item to judge:")
+
+
+def test_a_served_models_batch_request_shows_the_examples_before_the_item() -> None:
+    client = FakeClient(_p_yes)  # not JSON: every question then falls back, one by one
+    judge = _engine(client, checklist=True, examples=2)
+    judge.judge(request_for(DIM))
+    batch = user_text(client.requests[0])
+    assert batch.index("Example 2:") < batch.index("The item to judge:")
+    assert all("Example 2:" in user_text(r) for r in client.requests[1:])
 
 
 def test_a_request_naming_its_item_leaves_it_out(tmp_path: Path) -> None:
