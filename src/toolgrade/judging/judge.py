@@ -3,9 +3,9 @@
 For each request: in-run memo (identical requests are made once, even concurrently) -> verdict
 cache (disk, Redis, or both: `[cache] backend`) -> render (delimiters derived from the content
 and the installation's secret, `judging.prompts`) -> model call under a concurrency bound,
-with tenacity retries on transient provider errors -> parse; a reply that does not parse is
-asked again once, then recorded `unscored`. `judge()` never raises for model or
-provider failures, and never turns a failure into a pass.
+with tenacity retries on transient provider errors (`judging.calls`) -> parse; a reply that
+does not parse is asked again once, then recorded `unscored`. `judge()` never raises for model
+or provider failures, and never turns a failure into a pass.
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, Literal
 
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import wait_exponential_jitter
 from tenacity.wait import wait_base
 
 from toolgrade.errors import CacheStorageError, PromptError, ProviderAuthError
 from toolgrade.jsonio.values import JsonObject
 from toolgrade.judging.cache import Sampling, VerdictStore, cache_key
 from toolgrade.judging.cache_shared import open_cache
+from toolgrade.judging.calls import ModelCalls
 from toolgrade.judging.checklist import (
     Checklist,
     Question,
@@ -49,10 +49,6 @@ from toolgrade.judging.client import (
     ChatReply,
     ChatRequest,
     RetryAfterWait,
-    is_auth_failure,
-    is_transient,
-    missing_keys,
-    retry_after_s,
 )
 from toolgrade.judging.combine import (
     NOTHING_DECIDED,
@@ -68,7 +64,6 @@ from toolgrade.judging.examples_prompt import (
     examples_hash,
     load_layout,
 )
-from toolgrade.judging.limits import RequestGate, gate_for
 from toolgrade.judging.prompts import (
     EvidenceTemplate,
     PromptTemplate,
@@ -89,9 +84,6 @@ from toolgrade.models.judge_usage import UsageByDimension
 from toolgrade.settings import JudgeSettings
 
 log = logging.getLogger(__name__)
-#: Model-call failures shown per dimension before the rest are only counted.
-_FAILURES_SHOWN = 3
-
 #: How many alternatives are asked for in log-probability mode (OpenAI's maximum is 20).
 TOP_LOGPROBS = 20
 
@@ -192,25 +184,15 @@ class JudgeEngine:
             cache = open_cache(settings)
         self._cache = cache
         self._cache_warned = False
-        self._failures_warned: dict[JudgeDimension, int] = dict.fromkeys(JUDGE_DIMENSIONS, 0)
         self._batch_warned: set[JudgeDimension] = set()
-        self._sleep = sleep
-        self._wait = wait or RetryAfterWait(
+        self._lock = threading.Lock()
+        backoff = wait or RetryAfterWait(
             wait_exponential_jitter(initial=1.0, max=30.0, jitter=1.0),
             cap_s=settings.max_retry_after_s,
         )
-        self._slots = threading.BoundedSemaphore(settings.concurrency)
-        # Shared with every engine of this process that serves from the same endpoint.
-        self._gates: dict[str, RequestGate] = {
-            model: gate_for(settings.api_base or model, settings.max_in_flight,
-                            settings.requests_per_minute)
-            for model in {m for m in self._models.values() if m is not None}
-        }
-        self._lock = threading.Lock()
-        #: Set at the first refused credential: no model is asked again by this engine.
-        self._refused: ProviderAuthError | None = None
-        self._first_call = threading.Lock()
-        self._proven = False  # a model call has been answered: calls may go in parallel
+        # Retries, concurrency, the endpoint's gate and refused credentials (judging.calls).
+        self._calls = ModelCalls(settings, client, {m for m in self._models.values() if m},
+                                 self._count, sleep, backoff)
         self._memo: dict[str, Future[Verdict]] = {}
         self._usage = {dim: _Usage(model=self._models[dim]) for dim in JUDGE_DIMENSIONS}
 
@@ -429,7 +411,7 @@ class JudgeEngine:
                                  order)
 
         def ask_one(prompt: RenderedPrompt) -> float | Verdict:
-            reply = self._call(dim, self._chat_request(dim, settings, model, prompt))
+            reply = self._calls.call(dim, self._chat_request(dim, settings, model, prompt))
             if isinstance(reply, Verdict):
                 return reply
             p_yes = p_pass_from_logprobs(reply.top_logprobs or ())
@@ -441,7 +423,7 @@ class JudgeEngine:
         def ask_batch(prompt: RenderedPrompt,
                       questions: Sequence[Question]) -> BatchAnswers | Verdict:
             one = self._chat_request(dim, settings, model, prompt)
-            reply = self._call(dim, batch_request(one, dim, questions))
+            reply = self._calls.call(dim, batch_request(one, dim, questions))
             if isinstance(reply, Verdict):
                 return reply
             read = read_batch(reply, [q.id for q in questions])
@@ -509,27 +491,12 @@ class JudgeEngine:
                     "batch reply not being readable for them (%s: %s; further cases are not "
                     "reported)", dim, len(read.left), asked, qid, why)
 
-    def _warn_failure(self, dim: JudgeDimension, exc: Exception) -> None:
-        # An outage fails every call: the first few name the error, the rest are only counted
-        # (the summary's judge `errors`), so a run's output is not a wall of the same line.
-        with self._lock:
-            self._failures_warned[dim] += 1
-            shown = self._failures_warned[dim]
-        if shown > _FAILURES_SHOWN:
-            return
-        last = (
-            f" (further failures of {dim} are counted in the summary, not shown)"
-            if shown == _FAILURES_SHOWN
-            else ""
-        )
-        log.warning("judge %s: model call failed: %s: %s%s", dim, type(exc).__name__, exc, last)
-
     def _ask(
         self, dim: JudgeDimension, settings: JudgeSettings, model: str, prompt: RenderedPrompt
     ) -> Verdict:
         request = self._chat_request(dim, settings, model, prompt)
         stamp = {"model": model, "template_hash": prompt.template_hash}
-        reply = self._call(dim, request)
+        reply = self._calls.call(dim, request)
         if isinstance(reply, Verdict):
             return reply.model_copy(update=stamp)
         verdict = self._interpret(dim, settings, reply)
@@ -543,7 +510,7 @@ class JudgeEngine:
                     {"role": "user", "content": _CORRECTION},
                 ),
             )
-            second = self._call(dim, again)
+            second = self._calls.call(dim, again)
             if isinstance(second, Verdict):
                 return second.model_copy(update=stamp)
             verdict = self._interpret(dim, settings, second)
@@ -604,85 +571,6 @@ class JudgeEngine:
             fresh = _logprob_verdict(verdict.p_pass, settings.threshold)
             verdict = verdict.model_copy(update={"verdict": fresh.verdict, "reason": fresh.reason})
         return verdict if verdict.scored else None
-
-    # -- model calls --------------------------------------------------------------------------
-
-    def _call(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply | Verdict:
-        """The reply, retried on transient errors; an unscored verdict after the last failure."""
-        retrying = Retrying(
-            stop=stop_after_attempt(self._settings.max_attempts),
-            wait=self._wait,
-            retry=retry_if_exception(is_transient),
-            sleep=self._sleep,
-            reraise=True,
-        )
-        try:
-            return retrying(self._complete_once, dim, request)
-        except ProviderAuthError:
-            raise
-        except Exception as exc:  # provider failures of any kind end as unscored, never raise
-            self._count(dim, errors=1)
-            self._warn_failure(dim, exc)
-            tries = retrying.statistics.get("attempt_number", 1)
-            return Verdict.unscored(
-                f"the judge model call failed ({tries} {'try' if tries == 1 else 'tries'}): "
-                f"{type(exc).__name__}",
-                error=f"{type(exc).__name__}: {exc}",
-            )
-
-    def _refuse(self, model: str, exc: BaseException) -> ProviderAuthError:
-        """The error that stops the grading, made once: later requests raise the same."""
-        with self._lock:
-            if self._refused is None:
-                known = getattr(exc, "variable", None)  # client.MissingKeyError says which
-                keys = [known] if isinstance(known, str) else missing_keys(model)
-                needs = (
-                    f"set {self._settings.api_key_env} ([judge] api_key_env)"
-                    if self._settings.api_key_env
-                    else f"set {' or '.join(keys)}" if keys
-                    else "check the provider's API key and its access to this model"
-                )
-                detail = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-                cut = detail if len(detail) <= 160 else detail[:157] + "..."
-                self._refused = ProviderAuthError(model, needs, cut)
-            return self._refused
-
-    def _complete_once(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply:
-        if self._refused is not None:
-            raise self._refused
-        if not self._proven:
-            # Until one call has been answered, calls go one at a time: a refused key is then
-            # met by one request, not by every request of the first wave.
-            with self._first_call:
-                if self._refused is not None:
-                    raise self._refused
-                if not self._proven:
-                    reply = self._ask_model(dim, request)
-                    self._proven = True
-                    return reply
-        return self._ask_model(dim, request)
-
-    def _ask_model(self, dim: JudgeDimension, request: ChatRequest) -> ChatReply:
-        gate = self._gates.get(request.model)
-        with self._slots, gate.request() if gate is not None else nullcontext():
-            if self._refused is not None:  # refused while this request waited for a slot
-                raise self._refused
-            self._count(dim, calls=1)
-            try:
-                reply = self._client.complete(request)
-            except Exception as exc:
-                if is_auth_failure(exc):
-                    self._count(dim, errors=1)
-                    raise self._refuse(request.model, exc) from exc
-                asked = retry_after_s(exc)
-                if gate is not None and asked is not None:
-                    # The server asked the whole process to wait, not only this request.
-                    gate.pause(min(asked, self._settings.max_retry_after_s))
-                raise
-        self._count(
-            dim, tokens=reply.prompt_tokens + reply.completion_tokens, cost_usd=reply.cost_usd
-        )
-        return reply
 
     def _count(self, dim: JudgeDimension, **deltas: float) -> None:
         with self._lock:
