@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,6 +42,7 @@ from toolgrade.judging.prompts import (
     EvidenceTemplate,
     RenderedPrompt,
     markers,
+    read_prompt_file,
     serialise,
     strip_delimiters,
 )
@@ -190,14 +190,8 @@ def _questions(raw: Any, origin: str) -> tuple[Question, ...]:
 
 def load_checklist(dimension: JudgeDimension, directory: Path | None = None) -> Checklist:
     """The dimension's checklist from `directory`, else the one shipped in the package."""
-    filename = f"{dimension}.checklist.yaml"
-    location: Any = (directory / filename if directory is not None
-                     else resources.files("toolgrade") / "judge_prompts" / filename)
-    try:
-        raw = location.read_bytes()
-    except OSError as exc:
-        raise PromptError(f"{location}: cannot read checklist: {exc}") from exc
-    return parse_checklist(dimension, raw, str(location))
+    raw, origin = read_prompt_file(f"{dimension}.checklist.yaml", directory, "checklist")
+    return parse_checklist(dimension, raw, origin)
 
 
 def load_checklists(directory: Path | None = None) -> dict[JudgeDimension, Checklist]:

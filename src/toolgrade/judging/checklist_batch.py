@@ -24,7 +24,6 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,7 @@ from toolgrade.judging.checklist import (
     checklist_verdict,
 )
 from toolgrade.judging.client import LOCAL_PREFIX, ChatReply, ChatRequest, TokenLogprobs
-from toolgrade.judging.prompts import EvidenceTemplate, RenderedPrompt
+from toolgrade.judging.prompts import EvidenceTemplate, RenderedPrompt, read_prompt_file
 from toolgrade.judging.scripted import SCRIPTED_PREFIX
 from toolgrade.judging.verdict import p_pass_from_logprobs
 from toolgrade.models import Verdict
@@ -114,13 +113,8 @@ def parse_batch_form(raw: bytes, origin: str) -> BatchForm:
 
 def load_batch_form(directory: Path | None = None) -> BatchForm:
     """The batch form from `directory`, else the one shipped in the package."""
-    location: Any = (directory / BATCH_FILE if directory is not None
-                     else resources.files("toolgrade") / "judge_prompts" / BATCH_FILE)
-    try:
-        raw = location.read_bytes()
-    except OSError as exc:
-        raise PromptError(f"{location}: cannot read the checklist batch form: {exc}") from exc
-    return parse_batch_form(raw, str(location))
+    raw, origin = read_prompt_file(BATCH_FILE, directory, "the checklist batch form")
+    return parse_batch_form(raw, origin)
 
 
 def batch_hash(checklist_template_hash: str, form_hash: str) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,13 @@ from jinja2 import TemplateError
 
 from toolgrade.calibration.calibrate import CalibrationItem
 from toolgrade.errors import PromptError
-from toolgrade.judging.prompts import PROMPT_ENV, AnswerMode, PromptTemplate, RenderedPrompt
+from toolgrade.judging.prompts import (
+    PROMPT_ENV,
+    AnswerMode,
+    PromptTemplate,
+    RenderedPrompt,
+    read_prompt_file,
+)
 
 LAYOUT_FILE = "examples.jinja"
 
@@ -49,14 +54,8 @@ class ExamplesLayout:
 
 def load_layout(directory: Path | None = None) -> ExamplesLayout:
     """The examples' layout from `directory`, else the one shipped in the package."""
-    location: Any = (directory / LAYOUT_FILE if directory is not None
-                     else resources.files("toolgrade") / "judge_prompts" / LAYOUT_FILE)
-    try:
-        raw: bytes = location.read_bytes()
-        source = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptError(f"{location}: cannot read the examples' layout: {exc}") from exc
-    return ExamplesLayout(source, hashlib.sha256(raw).hexdigest(), str(location))
+    raw, origin = read_prompt_file(LAYOUT_FILE, directory, "the examples' layout")
+    return ExamplesLayout(raw.decode("utf-8"), hashlib.sha256(raw).hexdigest(), origin)
 
 
 def examples_hash(base_hash: str, k: int, pool_sha256: str, layout: ExamplesLayout) -> str:

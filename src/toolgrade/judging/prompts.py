@@ -266,18 +266,23 @@ class PromptTemplate:
         return line
 
 
+def read_prompt_file(filename: str, directory: Path | None, what: str) -> tuple[bytes, str]:
+    """The bytes of a prompt file (`directory`'s, else the one shipped in judge_prompts/) and
+    where they came from; PromptError naming the file when it cannot be read as UTF-8."""
+    location: Any = (directory / filename if directory is not None
+                     else resources.files("toolgrade") / "judge_prompts" / filename)
+    try:
+        raw: bytes = location.read_bytes()
+        raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptError(f"{location}: cannot read {what}: {exc}") from exc
+    return raw, str(location)
+
+
 def load_template(dimension: JudgeDimension, directory: Path | None = None) -> PromptTemplate:
     """The dimension's template from `directory`, else the one shipped in the package."""
-    filename = f"{dimension}.jinja"
-    if directory is not None:
-        location: Any = directory / filename
-    else:
-        location = resources.files("toolgrade") / "judge_prompts" / filename
-    try:
-        source = location.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptError(f"{location}: cannot read template: {exc}") from exc
-    template = PromptTemplate(dimension, source, str(location))
+    raw, origin = read_prompt_file(f"{dimension}.jinja", directory, "template")
+    template = PromptTemplate(dimension, raw.decode("utf-8"), origin)
     template.check_names()
     return template
 
