@@ -109,6 +109,10 @@ def test_the_signals_judge_is_fitted_without_the_model_and_never_decides_silent_
     assert record.signals_cv_auc is None  # a comparison only a model's record carries
     # 15 of 60 items fire no signal: no band level may decide them.
     assert max(level.cv_coverage for level in record.band_levels) <= 45 / 60 + 1e-9
+    # Its disagreements are its out-of-fold verdicts', never a silent item's.
+    silent = {f"it-{i}" for i in range(0, 60, 4)}
+    assert all(d.reason.startswith("the signals judge") for d in record.disagreements)
+    assert not silent & {d.id for d in record.disagreements}
 
 
 def test_a_models_record_measures_the_signals_alone_on_the_same_items() -> None:

@@ -329,6 +329,9 @@ class ThresholdFit:
     band: BandFit | None = None
     cv_auc: float | None = None
     signals_cv_auc: float | None = None
+    #: The signals judge's out-of-fold verdicts per item (None: silent, never decided): its
+    #: record lists these disagreements, its calibration verdicts being unweighted.
+    signals_verdicts: list[bool | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -527,6 +530,9 @@ def fit_combined_threshold(
         **_cv_figures(labels, full.cv_verdicts, seed), band=band,
         cv_auc=ag.ranking_auc(labels, full.cv_scores),
         signals_cv_auc=None if signals_only else _signals_auc(rows, folds, seed),
+        signals_verdicts=[None if r.silent else v for r, v in zip(rows, full.cv_verdicts,
+                                                                  strict=True)]
+        if signals_only else None,
     )
 
 
@@ -554,6 +560,20 @@ def _disagreements(outcomes: Sequence[ItemOutcome]) -> list[Disagreement]:
                     reason=wrong.reason[:300],
                 )
             )
+    return out
+
+
+def _signals_disagreements(
+    outcomes: Sequence[ItemOutcome], verdicts: Sequence[bool | None]
+) -> list[Disagreement]:
+    """The items the signals judge's out-of-fold verdicts get wrong (silent ones never)."""
+    out = []
+    for o, verdict in zip(outcomes, verdicts, strict=True):
+        said = None if verdict is None else "pass" if verdict else "fail"
+        if said is not None and said != o.item.label:
+            out.append(Disagreement(id=o.item.id, label=o.item.label, verdicts=[said],
+                                    tags=list(o.item.tags),
+                                    reason="the signals judge, weights fitted without it"))
     return out
 
 
@@ -638,7 +658,8 @@ def summarise(
         examples_pool_sha256=examples[1] if examples[0] else None,
         toolgrade_version=_version(),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        disagreements=_disagreements(outcomes),
+        disagreements=_disagreements(outcomes) if fit is None or fit.signals_verdicts is None
+        else _signals_disagreements(outcomes, fit.signals_verdicts),
     )
 
 
