@@ -159,11 +159,35 @@ WORDS = ("refund", "parcel", "order", "kettle", "rain", "issued", "card", "monda
        pick=st.integers(min_value=0), k=st.integers(min_value=0, max_value=10))
 def test_whatever_the_pool_an_item_never_sees_itself(answers: list[str], pick: int,
                                                      k: int) -> None:
-    pool = pool_of(*(line(f"i{n}", a) for n, a in enumerate(answers)))
+    # Three tasks, so some pool items share the item's task and some do not.
+    pool = pool_of(*(line(f"i{n}", a, task=f"task {n % 3}") for n, a in enumerate(answers)))
     own = pool.items[pick % len(pool.items)]
     chosen = pool.nearest(own.inputs, k, leave_out=own.id)
     assert own.id not in [i.id for i in chosen]
     assert all(i.inputs != own.inputs for i in chosen)
-    others = [i for i in pool.items if i.inputs != own.inputs and i.id != own.id]
+    # Calibrating (an id left out), no item of the same task is shown either.
+    task = own.inputs.get("task")
+    assert all(i.inputs.get("task") != task for i in chosen)
+    others = [i for i in pool.items if i.inputs != own.inputs and i.id != own.id
+              and i.inputs.get("task") != task]
     assert len(chosen) == min(k, len(others))
     assert chosen == pool.nearest(own.inputs, k, leave_out=own.id)  # deterministic
+
+
+def test_calibration_leaves_out_every_item_of_the_same_task() -> None:
+    from toolgrade.calibration.calibrate import CalibrationItem, CalibrationSet
+    from toolgrade.judging.examples import ExamplePool
+
+    def item(n: int, task: str, answer: str, label: str) -> CalibrationItem:
+        return CalibrationItem(id=f"i{n}", label=label,
+                               inputs={"task": task, "final_answer": answer})
+
+    twin_a = item(0, "Cancel order 7", "Order 7 is cancelled, reference C7.", "pass")
+    twin_b = item(1, "Cancel order 7", "Order 7 is cancelled, reference C8.", "fail")
+    other = item(2, "Refund order 9", "Order 9 is refunded.", "pass")
+    pool = ExamplePool("result_interpretation",
+                       [CalibrationSet(items=[twin_a, twin_b, other], sha256="0" * 64,
+                                       source="test")])
+    # At run time the twin is the nearest; calibrating twin_a, it is never shown.
+    assert pool.nearest(twin_a.inputs | {"final_answer": "x"}, 1)[0].id in {"i0", "i1"}
+    assert [i.id for i in pool.nearest(twin_a.inputs, 2, leave_out="i0")] == ["i2"]

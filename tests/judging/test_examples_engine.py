@@ -134,6 +134,8 @@ def test_calibrate_never_shows_an_item_itself(tmp_path: Path) -> None:
     for request, answer in zip(client.requests, answers, strict=True):
         text = user_text(request)
         assert text.count(answer) == 1  # as the item only
+        # The team's other items are of the same task: its twins, never shown in calibrate.
+        assert not any(other in text for other in answers if other != answer)
         assert text.rindex(answer) > text.index("The item to judge:")
         assert "Example 3:" in text
     assert record.examples == 3

@@ -10,7 +10,8 @@ reach the judge at its next run or `calibrate`.
 Similarity is BM25 (the `bm25s` package) over a flat text of each item's inputs: every value
 serialised as the prompt shows it, lower-cased and cut into word tokens. An item never sees
 itself: pool items whose inputs equal the request's (canonical JSON) are left out, and so is
-the item named by the request's `item_id` (`calibrate` names each labelled item it judges).
+the item named by the request's `item_id` (`calibrate` names each labelled item it judges),
+with every pool item of the same task (its near-miss twins).
 Ties are broken by position in the pool, so the choice is deterministic.
 """
 
@@ -69,14 +70,19 @@ class ExamplePool:
     def nearest(
         self, inputs: Mapping[str, Any], k: int, *, leave_out: str | None = None
     ) -> list[CalibrationItem]:
-        """The `k` items most like `inputs`, best first; never one with the same inputs, nor the
-        item whose id is `leave_out`. Equal scores keep the pool's order."""
+        """The `k` items most like `inputs`, best first; never one with the same inputs. With
+        `leave_out` (the labelled item `calibrate` is judging), neither that item nor any item
+        of the same task: labelled sets pair near-miss items on one task with opposite labels,
+        so a twin shown with its label would give the answer away, and the calibration would
+        promise what the judge cannot do on new tasks. Equal scores keep the pool's order."""
         if k <= 0:
             return []
         own = canonical_json(dict(inputs))
+        task = inputs.get("task") if leave_out is not None else None
         scores = self.scores(inputs)
         candidates = [n for n, item in enumerate(self.items)
-                      if self._canonical[n] != own and item.id != leave_out]
+                      if self._canonical[n] != own and item.id != leave_out
+                      and (task is None or item.inputs.get("task") != task)]
         candidates.sort(key=lambda n: (-float(scores[n]), n))
         return [self.items[n] for n in candidates[:k]]
 
