@@ -203,3 +203,17 @@ def test_records_with_and_without_examples_are_kept_apart(tmp_path: Path) -> Non
     assert found is not None and found.examples is None
     found = find_record(folder, "fake/judge-1", DIM, labelled.sha256, examples=2)
     assert found is not None and found.template_hash == shown_judge.template_hash_for(DIM)
+
+
+def test_long_examples_are_cut_to_the_budget_nearest_first(tmp_path: Path) -> None:
+    from toolgrade.judging.examples_prompt import EXAMPLES_BUDGET_CHARS
+
+    filler = "The cancellation of order 7 went through. " * (EXAMPLES_BUDGET_CHARS // 80)
+    team = _team_set(tmp_path, filler + "first", filler + "second", filler + "third")
+    client = FakeClient(_p_yes)
+    judge = _engine(client, examples=3, examples_from=[team])
+    judge.judge(request_for(DIM, final_answer=filler))
+    text = user_text(client.requests[0])
+    # Each example takes over half the budget: only the nearest one is shown.
+    assert "Example 1:" in text and "Example 2:" not in text
+    assert text.index("Example 1:") < text.index("The item to judge:")

@@ -432,6 +432,23 @@ def test_logprob_mode_through_litellm_completion(provider: Any) -> None:
     assert response.usage.completion_tokens == 1
 
 
+@pytest.mark.parametrize("logprobs", [True, False])
+def test_a_prompt_longer_than_the_context_is_refused_without_evaluating_it(
+    provider: Any, logprobs: bool
+) -> None:
+    from toolgrade.judging.client import is_transient
+
+    _, tokens, _ = provider
+    long_chat = [{"role": "user", "content": "q"}] * (lr.N_CTX // 2)  # 2 tokens per message
+    options = {"logprobs": True, "top_logprobs": 2} if logprobs else {}
+    with pytest.raises(litellm.ContextWindowExceededError) as caught:
+        litellm.completion(model=LOCAL_MODEL, messages=long_chat, max_tokens=1, **options,
+                           **ENGINE_KWARGS)
+    assert "reads 4096 tokens" in str(caught.value)
+    assert not is_transient(caught.value)  # the engine does not ask again
+    assert tokens.fed == []  # nothing was evaluated
+
+
 def test_async_completion_is_served_too(provider: Any) -> None:
     fake, _, _ = provider
     response = asyncio.run(litellm.acompletion(

@@ -10,7 +10,8 @@ not shown.
 
 The examples go at the start of the user message, before the item: in checklist mode they are
 part of the evidence prefix every question shares, so the local model evaluates them once per
-item (docs/local_judge.md, "Checklist mode").
+item (docs/local_judge.md, "Checklist mode"). At most `EXAMPLES_BUDGET_CHARS` of example
+evidence is shown: K is a ceiling, and long examples leave fewer.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ from toolgrade.judging.prompts import (
 )
 
 LAYOUT_FILE = "examples.jinja"
+#: The most characters of example evidence one prompt shows (about 1,500 tokens): the embedded
+#: model reads 4,096 tokens in all, and a real-length item can take 1,000-2,000 of them. The
+#: nearest examples go first; one that would pass the budget ends the list.
+EXAMPLES_BUDGET_CHARS = 6000
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ def load_layout(directory: Path | None = None) -> ExamplesLayout:
 def examples_hash(base_hash: str, k: int, pool_sha256: str, layout: ExamplesLayout) -> str:
     """The hash a judge showing `k` examples from a pool stamps on its verdicts and records:
     the template's (or template and checklist's), K, the pool and the layout together."""
-    material = f"{base_hash}+examples:{k}:{pool_sha256}:{layout.layout_hash}"
+    material = (f"{base_hash}+examples:{k}:{pool_sha256}:{layout.layout_hash}:"
+                f"{EXAMPLES_BUDGET_CHARS}")
     return hashlib.sha256(material.encode("ascii")).hexdigest()
 
 
@@ -83,12 +89,17 @@ class WithExamples:
         prompt = self.template.render(inputs, answer_mode=answer_mode, token=token)
         if not self.examples:
             return replace(prompt, template_hash=self.template_hash)
-        shown = [
-            {"number": n,
-             "evidence": self.template.render(example.inputs, answer_mode=answer_mode,
-                                              token=prompt.token).user.strip(),
-             "label": example.label}
-            for n, example in enumerate(self.examples, 1)
-        ]
+        shown: list[dict[str, Any]] = []
+        room = EXAMPLES_BUDGET_CHARS
+        for example in self.examples:  # nearest first, while they fit
+            evidence = self.template.render(example.inputs, answer_mode=answer_mode,
+                                            token=prompt.token).user.strip()
+            room -= len(evidence)
+            if room < 0:
+                break
+            shown.append({"number": len(shown) + 1, "evidence": evidence,
+                          "label": example.label})
+        if not shown:
+            return replace(prompt, template_hash=self.template_hash)
         block = self.layout.render(shown)
         return replace(prompt, user=block + "\n" + prompt.user, template_hash=self.template_hash)

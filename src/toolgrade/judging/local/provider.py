@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map fetch
 import litellm
+from litellm.exceptions import ContextWindowExceededError
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
@@ -26,8 +27,10 @@ from toolgrade.judging.local.runtime import (
     ChatCompletion,
     LlamaRequest,
     LlamaTokenModel,
+    PromptTooLong,
     TokenModel,
     chat_result,
+    ensure_fits,
     greedy_with_logprobs,
     load_llama,
     translate_request,
@@ -92,6 +95,7 @@ class LocalServer:
             # The prompt goes through the chunk grid first; llama-cpp then finds it in the context
             # and evaluates only its last token again, so the answer depends on this prompt alone.
             prompt = tokens.prompt_tokens(request.messages)
+            ensure_fits(len(prompt), int(request.params.get("max_tokens") or 1))
             tokens.feed(prompt)
             result: ChatCompletion = llama.create_chat_completion(
                 messages=request.messages, **request.params
@@ -117,7 +121,12 @@ class LocalHandler(CustomLLM):
     def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         """Serve `litellm.completion` in-process."""
         request = translate_request(kwargs["messages"], kwargs.get("optional_params") or {})
-        return to_model_response(self.server.chat(request))
+        try:
+            return to_model_response(self.server.chat(request))
+        except PromptTooLong as exc:
+            # litellm passes its own errors through: this one is not retried (client.py).
+            raise ContextWindowExceededError(
+                message=str(exc), model=LOCAL_MODEL, llm_provider=LOCAL_PROVIDER) from exc
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         """Serve `litellm.acompletion` on a worker thread (the model lock still serialises)."""

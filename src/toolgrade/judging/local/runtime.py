@@ -235,6 +235,21 @@ def _entry(model: TokenModel, token: int, logprob: float) -> TokenLogprob:
     return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
 
 
+class PromptTooLong(ValueError):
+    """A prompt (with room for its answer) longer than the model's context: asking again cannot
+    help, so the provider reports it as litellm's ContextWindowExceededError (not retried)."""
+
+    def __init__(self, prompt_tokens: int, answer_tokens: int) -> None:
+        super().__init__(f"the prompt is {prompt_tokens} tokens and its answer may take "
+                         f"{answer_tokens}; the embedded model reads {N_CTX} tokens in all")
+
+
+def ensure_fits(prompt_tokens: int, answer_tokens: int) -> None:
+    """Raise `PromptTooLong` unless the prompt and its answer fit in the context."""
+    if prompt_tokens + max(1, answer_tokens) > N_CTX:
+        raise PromptTooLong(prompt_tokens, answer_tokens)
+
+
 def greedy_with_logprobs(
     model: TokenModel, messages: list[dict[str, str]], max_tokens: int, top_n: int
 ) -> tuple[str, list[TokenLogprob], int, int, str]:
@@ -244,6 +259,7 @@ def greedy_with_logprobs(
     finish reason).
     """
     prompt = model.prompt_tokens(messages)
+    ensure_fits(len(prompt), max_tokens)
     model.feed(prompt)
     content: list[TokenLogprob] = []
     text, finish = "", "length"
