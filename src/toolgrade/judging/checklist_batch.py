@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateError
 
 from toolgrade.errors import PromptError
 from toolgrade.jsonio.keys import unique_keys
@@ -42,7 +41,12 @@ from toolgrade.judging.checklist import (
     checklist_verdict,
 )
 from toolgrade.judging.client import LOCAL_PREFIX, ChatReply, ChatRequest, TokenLogprobs
-from toolgrade.judging.prompts import EvidenceTemplate, RenderedPrompt, read_prompt_file
+from toolgrade.judging.prompts import (
+    PROMPT_ENV,
+    EvidenceTemplate,
+    RenderedPrompt,
+    read_prompt_file,
+)
 from toolgrade.judging.scripted import SCRIPTED_PREFIX
 from toolgrade.judging.verdict import p_pass_from_logprobs
 from toolgrade.models import Verdict
@@ -52,8 +56,6 @@ BATCH_FILE = "checklist_batch.yaml"
 #: Reply tokens allowed per question (`"some_id": false, ` is 6-10 tokens), plus the braces.
 TOKENS_PER_QUESTION, TOKENS_OVERHEAD = 16, 16
 
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True,
-                            lstrip_blocks=True)
 _DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _FENCE_OPEN = re.compile(r"\s*(?:```(?:json|JSON)?)?\s*")
@@ -91,7 +93,7 @@ class BatchForm:
 
     def _render(self, source: str, variables: dict[str, Any]) -> str:
         try:
-            return _ENV.from_string(source).render(variables).strip() + "\n"
+            return PROMPT_ENV.from_string(source).render(variables).strip() + "\n"
         except TemplateError as exc:
             raise PromptError(f"{self.origin}: {exc}") from exc
 
