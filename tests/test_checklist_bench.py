@@ -66,9 +66,10 @@ def test_the_report_adds_the_example_modes_where_rows_hold_them(tmp_path, capsys
 def test_collect_judges_the_example_modes_on_a_scripted_judge(tmp_path, monkeypatch) -> None:
     bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
     monkeypatch.chdir(tmp_path)
-    # P(pass) 0.7 where the prompt shows a second example, else 0.4: the modes tell apart.
+    # P(pass) 0.7 where the prompt shows an example, else 0.4: the modes tell apart. (K = 2 is
+    # a ceiling: long examples are cut to the budget, so only the first is certain.)
     (tmp_path / "script.json").write_text(json.dumps(
-        {"rules": [{"when": "Example 2:", "reply": {"p_pass": 0.7}}],
+        {"rules": [{"when": "Example 1:", "reply": {"p_pass": 0.7}}],
          "default": {"p_pass": 0.4}}))
     out = tmp_path / "rows.jsonl"
     bench.collect(out, 1, ["dev"], tmp_path / "cache",

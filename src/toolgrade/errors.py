@@ -22,6 +22,7 @@ exits 2 (docs/contract.md, "Exit codes"). The tree, with where each class lives 
     ├── MissingKeyError              a judge call refused before it is made: no key variable set
     ├── CacheStorageError            the verdict cache's database cannot be read or written
     ├── LocalModelError              the embedded judge model cannot be used
+    │   └── PromptTooLong [ValueError]  a prompt past its context (judging/local/runtime.py)
     ├── McpServerError               an MCP server unreachable or answering wrongly
     │                                (mcp/catalogue.py)
     ├── StaleIndex                   results.jsonl changed under the viewer's index

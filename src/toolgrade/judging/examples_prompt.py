@@ -37,8 +37,10 @@ from toolgrade.judging.prompts import (
 LAYOUT_FILE = "examples.jinja"
 #: The most characters of example evidence one prompt shows (about 1,500 tokens): the embedded
 #: model reads 4,096 tokens in all, and a real-length item can take 1,000-2,000 of them. The
-#: nearest examples go first; one that would pass the budget ends the list.
+#: nearest examples go first; one that would pass what is left of the budget is passed over.
 EXAMPLES_BUDGET_CHARS = 6000
+#: How the budget is applied, in the examples' hash: a changed rule shows other examples.
+BUDGET_RULE = "pass-over"
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ def examples_hash(base_hash: str, k: int, pool_sha256: str, layout: ExamplesLayo
     """The hash a judge showing `k` examples from a pool stamps on its verdicts and records:
     the template's (or template and checklist's), K, the pool and the layout together."""
     material = (f"{base_hash}+examples:{k}:{pool_sha256}:{layout.layout_hash}:"
-                f"{EXAMPLES_BUDGET_CHARS}")
+                f"{EXAMPLES_BUDGET_CHARS}:{BUDGET_RULE}")
     return hashlib.sha256(material.encode("ascii")).hexdigest()
 
 
@@ -91,12 +93,12 @@ class WithExamples:
             return replace(prompt, template_hash=self.template_hash)
         shown: list[dict[str, Any]] = []
         room = EXAMPLES_BUDGET_CHARS
-        for example in self.examples:  # nearest first, while they fit
+        for example in self.examples:  # nearest first; one that does not fit is passed over
             evidence = self.template.render(example.inputs, answer_mode=answer_mode,
                                             token=prompt.token).user.strip()
+            if len(evidence) > room:
+                continue
             room -= len(evidence)
-            if room < 0:
-                break
             shown.append({"number": len(shown) + 1, "evidence": evidence,
                           "label": example.label})
         if not shown:

@@ -235,7 +235,7 @@ def _entry(model: TokenModel, token: int, logprob: float) -> TokenLogprob:
     return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
 
 
-class PromptTooLong(ValueError):
+class PromptTooLong(LocalModelError, ValueError):
     """A prompt (with room for its answer) longer than the model's context: asking again cannot
     help, so the provider reports it as litellm's ContextWindowExceededError (not retried)."""
 
