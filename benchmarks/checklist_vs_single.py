@@ -383,6 +383,7 @@ def report(path: Path) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     print("set      dimension               n  mode               kappa cov>=.8(lo/pt) tok  "
           "fresh s/item prefix  AUC model sig  combined")
+    figures: dict[tuple[str, JudgeDimension], list[dict[str, Any]]] = {}
     for set_name in SETS:
         for dim in JUDGE_DIMENSIONS:
             these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
@@ -391,6 +392,7 @@ def report(path: Path) -> None:
             # Rows collected without --examples hold the first two modes only.
             for mode in [name for name, _, _ in MODES if all(name in r for r in these)]:
                 f = mode_figures(these, dim, mode)
+                figures.setdefault((set_name, dim), []).append(f)
                 shown = mode.replace("_", "+")
                 print(f"{set_name:8} {dim:22} {f['n']:3}  {shown:18} {_fmt(f.get('kappa')):>6} "
                       f"{_fmt(f.get('coverage_bound'))}/{_fmt(f.get('coverage_point'))}      "
@@ -406,26 +408,22 @@ def report(path: Path) -> None:
     if secs:
         print(f"checklist median seconds per 2-6 kB item: {statistics.median(secs):.1f} "
               f"({len(secs)} items)")
-    default_judges(rows)
+    default_judges(figures)
 
 
-def default_judges(rows: list[dict[str, Any]]) -> None:
-    """Per set and dimension, the judge the issue's rule picks: the signals alone where the
-    best mode's (of those the rows hold) cross-validated AUC combined with the signals beats
-    theirs by < 0.05 (`calibration.records.MODEL_GAIN_MIN`, the rule `run`'s defaults
-    follow)."""
-    for set_name in SETS:
-        for dim in JUDGE_DIMENSIONS:
-            these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
-            present = [name for name, _, _ in MODES if these and all(name in r for r in these)]
-            figures = [mode_figures(these, dim, mode) for mode in present]
-            if not these or figures[0].get("auc_signals") is None:
-                continue
-            best = max((f.get("auc_combined") or 0.0) for f in figures)
-            gain = best - figures[0]["auc_signals"]
-            judge = "signals alone" if gain < MODEL_GAIN_MIN else "the model"
-            print(f"{set_name:8} {dim:22} judged by {judge} by default (the model adds "
-                  f"{gain:+.2f} AUC over the signals)")
+def default_judges(figures: dict[tuple[str, JudgeDimension], list[dict[str, Any]]]) -> None:
+    """Per set and dimension (each mode's `mode_figures`, single question first), the judge the
+    issue's rule picks: the signals alone where the best mode's cross-validated AUC combined
+    with the signals beats theirs by < 0.05 (`calibration.records.MODEL_GAIN_MIN`, the rule
+    `run`'s defaults follow)."""
+    for (set_name, dim), modes in figures.items():
+        signals = modes[0].get("auc_signals")
+        if signals is None:
+            continue
+        gain = max((f.get("auc_combined") or 0.0) for f in modes) - signals
+        judge = "signals alone" if gain < MODEL_GAIN_MIN else "the model"
+        print(f"{set_name:8} {dim:22} judged by {judge} by default (the model adds "
+              f"{gain:+.2f} AUC over the signals)")
 
 
 def main(argv: list[str] | None = None) -> int:
