@@ -22,9 +22,11 @@ from pathlib import Path
 from toolgrade.calibration import agreement as ag
 from toolgrade.calibration.calibrate import load_set
 from toolgrade.calibration.records import CalibrationRecord, find_record, shipped_records_dir
-from toolgrade.judging.settle import settle
-from toolgrade.models import JudgeDimension
-from toolgrade.signals import EXTRACTORS, signals_for
+from toolgrade.judging.judge import JudgeEngine
+from toolgrade.judging.scripted import FakeClient
+from toolgrade.models import JudgeDimension, JudgeRequest
+from toolgrade.settings import DimensionSettings, JudgeSettings
+from toolgrade.signals import EXTRACTORS
 
 #: Band levels shown beside the plain cut.
 LEVELS = (0.8, 0.6, 0.4)
@@ -39,25 +41,34 @@ def _figures(human: list[bool], verdicts: list[bool]) -> str:
     return f"kappa {shown}, agreement {ag.raw_agreement(table):.2f}"
 
 
+def _engine(dimension: JudgeDimension, record: CalibrationRecord) -> JudgeEngine:
+    """The signals judge as `run` builds it from `record`, without the band (the levels are
+    applied below), answering from the signals alone: its client refuses any call."""
+    table = DimensionSettings(model="signals", mode="logprob", threshold=record.cv_threshold,
+                              combination=record.combination)
+    settings = JudgeSettings(use_cache=False, dimensions={dimension: table})
+    return JudgeEngine(settings, FakeClient(_refuse), models={dimension: "signals"})
+
+
+def _refuse(request: object) -> str:
+    raise AssertionError("the signals judge must ask no model")
+
+
 def measure(dimension: JudgeDimension, record: CalibrationRecord, folder: Path) -> None:
     """Print the held-out figures of one dimension."""
     assert record.combination is not None and record.cv_threshold is not None
     items = load_set(folder / f"{dimension}.jsonl", dimension).items
+    judge = _engine(dimension, record)
     scored: list[tuple[bool, float]] = []
-    settled = silent = 0
     seconds: list[float] = []
     for item in items:
         start = time.perf_counter()
-        verdict = settle(dimension, item.inputs, "logprob")
-        values = signals_for(dimension, item.inputs).values
+        verdict = judge.judge(JudgeRequest(dimension=dimension, inputs=item.inputs))
         seconds.append(time.perf_counter() - start)
-        if verdict is not None:
-            settled += 1
-            scored.append((item.label == "pass", 0.0))  # a settled item is a decided fail
-        elif not any(values.values()):
-            silent += 1
-        else:
-            scored.append((item.label == "pass", record.combination.score(None, values)))
+        if verdict.p_pass is not None:  # settled items are decided fails at P(pass) 0
+            scored.append((item.label == "pass", verdict.p_pass))
+    usage = judge.usage()[dimension]
+    settled, silent = usage["settled"], usage["unscored"]
     human = [h for h, _ in scored]
     cut = record.cv_threshold
     auc = ag.ranking_auc(human, [p for _, p in scored])
