@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders_judging import engine, request_for, system_text, user_text
+from builders_judging import engine, no_sleep, request_for, settings, system_text, user_text
 from toolgrade.errors import PromptError
 from toolgrade.judging.checklist import (
     MAX_QUESTIONS,
@@ -19,6 +19,7 @@ from toolgrade.judging.checklist import (
     pass_probability,
 )
 from toolgrade.judging.client import ChatRequest
+from toolgrade.judging.judge import JudgeEngine
 from toolgrade.judging.prompts import load_template
 from toolgrade.judging.scripted import FakeClient, logprob_reply
 from toolgrade.models import JUDGE_DIMENSIONS, JudgeRequest
@@ -167,10 +168,11 @@ def test_the_checklist_hash_changes_the_verdict_stamp_and_the_cache_key(tmp_path
     assert listed.template_hash_for("alternate_route") != template
     edited = tmp_path / "alternate_route.checklist.yaml"
     edited.write_bytes(Path(load_checklist("alternate_route").origin).read_bytes() + b"\n#\n")
-    other = engine(_p_yes_client({}), mode="logprob", presettle=None,
-                   dimensions={"alternate_route": DimensionSettings(checklist=True)},
-                   checklist_requests="per_question")
-    other._checklists["alternate_route"] = load_checklist("alternate_route", tmp_path)
+    other = JudgeEngine(
+        settings(mode="logprob", checklist_requests="per_question",
+                 dimensions={"alternate_route": DimensionSettings(checklist=True)}),
+        _p_yes_client({}), sleep=no_sleep, presettle=None,
+        checklists={"alternate_route": load_checklist("alternate_route", tmp_path)})
     assert other.template_hash_for("alternate_route") not in (
         template, listed.template_hash_for("alternate_route"))
 

@@ -194,6 +194,8 @@ class JudgeEngine:
         self._calls = ModelCalls(settings, client, {m for m in self._models.values() if m},
                                  self._count, sleep, backoff)
         self._memo: dict[str, Future[Verdict]] = {}
+        # Fixed for the engine's life, and read several times per request: hashed once.
+        self._template_hashes = {dim: self._hash_of(dim) for dim in JUDGE_DIMENSIONS}
         self._usage = {dim: _Usage(model=self._models[dim]) for dim in JUDGE_DIMENSIONS}
 
     # -- public API -------------------------------------------------------------------------
@@ -303,6 +305,9 @@ class JudgeEngine:
         checklist mode, of the template and the checklist together (and the batch form, when a
         served model is asked the checklist in one request); showing examples, of those with
         K, the examples' pool and their layout."""
+        return self._template_hashes[dimension]
+
+    def _hash_of(self, dimension: JudgeDimension) -> str:
         if is_signals_model(self._models[dimension]):
             return SIGNALS_TEMPLATE_HASH
         template_hash = self._templates[dimension].template_hash
