@@ -10,7 +10,12 @@ from hypothesis import strategies as st
 
 from builders_reporting import as_summary, digest_results, small_summary, write_results
 from toolgrade.reporting.files import write_reports
-from toolgrade.reporting.run_tables import cases_table, gates_table, reliability_table
+from toolgrade.reporting.run_tables import (
+    cases_table,
+    gates_table,
+    judges_table,
+    reliability_table,
+)
 from toolgrade.reporting.tables import anchor, confusion_matrix, fmt
 from toolgrade.reporting.view import build_view
 
@@ -150,3 +155,13 @@ def test_the_judges_calibration_shows_the_configuration_in_use_and_what_the_floo
     assert "-0.02" not in text  # the uncut raw kappa is not shown beside it
     nothing = {**record, "in_use": {**record["in_use"], "coverage": 0.0}}  # type: ignore[dict-item]
     assert calibration_text(nothing).startswith("decides no item")
+
+
+def test_the_judges_table_says_the_signals_judge_asks_no_model() -> None:
+    data = small_summary()
+    data["judges"]["recovery_quality"]["model"] = "signals"
+    table = judges_table(as_summary(data))
+    assert table is not None
+    models = {row[0]: row[1] for row in table.rows}
+    assert models["recovery_quality"] == "signals (deterministic signals, no model asked)"
+    assert models["argument_equivalence"] == "local/qwen2.5-1.5b (small local model)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolgrade.models.combination import SIGNALS_MODEL
 from toolgrade.models.summary import (
     AdjudicatedAggregate,
     CaseReliability,
@@ -158,6 +159,8 @@ def _model(block: JudgeSummary) -> str:
     model = block.model
     if model is None:
         return block.status or "off"
+    if model == SIGNALS_MODEL:
+        return f"{model} (deterministic signals, no model asked)"
     return f"{model} (small local model)" if model.startswith("local/") else model
 
 
