@@ -264,8 +264,7 @@ def neighbours(sets: list[str], k: int) -> None:
     BM25 k-nearest-neighbour judge, no model), and the median characters the `k` examples add
     to the user message. Pools: the shipped set alone, and the shipped set with judge_dev (a
     team's labelled items standing in)."""
-    from toolgrade.judging.examples import ExamplePool
-    from toolgrade.judging.examples_prompt import WithExamples, load_layout
+    from toolgrade.judging.examples import ExamplePool, WithExamples, load_layout
     from toolgrade.judging.prompts import load_template
 
     layout = load_layout()

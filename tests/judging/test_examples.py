@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from builders_judging import data_blocks, inputs_for
 from toolgrade.calibration.calibrate import CalibrationSet, parse_set
 from toolgrade.errors import ConfigError
-from toolgrade.judging.examples import ExamplePool, load_pool
-from toolgrade.judging.examples_prompt import WithExamples, load_layout
+from toolgrade.judging.examples import ExamplePool, WithExamples, load_layout, load_pool
 from toolgrade.judging.prompts import load_template
 from toolgrade.models import JudgeDimension
 

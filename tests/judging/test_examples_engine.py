@@ -206,7 +206,7 @@ def test_records_with_and_without_examples_are_kept_apart(tmp_path: Path) -> Non
 
 
 def test_long_examples_are_cut_to_the_budget_nearest_first(tmp_path: Path) -> None:
-    from toolgrade.judging.examples_prompt import EXAMPLES_BUDGET_CHARS
+    from toolgrade.judging.examples import EXAMPLES_BUDGET_CHARS
 
     filler = "The cancellation of order 7 went through. " * (EXAMPLES_BUDGET_CHARS // 80)
     team = _team_set(tmp_path, filler + "first", filler + "second", filler + "third")

@@ -57,12 +57,13 @@ from toolgrade.judging.combine import (
     combine,
     decides_nothing,
 )
-from toolgrade.judging.examples import ExamplePool, load_pool
-from toolgrade.judging.examples_prompt import (
+from toolgrade.judging.examples import (
+    ExamplePool,
     ExamplesLayout,
     WithExamples,
     examples_hash,
     load_layout,
+    load_pool,
 )
 from toolgrade.judging.prompts import (
     EvidenceTemplate,

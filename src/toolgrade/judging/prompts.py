@@ -133,7 +133,7 @@ class RenderedPrompt:
 
 class EvidenceTemplate(Protocol):
     """What renders a request's prompt: a dimension's `PromptTemplate`, or one that lays solved
-    examples before the item (`judging.examples_prompt`)."""
+    examples before the item (`judging.examples`)."""
 
     @property
     def template_hash(self) -> str:
