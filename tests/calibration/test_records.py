@@ -15,6 +15,7 @@ from toolgrade.calibration.records import (
     check_floor,
     find_record,
     read_record,
+    record_mismatch,
     record_filename,
     shipped_set_sha256,
     summary_for_run,
@@ -205,3 +206,26 @@ def test_a_band_that_decides_nothing_is_not_refused_by_a_floor() -> None:
     record = _banded(band=(0.0, 1.0), cv_coverage=0.0, cv_decided_kappa=None,
                      cv_decided_kappa_ci=None)
     assert check_floor(record, 0.8, fitted=True, band=(0.0, 1.0)) is None
+
+
+def test_a_checklist_record_is_named_and_found_apart(tmp_path: Path) -> None:
+    single = _record(created_at="2025-01-01T00:00:00+00:00", kappa=0.4)
+    listed = _record(created_at="2025-02-01T00:00:00+00:00", kappa=0.8, checklist_hash="c" * 64)
+    first, second = write_record(single, tmp_path), write_record(listed, tmp_path)
+    assert first != second and second.name.endswith("__checklist.json")
+    key = ("openai/gpt-4o-mini", "argument_equivalence", "a" * 64)
+    found = find_record(tmp_path, *key, checklist=False)
+    assert found is not None and found.kappa == 0.4
+    found = find_record(tmp_path, *key, checklist=True)
+    assert found is not None and found.kappa == 0.8
+    newest = find_record(tmp_path, *key)
+    assert newest is not None and newest.kappa == 0.8
+
+
+def test_a_record_of_the_other_question_form_says_why_it_does_not_apply() -> None:
+    listed = _record(checklist_hash="c" * 64)
+    assert record_mismatch(listed, "reasoned", None, checklist=True) is None
+    assert record_mismatch(listed, "reasoned", None, checklist=False) == (
+        "its record was measured with the checklist, this run asks the one question")
+    assert record_mismatch(_record(), "reasoned", None, checklist=True) == (
+        "its record was measured with the one question, this run asks the checklist")

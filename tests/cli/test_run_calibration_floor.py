@@ -127,3 +127,27 @@ def test_a_users_record_of_another_mode_does_not_hide_one_that_matches(
     assert result.exit_code == 0, result.output
     judges = json.loads((tmp_path / "o" / "summary.json").read_text())["judges"]
     assert judges["argument_equivalence"]["calibration"]["mode"] == "reasoned"
+
+
+@pytest.mark.parametrize("checklist", [False, True])
+def test_single_question_and_checklist_records_are_kept_apart(
+    project: tuple[Path, Path, Path], tmp_path: Path, checklist: bool
+) -> None:
+    # Calibrated with one question, then with the checklist: both records stay (named apart),
+    # and a run finds the one of the judge it builds, not merely the newest.
+    suite, runs, records = project
+    for dimension in JUDGE_DIMENSIONS:
+        single = _record(dimension, low=0.6).model_copy(update={"mode": "logprob"})
+        write_record(single, records)
+        listed = single.model_copy(update={"checklist_hash": "c" * 64, "kappa_ci": (0.55, 0.9),
+                                           "created_at": "2100-01-01T00:00:00+00:00"})
+        write_record(listed, records)
+    assert len(list(records.iterdir())) == 2 * len(JUDGE_DIMENSIONS)
+    config = (tmp_path / "toolgrade.toml").read_text().replace(
+        "[judge]\n", f'[judge]\nmode = "logprob"\nchecklist = {str(checklist).lower()}\n')
+    (tmp_path / "toolgrade.toml").write_text(config)
+    result = runner.invoke(app, ["run", str(suite), str(runs), "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 0, result.output
+    judges = json.loads((tmp_path / "o" / "summary.json").read_text())["judges"]
+    low = judges["argument_equivalence"]["calibration"]["kappa_ci"][0]
+    assert low == (0.55 if checklist else 0.6)

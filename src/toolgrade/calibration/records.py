@@ -224,12 +224,14 @@ def _slug(model: str) -> str:
 
 
 def record_filename(model: str, dimension: str, set_sha256: str, mode: str | None = None,
-                    examples: int | None = None) -> str:
-    """The file name of the record for (model, dimension, set hash, mode, examples); a newer
-    run replaces it. A reasoned-mode record is named apart, so calibrating one mode keeps the
-    other's; so is a record measured with K nearest examples (`__examplesK`)."""
+                    examples: int | None = None, checklist: bool = False) -> str:
+    """The file name of the record for (model, dimension, set hash, mode, checklist,
+    examples); a newer run replaces it. A reasoned-mode record is named apart, so calibrating
+    one mode keeps the other's; so is a checklist record (`__checklist`) and one measured with
+    K nearest examples (`__examplesK`)."""
     digest = hashlib.sha256(model.encode()).hexdigest()[:8]
     suffix = "__reasoned" if mode == "reasoned" else ""
+    suffix += "__checklist" if checklist else ""
     suffix += f"__examples{examples}" if examples else ""
     return f"{dimension}__{_slug(model)}-{digest}__{set_sha256[:12]}{suffix}.json"
 
@@ -238,7 +240,8 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
     """Write `record` into `directory` (created if needed) and return its path."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / record_filename(
-        record.model, record.dimension, record.set_sha256, record.mode, record.examples
+        record.model, record.dimension, record.set_sha256, record.mode, record.examples,
+        checklist=record.checklist_hash is not None,
     )
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(record_json(record), encoding="utf-8")
@@ -271,10 +274,12 @@ def find_record(
     set_sha256: str | None = None,
     mode: str | None = None,
     examples: int | None = None,
+    checklist: bool | None = None,
 ) -> CalibrationRecord | None:
     """The newest record for (model, dimension) on the given set, by default the shipped set;
     with `mode`, the newest of that mode (records of unknown mode count as any); with
-    `examples`, the newest measured with that many nearest examples per item.
+    `examples`, the newest measured with that many nearest examples per item; with
+    `checklist`, the newest measured with (True) or without (False) the checklist.
 
     Unreadable files in the directory are skipped: a stray file must not stop a run.
     """
@@ -293,22 +298,30 @@ def find_record(
             continue
         if examples is not None and (record.examples or 0) != examples:
             continue
+        if checklist is not None and (record.checklist_hash is not None) != checklist:
+            continue
         if best is None or record.created() > best.created():
             best = record
     return best
 
 
 def record_mismatch(
-    record: CalibrationRecord, mode: str, template_hash: str | None, examples: int = 0
+    record: CalibrationRecord, mode: str, template_hash: str | None, examples: int = 0,
+    checklist: bool | None = None,
 ) -> str | None:
     """Why a record does not describe the judge a run builds, or None when it does.
 
-    A record measured in another answer mode, with another number of nearest examples, or with
-    another version of the prompt template (or examples' pool), says nothing about this judge's
-    agreement: it is neither shown nor used for a floor.
+    A record measured in another answer mode, with or without the checklist unlike the run,
+    with another number of nearest examples, or with another version of the prompt template
+    (or examples' pool), says nothing about this judge's agreement: it is neither shown nor
+    used for a floor.
     """
     if record.mode is not None and record.mode != mode:
         return f"its record was measured in {record.mode} mode, this run judges in {mode} mode"
+    if checklist is not None and (record.checklist_hash is not None) != checklist:
+        measured, judged = ("checklist", "one question") if checklist is False else (
+            "one question", "checklist")
+        return f"its record was measured with the {measured}, this run asks the {judged}"
     if (record.examples or 0) != examples:
         return (f"its record was measured with {record.examples or 0} nearest examples per "
                 f"item, this run shows {examples}")

@@ -142,8 +142,8 @@ def _calibration(
         if not dim_settings.enabled:
             continue  # not judged: no record to show, no floor to apply
         model = model_for(dimension)
-        record, mismatch = _matching_record(directory, model, dimension, dim_settings.mode,
-                                            template_hash_for(dimension), dim_settings.examples)
+        record, mismatch = _matching_record(directory, model, dimension, dim_settings,
+                                            template_hash_for(dimension))
         fitted = record is not None and judges_as_fitted(
             record, dim_settings.threshold, dim_settings.combination)
         band = dim_settings.band if dim_settings.mode == "logprob" else None
@@ -171,8 +171,8 @@ def _calibration(
     return found
 
 
-def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mode: str,
-                     template_hash: str | None, examples: int = 0,
+def _matching_record(directory: Path, model: str, dimension: JudgeDimension,
+                     table: JudgeSettings, template_hash: str | None,
                      ) -> tuple[CalibrationRecord | None, str | None]:
     """The calibration record that applies to `model` on `dimension`, and why the closest one
     does not when none does.
@@ -184,12 +184,16 @@ def _matching_record(directory: Path, model: str, dimension: JudgeDimension, mod
     from toolgrade.calibration.records import find_record, record_mismatch, shipped_records_dir
 
     mismatch = None
+    # The checklist is asked in logprob mode only (the reasoned judge writes its own reason).
+    mode, examples = table.mode, table.examples
+    checklist = table.checklist and mode == "logprob"
     for folder in (directory, shipped_records_dir()):
-        candidate = find_record(folder, model, dimension, mode=mode, examples=examples)
+        candidate = find_record(folder, model, dimension, mode=mode, examples=examples,
+                                checklist=checklist)
         candidate = candidate or find_record(folder, model, dimension)  # to say why not
         if candidate is None:
             continue
-        why = record_mismatch(candidate, mode, template_hash, examples)
+        why = record_mismatch(candidate, mode, template_hash, examples, checklist)
         if why is None:
             return candidate, None
         mismatch = mismatch or why
