@@ -9,7 +9,7 @@ Two steps, so a long measurement can run in the background and be read while it 
     # ... and with K nearest labelled examples too (four modes), drawn from the shipped sets
     # and the --examples-from files or folders (each item left out of its own examples)
     python benchmarks/checklist_vs_single.py collect OUT.jsonl --examples 3 \
-        [--examples-from benchmarks/judge_dev]
+        [--examples-from benchmarks/judge_dev] [--modes single,checklist,single_examples]
     # print the figures from whatever OUT holds
     python benchmarks/checklist_vs_single.py report OUT.jsonl
 
@@ -148,9 +148,11 @@ def _judge(engine: Any, dim: JudgeDimension, item: CalibrationItem, watch: FeedW
 
 
 def collect(out: Path, per_set: int, sets: list[str], cache: Path,
-            examples: Examples = Examples(), model: str | None = None) -> None:
-    """Judge the items with both modes (four with examples), one JSON line per item appended
-    to `out`. `model` (a scripted judge, say) stands in for the embedded model."""
+            examples: Examples = Examples(), model: str | None = None,
+            only: Sequence[str] | None = None) -> None:
+    """Judge the items with both modes (four with examples; `only` the ones named), one JSON
+    line per item appended to `out`. `model` (a scripted judge, say) stands in for the
+    embedded model."""
     done = set()
     if out.exists():
         lines = out.read_text().splitlines()
@@ -163,7 +165,7 @@ def collect(out: Path, per_set: int, sets: list[str], cache: Path,
         for dim in JUDGE_DIMENSIONS:
             items = load_set(SETS[set_name] / f"{dim}.jsonl", dim).items
             queue.append((set_name, dim, _alternate(items, per_set)))
-    modes = [m for m in MODES if examples.k > 0 or not m[2]]
+    modes = [m for m in MODES if (examples.k > 0 or not m[2]) and (only is None or m[0] in only)]
     engines = {(dim, name): _engine(dim, listed, cache, examples.k if shown else 0,
                                     examples.extra, model)
                for dim in JUDGE_DIMENSIONS for name, listed, shown in modes}
@@ -388,9 +390,10 @@ def report(path: Path) -> None:
             these = [r for r in rows if r["set"] == set_name and r["dimension"] == dim]
             if not these:
                 continue
-            # Rows collected without --examples hold the first two modes only.
-            for mode in [name for name, _, _ in MODES if all(name in r for r in these)]:
-                f = mode_figures(these, dim, mode)
+            # Rows collected without --examples hold the first two modes only; a mode
+            # collected on some items (--modes) is read on those (its n says how many).
+            for mode in [name for name, _, _ in MODES if any(name in r for r in these)]:
+                f = mode_figures([r for r in these if mode in r], dim, mode)
                 figures.setdefault((set_name, dim), []).append(f)
                 shown = mode.replace("_", "+")
                 print(f"{set_name:8} {dim:22} {f['n']:3}  {shown:18} {_fmt(f.get('kappa')):>6} "
@@ -400,10 +403,9 @@ def report(path: Path) -> None:
                       f"{_fmt(f['prefixes'], 2):>6}  {_fmt(f['auc_model']):>5} "
                       f"{_fmt(f.get('auc_signals')):>5} {_fmt(f.get('auc_combined')):>5}"
                       + (f"  ({f['error']})" if "error" in f else ""))
-    sizes = [r["bytes"] for r in rows if 2000 <= r["bytes"] <= 6000
+    asked = [r for r in rows if "checklist" in r and 2000 <= r["bytes"] <= 6000
              and not r["checklist"]["settled"] and not r["checklist"]["cached"]]
-    secs = [r["checklist"]["seconds"] for r in rows if r["bytes"] in sizes
-            and not r["checklist"]["settled"] and not r["checklist"]["cached"]]
+    secs = [r["checklist"]["seconds"] for r in asked]
     if secs:
         print(f"checklist median seconds per 2-6 kB item: {statistics.median(secs):.1f} "
               f"({len(secs)} items)")
@@ -419,7 +421,9 @@ def default_judges(figures: dict[tuple[str, JudgeDimension], list[dict[str, Any]
         signals = modes[0].get("auc_signals")
         if signals is None:
             continue
-        gain = max((f.get("auc_combined") or 0.0) for f in modes) - signals
+        # Only modes measured on the same items as the signals' figure are compared with it.
+        gain = max((f.get("auc_combined") or 0.0) for f in modes
+                   if f["n"] == modes[0]["n"]) - signals
         judge = "signals alone" if gain < MODEL_GAIN_MIN else "the model"
         print(f"{set_name:8} {dim:22} judged by {judge} by default (the model adds "
               f"{gain:+.2f} AUC over the signals)")
@@ -437,6 +441,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="K > 0: also judge with K nearest labelled examples (four modes)")
     parser.add_argument("--examples-from", type=Path, action="append", default=[],
                         help="an extra labelled set, or a folder of DIMENSION.jsonl sets")
+    parser.add_argument("--modes", default=None,
+                        help="collect only these modes, comma-separated (single, checklist, "
+                        "single_examples, checklist_examples)")
     parser.add_argument("--model", default=None,
                         help="a judge model instead of the embedded one (scripted/PATH: offline)")
     args = parser.parse_args(argv)
@@ -444,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         for dim in JUDGE_DIMENSIONS:
             load_checklist(dim)  # a broken checklist stops before the model loads
         collect(args.out, args.per_set, args.sets.split(","), args.cache,
-                Examples(args.examples, tuple(args.examples_from)), args.model)
+                Examples(args.examples, tuple(args.examples_from)), args.model,
+                args.modes.split(",") if args.modes else None)
     elif args.step == "cost":
         cost(args.sets.split(","))
     elif args.step == "neighbours":

@@ -92,3 +92,31 @@ def test_neighbours_prints_each_dimension_with_both_pools(capsys) -> None:
     for line in lines:
         same, knn = float(line.split()[4]), float(line.split()[5])
         assert 0.0 <= same <= 1.0 and 0.0 <= knn <= 1.0
+
+
+def test_collect_judges_only_the_modes_named(tmp_path, monkeypatch) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "script.json").write_text(json.dumps({"default": {"p_pass": 0.4}}))
+    out = tmp_path / "rows.jsonl"
+    bench.collect(out, 1, ["dev"], tmp_path / "cache", bench.Examples(1, ()),
+                  "scripted/script.json", only=["single", "single_examples"])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 4
+    assert all("single_examples" in r and "checklist" not in r for r in rows)
+    bench.report(out)  # rows without the checklist still read
+
+
+def test_a_mode_held_by_some_rows_is_read_on_those(tmp_path, capsys) -> None:
+    bench = load_script(BENCH / "checklist_vs_single.py", "bench_checklist_vs_single")
+    rows = _rows(40)
+    for row in rows[:20]:
+        row["checklist_examples"] = row["checklist"]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench.report(path)
+    lines = capsys.readouterr().out.splitlines()
+    partial = next(line for line in lines if "checklist+examples" in line)
+    assert partial.split()[2] == "20" and "(" not in partial
+    full = next(line for line in lines if " checklist " in line and "recovery" in line)
+    assert full.split()[2] == "40"
