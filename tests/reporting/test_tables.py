@@ -165,3 +165,7 @@ def test_the_judges_table_says_the_signals_judge_asks_no_model() -> None:
     models = {row[0]: row[1] for row in table.rows}
     assert models["recovery_quality"] == "signals (deterministic signals, no model asked)"
     assert models["argument_equivalence"] == "local/qwen2.5-1.5b (small local model)"
+    assert "adds less than 0.05 ranking AUC" in table.note  # why no model is asked
+    assert "[judge.dimensions.<dimension>] model" in table.note  # and how to ask one
+    judged = judges_table(as_summary(small_summary()))
+    assert judged is not None and judged.note == ""  # no signals judge, no note

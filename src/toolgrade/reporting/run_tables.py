@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolgrade.calibration.records import MODEL_GAIN_MIN
 from toolgrade.models.combination import SIGNALS_MODEL
 from toolgrade.models.summary import (
     AdjudicatedAggregate,
@@ -155,6 +156,16 @@ def _calibration(record: Any) -> str:
 
 
 
+#: Under the judges table when a dimension is judged by its signals alone: why, and how to
+#: ask a model instead.
+SIGNALS_NOTE = (
+    "signals: judged by the dimension's deterministic signals alone, weighed as their "
+    "calibration record fitted them; the default wherever the local model's record adds less "
+    f"than {MODEL_GAIN_MIN} ranking AUC over the signals (docs/calibration.md, the signals "
+    "judge). To ask a model, name it in [judge.dimensions.<dimension>] model."
+)
+
+
 def _model(block: JudgeSummary) -> str:
     model = block.model
     if model is None:
@@ -175,8 +186,10 @@ def judges_table(summary: RunSummary) -> Table | None:
                      fmt(block.unscored), fmt(block.errors), fmt(block.tokens),
                      DASH if cost is None else f"${float(cost):.4f}",
                      DASH if off else _calibration(block.calibration)])
+    signals = any(block.model == SIGNALS_MODEL for block in summary.judges.values())
     return Table("judges", "Judges", ["dimension", "model", "calls", "cache hits", "unscored",
-                                      "errors", "tokens", "cost", "calibration"], rows)
+                                      "errors", "tokens", "cost", "calibration"], rows,
+                 note=SIGNALS_NOTE if signals else "")
 
 
 def gates_table(summary: RunSummary) -> Table | None:
