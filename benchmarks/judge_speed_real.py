@@ -46,8 +46,9 @@ def _cuts(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                             "status": "error" if message.get("error") else "ok",
                             "content": str(content)})
         elif role == "assistant" and content and results and task:
+            # No mechanical check ran on a cut: its findings are empty.
             out.append({"task": "\n".join(task), "tool_results": list(results),
-                        "final_answer": str(content)})
+                        "final_answer": str(content), "findings": []})
     return out
 
 
@@ -96,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
                 verdict, tokens, seconds, prefixes, fresh = bench._judge(
                     engine, dim, bench.CalibrationItem(id=f"real-{k}", inputs=inputs,
                                                        label="pass"), watch)
+                if verdict.error:
+                    raise SystemExit(f"item {k}: {verdict.error}")  # a bad cut, not a timing
                 if verdict.reason.startswith("deterministic:"):
                     continue  # settled without the model: not a model timing
                 figures[mode].append((seconds, tokens, fresh, prefixes))

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from script_modules import load_script
+from toolgrade.models.judging import JUDGE_INPUTS
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -38,4 +39,5 @@ def test_each_transcript_gives_its_largest_cut_in_the_size_window(tmp_path: Path
                                                           "cancel_reservation"]
     assert item["tool_results"][1]["status"] == "error"
     assert item["task"] == "Cancel reservation ABC123 please.\nYes."
+    assert set(item) == set(JUDGE_INPUTS["result_interpretation"])  # the judge takes it
     assert 2000 <= len(json.dumps(item)) <= 6000
