@@ -182,6 +182,11 @@ class CalibrationRecord(BaseModel):
         """`created_at` as a datetime (records are ordered by it)."""
         return datetime.fromisoformat(self.created_at)
 
+    @property
+    def on_checklist(self) -> bool:
+        """True when the judge measured answered the checklist, not the single question."""
+        return self.checklist_hash is not None
+
 
 def calibration_dir(configured: Path | None = None) -> Path:
     """Where records live: the configured directory, else $TOOLGRADE_CALIBRATION_DIR, else
@@ -241,7 +246,7 @@ def write_record(record: CalibrationRecord, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / record_filename(
         record.model, record.dimension, record.set_sha256, record.mode, record.examples,
-        checklist=record.checklist_hash is not None,
+        checklist=record.on_checklist,
     )
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(record_json(record), encoding="utf-8")
@@ -298,7 +303,7 @@ def find_record(
             continue
         if examples is not None and (record.examples or 0) != examples:
             continue
-        if checklist is not None and (record.checklist_hash is not None) != checklist:
+        if checklist is not None and record.on_checklist != checklist:
             continue
         if best is None or record.created() > best.created():
             best = record
@@ -318,10 +323,10 @@ def record_mismatch(
     """
     if record.mode is not None and record.mode != mode:
         return f"its record was measured in {record.mode} mode, this run judges in {mode} mode"
-    if checklist is not None and (record.checklist_hash is not None) != checklist:
-        measured, judged = ("checklist", "one question") if checklist is False else (
-            "one question", "checklist")
-        return f"its record was measured with the {measured}, this run asks the {judged}"
+    if checklist is not None and record.on_checklist != checklist:
+        form = {True: "checklist", False: "one question"}
+        return (f"its record was measured with the {form[record.on_checklist]}, this run asks "
+                f"the {form[checklist]}")
     if (record.examples or 0) != examples:
         return (f"its record was measured with {record.examples or 0} nearest examples per "
                 f"item, this run shows {examples}")

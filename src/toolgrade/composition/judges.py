@@ -184,9 +184,7 @@ def _matching_record(directory: Path, model: str, dimension: JudgeDimension,
     from toolgrade.calibration.records import find_record, record_mismatch, shipped_records_dir
 
     mismatch = None
-    # The checklist is asked in logprob mode only (the reasoned judge writes its own reason).
-    mode, examples = table.mode, table.examples
-    checklist = table.checklist and mode == "logprob"
+    mode, examples, checklist = table.mode, table.examples, table.asks_checklist
     for folder in (directory, shipped_records_dir()):
         candidate = find_record(folder, model, dimension, mode=mode, examples=examples,
                                 checklist=checklist)

@@ -158,7 +158,7 @@ class JudgeEngine:
         given_lists = checklists or {}
         self._checklists: dict[JudgeDimension, Checklist] = {
             dim: given_lists.get(dim) or load_checklist(dim)
-            for dim, s in self._dim_settings.items() if s.mode == "logprob" and s.checklist
+            for dim, s in self._dim_settings.items() if s.asks_checklist
         }
         # Nearest labelled examples: each showing dimension's pool, loaded (and checked) once.
         given_pools = pools or {}

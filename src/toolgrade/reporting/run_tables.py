@@ -155,7 +155,6 @@ def _calibration(record: Any) -> str:
     return calibration_text(record)
 
 
-
 #: Under the judges table when a dimension is judged by its signals alone: why, and how to
 #: ask a model instead.
 SIGNALS_NOTE = (

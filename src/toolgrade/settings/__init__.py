@@ -222,6 +222,12 @@ class JudgeSettings(_Settings):
     def _expand_homes(cls, value: list[Path]) -> list[Path]:
         return [path.expanduser() for path in value]
 
+    @property
+    def asks_checklist(self) -> bool:
+        """True when the checklist is asked: set, and in logprob mode (the reasoned judge
+        writes its own reason instead)."""
+        return self.checklist and self.mode == "logprob"
+
     def for_dimension(self, dimension: JudgeDimension) -> JudgeSettings:
         """These settings with the dimension's overrides applied."""
         override = self.dimensions.get(dimension)
